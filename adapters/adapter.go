@@ -1,0 +1,69 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+)
+
+// Adapter turns one config entry into a LaunchSpec. Resolve must not start
+// anything: it only validates and describes. Errors say what is wrong with
+// the entry and how to fix it; the caller adds the key.
+type Adapter interface {
+	// Kind names the adapter in messages: "catalog", "github", "command".
+	Kind() string
+	// Claims reports whether this adapter handles the entry.
+	Claims(key string, e Entry) bool
+	// Resolve validates the entry and returns how to launch it, plus
+	// warnings (ignored properties and the like).
+	Resolve(key string, e Entry) (LaunchSpec, []string, error)
+}
+
+// Entry is one value of the config object, split into the fields every kind
+// shares and the properties that are the kind's own.
+type Entry struct {
+	RunCmd     *string           // "runCmd"
+	InstallCmd *string           // "installCmd"
+	Envs       map[string]string // "envs": names match [A-Za-z_][A-Za-z0-9_]*
+	// Props holds every other field, raw, by name.
+	Props map[string]json.RawMessage
+}
+
+// LaunchSpec says how to start one upstream server. It is plain data, except
+// for Prepare, which adapters that need work before the first start (a clone,
+// an install) provide.
+type LaunchSpec struct {
+	Kind string   // the adapter's Kind
+	Argv []string // program and arguments; Argv[0] is looked up in PATH
+	// Env is added to the daemon's sanitised environment (SPEC §7.1).
+	Env map[string]string
+	// Dir is the working directory; empty means the daemon's.
+	Dir string
+	// Secrets are values masked in the log (SPEC §7.5): the envs values.
+	Secrets []string
+	// Prepare, if set, runs once before the first start in a daemon's life
+	// (clone, install). out receives its output line by line for the log.
+	// It must stop, and kill anything it started, when ctx is done.
+	Prepare func(ctx context.Context, env []string, out io.Writer) error `json:"-"`
+	// Install is what `mcp-gateway pull` runs for this entry, each step an argv.
+	Install [][]string
+}
+
+// Equal reports whether two specs launch the same process. Prepare is
+// compared by presence only.
+func (s LaunchSpec) Equal(o LaunchSpec) bool {
+	if s.Kind != o.Kind || s.Dir != o.Dir || len(s.Argv) != len(o.Argv) || len(s.Env) != len(o.Env) || (s.Prepare == nil) != (o.Prepare == nil) {
+		return false
+	}
+	for i := range s.Argv {
+		if s.Argv[i] != o.Argv[i] {
+			return false
+		}
+	}
+	for k, v := range s.Env {
+		if ov, ok := o.Env[k]; !ok || ov != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,154 @@
+package adapters
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/catalog"
+)
+
+// Builtin returns the built-in adapters in precedence order: github keys,
+// then catalog names, then local commands.
+func Builtin(cat *catalog.Catalog, github GitHubOptions) []Adapter {
+	return []Adapter{
+		&githubAdapter{opts: github},
+		&catalogAdapter{cat: cat},
+		&commandAdapter{},
+	}
+}
+
+// catalogAdapter resolves a catalog name (SPEC §5.2).
+type catalogAdapter struct{ cat *catalog.Catalog }
+
+var _ Adapter = (*catalogAdapter)(nil)
+
+func (a *catalogAdapter) Kind() string { return "catalog" }
+
+func (a *catalogAdapter) Claims(key string, _ Entry) bool {
+	_, ok := a.cat.Lookup(key)
+	return ok
+}
+
+func (a *catalogAdapter) Help() string {
+	return "a catalog name (" + strings.Join(a.cat.Names(), ", ") + ")"
+}
+
+func (a *catalogAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, error) {
+	entry, _ := a.cat.Lookup(key)
+	var warns []string
+	if e.RunCmd != nil || e.InstallCmd != nil {
+		warns = append(warns, "runCmd/installCmd are ignored for a catalog server; rename the key to run your own command")
+	}
+	r, w, err := entry.Resolve(e.Props)
+	warns = append(warns, w...)
+	if err != nil {
+		return LaunchSpec{}, warns, err
+	}
+	env := r.Env
+	if len(e.Envs) > 0 {
+		if env == nil {
+			env = map[string]string{}
+		}
+		for k, v := range e.Envs {
+			env[k] = v
+		}
+	}
+	return LaunchSpec{Argv: r.Argv, Env: env, Install: entry.Install}, warns, nil
+}
+
+// commandAdapter runs a local runCmd with /bin/sh -c (SPEC §5.4).
+type commandAdapter struct{}
+
+var _ Adapter = (*commandAdapter)(nil)
+
+func (a *commandAdapter) Kind() string { return "command" }
+
+func (a *commandAdapter) Claims(_ string, e Entry) bool { return e.RunCmd != nil }
+
+func (a *commandAdapter) Help() string {
+	return `any name with {"runCmd": "<shell command>"} for a server installed in the template`
+}
+
+func (a *commandAdapter) Resolve(_ string, e Entry) (LaunchSpec, []string, error) {
+	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
+		return LaunchSpec{}, nil, err
+	}
+	var warns []string
+	for _, k := range sortedKeys(e.Props) {
+		warns = append(warns, fmt.Sprintf("unknown property %q ignored", k))
+	}
+	if e.InstallCmd != nil {
+		warns = append(warns, "installCmd is only used by github/<owner>/<repo> servers; ignored")
+	}
+	return LaunchSpec{Argv: []string{"/bin/sh", "-c", *e.RunCmd}, Env: e.Envs}, warns, nil
+}
+
+func checkCommand(field string, cmd *string, required bool) error {
+	if cmd == nil {
+		if required {
+			return fmt.Errorf("%s is required: the shell command that starts the server", field)
+		}
+		return nil
+	}
+	if strings.TrimSpace(*cmd) == "" {
+		return fmt.Errorf("%s is empty", field)
+	}
+	if strings.ContainsRune(*cmd, 0) {
+		return fmt.Errorf("%s has a NUL byte", field)
+	}
+	return nil
+}
+
+// GitHubOptions configures the github adapter (SPEC §5.3, §10).
+type GitHubOptions struct {
+	BaseURL    string // e.g. https://github.com
+	ServersDir string // clones go to ServersDir/github/<owner>/<repo>
+}
+
+var githubPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// githubAdapter handles "github/<owner>/<repo>" keys (SPEC §5.3).
+type githubAdapter struct{ opts GitHubOptions }
+
+var _ Adapter = (*githubAdapter)(nil)
+
+func (a *githubAdapter) Kind() string { return "github" }
+
+func (a *githubAdapter) Claims(key string, _ Entry) bool { return strings.HasPrefix(key, "github/") }
+
+func (a *githubAdapter) Help() string {
+	return `"github/<owner>/<repo>" with {"runCmd": …, "installCmd": …}`
+}
+
+func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, error) {
+	owner, repo, err := splitGitHubKey(key)
+	if err != nil {
+		return LaunchSpec{}, nil, err
+	}
+	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
+		return LaunchSpec{}, nil, err
+	}
+	if err := checkCommand("installCmd", e.InstallCmd, false); err != nil {
+		return LaunchSpec{}, nil, err
+	}
+	var warns []string
+	for _, k := range sortedKeys(e.Props) {
+		warns = append(warns, fmt.Sprintf("unknown property %q ignored", k))
+	}
+	return a.spec(owner, repo, e), warns, nil
+}
+
+func splitGitHubKey(key string) (owner, repo string, err error) {
+	parts := strings.Split(key, "/")
+	if len(parts) != 3 || parts[0] != "github" {
+		return "", "", errors.New(`want "github/<owner>/<repo>"`)
+	}
+	for _, p := range parts[1:] {
+		if p == "." || p == ".." || !githubPart.MatchString(p) {
+			return "", "", fmt.Errorf(`want "github/<owner>/<repo>" where owner and repo use only [A-Za-z0-9_.-] and are not "." or ".."; got %q`, p)
+		}
+	}
+	return parts[1], parts[2], nil
+}

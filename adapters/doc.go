@@ -1,0 +1,10 @@
+// Package adapters turns the --config document into launch specs
+// (SPEC §5, §9). It owns the config's shape and validation, the Adapter
+// contract, and the built-in adapters:
+//
+//   - catalog: a name from the catalog ("time": {}), SPEC §5.2;
+//   - github: "github/<owner>/<repo>" with runCmd, cloned with go-git, SPEC §5.3;
+//   - command: any other key with runCmd, run as /bin/sh -c runCmd, SPEC §5.4.
+//
+// A new kind of entry is one new Adapter.
+package adapters

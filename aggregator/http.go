@@ -1,0 +1,174 @@
+package aggregator
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configures the endpoint (SPEC §3).
+type HTTPOptions struct {
+	// Token is the bearer token; an empty token fails closed (every /mcp
+	// request is 401), SPEC §3.2.
+	Token string
+	// AllowedOrigins are Origin values accepted besides localhost ones,
+	// e.g. "https://app.example.com" (SPEC §3.4). "*" accepts any.
+	AllowedOrigins []string
+	// SessionTimeout is the idle expiry of a session (default 3600 s).
+	SessionTimeout time.Duration
+	// MaxSessions caps concurrent sessions (default 100); the next
+	// initialize gets 503.
+	MaxSessions int
+	// MaxBodyBytes caps one request body (default 64 MiB; SPEC §3.9 needs
+	// at least 8 MiB). Larger bodies get 413.
+	MaxBodyBytes int64
+	// Health produces the /health document.
+	Health func() any
+}
+
+// Defaults for HTTPOptions.
+const (
+	DefaultSessionTimeout = time.Hour
+	DefaultMaxSessions    = 100
+	DefaultMaxBodyBytes   = 64 << 20
+)
+
+// Handler returns the HTTP handler: /mcp (auth, Origin, session cap, then
+// go-sdk's Streamable HTTP), /health (no auth), and 404 for anything else.
+func (g *Gateway) Handler(o HTTPOptions) http.Handler {
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
+		SessionTimeout: o.SessionTimeout,
+		// The sandbox proxy forwards under its own Host, possibly over
+		// loopback (SPEC §3.4): Host is not checked; Origin is, below.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        o.MaxBodyBytes,
+		Logger:                     g.log,
+	})
+	capped := &sessionCap{g: g, max: o.MaxSessions, next: stream}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, capped)))
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(o.Health())
+	})
+	mux.HandleFunc("/", http.NotFound)
+	return mux
+}
+
+// requireBearer enforces SPEC §3.2 in constant time.
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
+			writeJSONError(w, http.StatusUnauthorized, -32001, "unauthorized: send Authorization: Bearer <token> (the token is in /etc/mcp-gateway/.token)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// checkOrigin rejects cross-site browser requests (DNS rebinding, SPEC
+// §3.4): an Origin header must be a localhost origin or allowed. Requests
+// without Origin (non-browser clients) pass. Host is not checked.
+func checkOrigin(allowed []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !originAllowed(origin, allowed) {
+			writeJSONError(w, http.StatusForbidden, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func originAllowed(origin string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sessionCap answers 503 to an initialize (a POST without Mcp-Session-Id)
+// when MaxSessions sessions exist (SPEC §3.5). go-sdk has no such option.
+type sessionCap struct {
+	g        *Gateway
+	max      int
+	next     http.Handler
+	mu       sync.Mutex
+	inflight int
+}
+
+func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	c.mu.Lock()
+	n := c.inflight
+	for range c.g.server.Sessions() {
+		n++
+	}
+	if n >= c.max {
+		c.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		writeJSONError(w, http.StatusServiceUnavailable, -32000, "too many sessions: the gateway serves at most "+itoa(c.max)+"; end one with DELETE /mcp or retry later")
+		return
+	}
+	c.inflight++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.inflight--
+		c.mu.Unlock()
+	}()
+	c.next.ServeHTTP(w, r)
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -1,0 +1,206 @@
+package catalog
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+)
+
+//go:embed builtin.json
+var builtinJSON []byte
+
+// Property types a catalog entry may declare (SPEC §6.2).
+const (
+	TypeString  = "string"
+	TypeArray   = "array" // of strings
+	TypeNumber  = "number"
+	TypeBoolean = "boolean"
+)
+
+// Source says where an entry came from.
+type Source string
+
+const (
+	SourceBuiltin  Source = "built-in"
+	SourceTemplate Source = "template"
+)
+
+// Property declares one property of an entry:
+// {"type": "string"|"array"|"number"|"boolean", "required": bool, "default": value}.
+type Property struct {
+	Type     string          `json:"type"`
+	Required bool            `json:"required,omitempty"`
+	Default  json.RawMessage `json:"default,omitempty"`
+}
+
+// Entry is one catalog server.
+type Entry struct {
+	Description string              `json:"description"`
+	Command     [][]string          `json:"command"`
+	Env         map[string]string   `json:"env,omitempty"`
+	Install     [][]string          `json:"install,omitempty"`
+	Properties  map[string]Property `json:"properties,omitempty"`
+
+	// Source is where the entry came from; it is not part of the file format.
+	Source Source `json:"-"`
+}
+
+// Catalog is an immutable set of entries by name.
+type Catalog struct {
+	entries map[string]*Entry
+}
+
+// Builtin returns the catalog embedded in the binary (SPEC §6.1).
+func Builtin() *Catalog {
+	c, err := Parse(builtinJSON, SourceBuiltin)
+	if err != nil {
+		panic("catalog: embedded builtin.json is invalid: " + err.Error())
+	}
+	return c
+}
+
+// Load returns the built-in catalog merged with the override file at path
+// (SPEC §6.2): the file's entries add to or replace built-in ones by name.
+// A missing file is not an error. A malformed file is an error that names
+// the file and, where it can, the entry.
+func Load(path string) (*Catalog, error) {
+	base := Builtin()
+	if path == "" {
+		return base, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return base, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read catalog file %s: %w", path, err)
+	}
+	over, err := Parse(data, SourceTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("catalog file %s: %w", path, err)
+	}
+	return base.Merge(over), nil
+}
+
+// Parse decodes and validates a catalog document. Errors name the entry.
+func Parse(data []byte, src Source) (*Catalog, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("parse catalog: empty document, want a JSON object keyed by server name")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("parse catalog: %w", err)
+	}
+	if raw == nil {
+		return nil, errors.New("parse catalog: null, want a JSON object keyed by server name")
+	}
+	c := &Catalog{entries: make(map[string]*Entry, len(raw))}
+	var errs []error
+	for _, name := range sortedKeys(raw) {
+		e, err := parseEntry(name, raw[name])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("entry %q: %w", name, err))
+			continue
+		}
+		e.Source = src
+		c.entries[name] = e
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
+	if name == "" || strings.ContainsFunc(name, isControl) {
+		return nil, errors.New("name is empty or has control characters")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var e Entry
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("decode entry: %w", err)
+	}
+	if len(e.Command) == 0 || len(e.Command[0]) == 0 || e.Command[0][0] == "" {
+		return nil, errors.New("command is empty: want a list of argument groups whose first group names the program")
+	}
+	for i, g := range e.Command {
+		if len(g) == 0 {
+			return nil, fmt.Errorf("command group %d is empty", i)
+		}
+	}
+	for i, g := range e.Install {
+		if len(g) == 0 || g[0] == "" {
+			return nil, fmt.Errorf("install step %d is empty", i)
+		}
+	}
+	for pname, p := range e.Properties {
+		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
+			return nil, fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
+		}
+		if len(p.Default) > 0 {
+			if err := checkType(p.Type, p.Default); err != nil {
+				return nil, fmt.Errorf("property %q: default: %w", pname, err)
+			}
+		}
+	}
+	for _, args := range append(slices.Clone(e.Command), envValues(e.Env)) {
+		for _, a := range args {
+			if p, ok := placeholder(a); ok {
+				if _, declared := e.Properties[p]; !declared {
+					return nil, fmt.Errorf("placeholder {{%s}} names no declared property", p)
+				}
+			}
+		}
+	}
+	return &e, nil
+}
+
+func envValues(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, v := range env {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Merge returns a catalog with over's entries added to, or replacing, c's.
+func (c *Catalog) Merge(over *Catalog) *Catalog {
+	out := &Catalog{entries: make(map[string]*Entry, len(c.entries)+len(over.entries))}
+	for k, v := range c.entries {
+		out.entries[k] = v
+	}
+	for k, v := range over.entries {
+		out.entries[k] = v
+	}
+	return out
+}
+
+// Lookup returns the entry called name.
+func (c *Catalog) Lookup(name string) (*Entry, bool) {
+	e, ok := c.entries[name]
+	return e, ok
+}
+
+// Names returns the entry names, sorted.
+func (c *Catalog) Names() []string {
+	return sortedKeys(c.entries)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

@@ -1,0 +1,193 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Resolved is an entry with its properties filled in.
+type Resolved struct {
+	Argv []string          // program and arguments, placeholders expanded
+	Env  map[string]string // the entry's env, placeholders expanded
+}
+
+// Resolve expands the entry's placeholders with props, the config entry's
+// properties as raw JSON by name (SPEC §6.2):
+//   - a whole-argument "{{name}}" becomes the property's value; an array
+//     property becomes one argument per item;
+//   - a command group naming an unset optional property is dropped whole, so
+//     a flag and its value go together;
+//   - an env value naming an unset optional property is dropped.
+//
+// It returns warnings for properties the entry does not declare (they are
+// ignored), and an error naming the property when one has the wrong type or
+// a required one is missing or empty.
+func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, error) {
+	var warnings []string
+	for _, name := range sortedKeys(props) {
+		if _, ok := e.Properties[name]; !ok {
+			warnings = append(warnings, fmt.Sprintf("unknown property %q ignored (known: %s)", name, e.propertyList()))
+		}
+	}
+	values := make(map[string][]string, len(e.Properties))
+	var errs []error
+	for _, name := range sortedKeys(e.Properties) {
+		p := e.Properties[name]
+		raw, ok := props[name]
+		if !ok || isNull(raw) {
+			raw, ok = p.Default, len(p.Default) > 0
+		}
+		if !ok {
+			if p.Required {
+				errs = append(errs, fmt.Errorf("property %q is required (%s)", name, p.Type))
+			}
+			continue
+		}
+		if err := checkType(p.Type, raw); err != nil {
+			errs = append(errs, fmt.Errorf("property %q: %w", name, err))
+			continue
+		}
+		vals, err := textValues(p.Type, raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("property %q: %w", name, err))
+			continue
+		}
+		if p.Required && len(vals) == 0 {
+			errs = append(errs, fmt.Errorf("property %q is required and must not be empty", name))
+			continue
+		}
+		values[name] = vals
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Resolved{}, warnings, err
+	}
+
+	var r Resolved
+groups:
+	for _, group := range e.Command {
+		var out []string
+		for _, arg := range group {
+			name, ok := placeholder(arg)
+			if !ok {
+				out = append(out, arg)
+				continue
+			}
+			vals, set := values[name]
+			if !set {
+				continue groups
+			}
+			out = append(out, vals...)
+		}
+		r.Argv = append(r.Argv, out...)
+	}
+	if len(r.Argv) == 0 {
+		return Resolved{}, warnings, errors.New("command is empty after expanding properties")
+	}
+	if len(e.Env) > 0 {
+		r.Env = make(map[string]string, len(e.Env))
+		for k, v := range e.Env {
+			name, ok := placeholder(v)
+			if !ok {
+				r.Env[k] = v
+				continue
+			}
+			if vals, set := values[name]; set {
+				r.Env[k] = strings.Join(vals, ",")
+			}
+		}
+	}
+	return r, warnings, nil
+}
+
+func (e *Entry) propertyList() string {
+	if len(e.Properties) == 0 {
+		return "none"
+	}
+	return strings.Join(sortedKeys(e.Properties), ", ")
+}
+
+// placeholder reports whether arg is exactly "{{name}}".
+func placeholder(arg string) (string, bool) {
+	if len(arg) > 4 && strings.HasPrefix(arg, "{{") && strings.HasSuffix(arg, "}}") {
+		name := strings.TrimSpace(arg[2 : len(arg)-2])
+		if name != "" && !strings.ContainsAny(name, "{}") {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// checkType reports whether raw is a JSON value of the property type.
+func checkType(typ string, raw json.RawMessage) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("decode value: %w", err)
+	}
+	ok := false
+	switch typ {
+	case TypeString:
+		_, ok = v.(string)
+	case TypeNumber:
+		_, ok = v.(json.Number)
+	case TypeBoolean:
+		_, ok = v.(bool)
+	case TypeArray:
+		if items, isArr := v.([]any); isArr {
+			ok = true
+			for _, it := range items {
+				if _, s := it.(string); !s {
+					return errors.New("want an array of strings, got an array with a non-string item")
+				}
+			}
+		}
+	}
+	if !ok {
+		return fmt.Errorf("want %s, got %s", typ, jsonKind(v))
+	}
+	return nil
+}
+
+// textValues renders a type-checked value as command-line arguments.
+// Numbers keep their JSON spelling, so 2^53+1 stays exact.
+func textValues(typ string, raw json.RawMessage) ([]string, error) {
+	switch typ {
+	case TypeArray:
+		var items []string
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("decode array: %w", err)
+		}
+		return items, nil
+	case TypeString:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("decode string: %w", err)
+		}
+		return []string{s}, nil
+	default:
+		return []string{string(bytes.TrimSpace(raw))}, nil
+	}
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	default:
+		return "an object"
+	}
+}

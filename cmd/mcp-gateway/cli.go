@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `mcp-gateway serves the tools of stdio MCP servers on one MCP endpoint.
+
+Usage:
+  mcp-gateway --config '<json>' [flags]   start the daemon; exit 0 once it is ready
+  mcp-gateway --config-file FILE [flags]  the same, config read from FILE
+  mcp-gateway serve [flags]               run the daemon in the foreground
+  mcp-gateway catalog [--json]            list the catalog servers
+  mcp-gateway version                     print the version
+
+Run 'mcp-gateway <command> --help' for a command's flags.
+`
+
+// Main runs the CLI with args (without the program name) and returns the
+// exit status: 0 success, 1 failure, 2 bad usage.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve":
+			return runServe(args[1:], stdout, stderr)
+		case "catalog":
+			return runCatalog(args[1:], stdout, stderr)
+		case "version", "--version", "-version":
+			fmt.Fprintln(stdout, "mcp-gateway", version)
+			return 0
+		case daemonCommand:
+			return runDaemonChild(stderr)
+		case "help", "-h", "--help", "-help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(stderr, "mcp-gateway: unknown command %q\n\n%s", args[0], usage)
+			return 2
+		}
+	}
+	return runLaunch(args, stdout, stderr)
+}
+
+// newFlagSet returns a FlagSet that prints its usage to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses and maps errors to an exit status (0 for --help).
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
+}
+
+// readConfig returns the config from --config or --config-file.
+func readConfig(inline, file string) ([]byte, error) {
+	switch {
+	case inline != "" && file != "":
+		return nil, errors.New("give --config or --config-file, not both")
+	case inline != "":
+		return []byte(inline), nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read config file: %w", err)
+		}
+		return b, nil
+	default:
+		return nil, errors.New(`no config: give --config '<json>' (e.g. '{"time": {}}') or --config-file FILE`)
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/oklog/run"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/ipc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// drainTimeout is how long in-flight HTTP calls may take to finish on
+// SIGTERM before the servers are stopped (SPEC §7.6).
+const drainTimeout = 5 * time.Second
+
+// daemon is one run of the gateway daemon.
+type daemon struct {
+	settings Settings
+	config   []byte
+	token    string
+	report   *ipc.Reporter
+}
+
+// resolveServers loads the catalog and resolves the config.
+func resolveServers(s Settings, config []byte) ([]adapters.Server, []string, error) {
+	cat, err := catalog.Load(s.CatalogFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := adapters.Builtin(cat, adapters.GitHubOptions{BaseURL: s.GitHubURL, ServersDir: s.ServersDir})
+	return adapters.Parse(config, list)
+}
+
+// run starts everything, reports readiness, and serves until a signal.
+// Every failure before ready is reported (and returned); nothing is left
+// running.
+func (d *daemon) run() error {
+	// The token never reaches a child, nor stays in our own environment.
+	os.Unsetenv(supervisor.TokenEnv)
+	err := d.serve()
+	if err != nil {
+		d.report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
+	}
+	return err
+}
+
+func (d *daemon) serve() error {
+	log, err := supervisor.OpenLog(d.settings.LogFile)
+	if err != nil {
+		return fmt.Errorf("open log file: %w", err)
+	}
+	defer log.Close()
+	log.AddSecrets(d.token)
+	logger := log.Logger()
+
+	servers, _, err := resolveServers(d.settings, d.config)
+	if err != nil {
+		return err
+	}
+	lock, err := ipc.LockPID(d.settings.RunDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+
+	ln, err := net.Listen("tcp", d.settings.Addr())
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
+	}
+	defer ln.Close()
+
+	var gw *aggregator.Gateway
+	sup := supervisor.New(servers, supervisor.Options{
+		Log:          log,
+		Logger:       logger,
+		StartTimeout: d.settings.StartupTimeout,
+		Version:      version,
+		OnToolsChanged: func(string) {
+			if gw != nil {
+				gw.Rebuild()
+			}
+		},
+	})
+	gw = aggregator.New(sup.Upstreams(), version, logger)
+	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
+
+	startCtx, cancel := context.WithTimeout(context.Background(), d.settings.StartupTimeout)
+	err = sup.StartAll(startCtx)
+	timedOut := startCtx.Err() != nil
+	cancel()
+	if err != nil {
+		starting := sup.Starting()
+		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		sup.Shutdown(stopCtx)
+		stop()
+		if timedOut && len(starting) > 0 {
+			err = fmt.Errorf("startup timed out after %s; still starting: %s; pre-install them in the template with `mcp-gateway pull %s`: %w",
+				d.settings.StartupTimeout, strings.Join(starting, ", "), strings.Join(starting, " "), err)
+		}
+		logger.Error("start failed", "error", err)
+		return err
+	}
+	gw.Rebuild()
+	if err := ipc.WriteToken(d.settings.TokenFile, d.token); err != nil {
+		sup.Shutdown(context.Background())
+		return err
+	}
+
+	srv := &http.Server{
+		Handler: gw.Handler(aggregator.HTTPOptions{
+			Token:          d.token,
+			AllowedOrigins: d.settings.AllowedOrigins,
+			SessionTimeout: d.settings.SessionTimeout,
+			MaxSessions:    d.settings.MaxSessions,
+			Health:         func() any { return gw.Health() },
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          nil,
+	}
+
+	var g run.Group
+	// HTTP first: on shutdown it drains while the servers are still alive.
+	g.Add(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve http: %w", err)
+		}
+		return nil
+	}, func(error) {
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		_ = srv.Close()
+	})
+	sigCtx, sigCancel := context.WithCancel(context.Background())
+	g.Add(run.SignalHandler(sigCtx, syscall.SIGTERM, syscall.SIGINT))
+	supCtx, supCancel := context.WithCancel(context.Background())
+	g.Add(func() error { return sup.Run(supCtx) }, func(error) { supCancel() })
+
+	d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()})
+	logger.Info("ready", "addr", ln.Addr().String(), "servers", len(servers), "tools", gw.ToolCount())
+
+	err = g.Run()
+	sigCancel()
+	var sig run.SignalError
+	if errors.As(err, &sig) {
+		logger.Info("stopped", "signal", sig.Signal.String())
+		return nil
+	}
+	if err != nil {
+		logger.Error("stopped", "error", err)
+	}
+	return err
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/ipc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// daemonCommand is the hidden argv[1] of the detached daemon. Its config,
+// token and settings arrive on the hand-over pipe, never in argv or env.
+const daemonCommand = "__daemon"
+
+// launchGrace is how much longer than --startup-timeout the launcher waits
+// for the daemon's report, to cover the daemon's own cleanup.
+const launchGrace = 4 * time.Second
+
+// runLaunch is `mcp-gateway --config '<json>'` (SPEC §2).
+func runLaunch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp-gateway", "Usage: mcp-gateway --config '<json>' | --config-file FILE [flags]\n\nValidates the config, starts the gateway daemon in the background, and exits 0 once the endpoint is ready.", stderr)
+	inline := fs.String("config", "", `config JSON, e.g. '{"time": {}, "filesystem": {"paths": ["/data"]}}'`)
+	file := fs.String("config-file", "", "read the config from this file")
+	sf := addSettingsFlags(fs, true)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	s, err := sf.resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
+		return 2
+	}
+	config, err := readConfig(*inline, *file)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
+		return 2
+	}
+	// Validate before anything starts (SPEC §2.1).
+	servers, warnings, err := resolveServers(s, config)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
+		return 1
+	}
+	printWarnings(stderr, warnings)
+	if pid := ipc.Running(s.RunDir); pid != 0 {
+		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid})
+		return 1
+	}
+	token, ok := os.LookupEnv(supervisor.TokenEnv)
+	if !ok {
+		token = ipc.NewToken()
+	}
+	rep, err := startDaemon(s, config, token)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %d servers, %d tools; token in %s; log in %s)\n",
+		displayAddr(rep.Addr), rep.PID, len(servers), rep.Tools, s.TokenFile, s.LogFile)
+	return 0
+}
+
+// startDaemon starts the detached daemon, hands it config and token, and
+// waits for its readiness report. On any failure the daemon is gone when it
+// returns.
+func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return ipc.Report{}, fmt.Errorf("find own executable: %w", err)
+	}
+	handR, handW, err := os.Pipe()
+	if err != nil {
+		return ipc.Report{}, fmt.Errorf("make hand-over pipe: %w", err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		handR.Close()
+		handW.Close()
+		return ipc.Report{}, fmt.Errorf("make report pipe: %w", err)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return ipc.Report{}, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	defer devnull.Close()
+	cmd := exec.Command(self, daemonCommand)
+	cmd.Env = supervisor.Environ(os.Environ(), nil) // without the token
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.ExtraFiles = []*os.File{handR, repW} // fds 3 and 4
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/"
+	err = cmd.Start()
+	handR.Close()
+	repW.Close()
+	if err != nil {
+		handW.Close()
+		repR.Close()
+		return ipc.Report{}, fmt.Errorf("start daemon: %w", err)
+	}
+	pid := cmd.Process.Pid
+	// The daemon is on its own; reap it only if it dies while we wait.
+	exited := make(chan struct{})
+	go func() { _, _ = cmd.Process.Wait(); close(exited) }()
+
+	settings, _ := json.Marshal(s)
+	if err := ipc.WriteHandover(handW, ipc.Handover{Config: config, Token: token, Settings: settings}); err != nil {
+		killDaemon(pid, exited)
+		repR.Close()
+		return ipc.Report{}, err
+	}
+
+	type outcome struct {
+		rep ipc.Report
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var final ipc.Report
+		err := ipc.ReadReports(repR, func(r ipc.Report) bool {
+			final = r
+			return r.Event == ipc.EventProgress
+		})
+		done <- outcome{final, err}
+	}()
+	timer := time.NewTimer(s.StartupTimeout + launchGrace)
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		repR.Close()
+		switch {
+		case o.err == nil && o.rep.Event == ipc.EventReady:
+			return o.rep, nil
+		case o.err == nil && o.rep.Event == ipc.EventFailed:
+			waitGone(pid, exited)
+			return ipc.Report{}, errors.New(o.rep.Error)
+		default:
+			killDaemon(pid, exited)
+			return ipc.Report{}, fmt.Errorf("the daemon (pid %d) exited before it was ready; see %s", pid, s.LogFile)
+		}
+	case <-timer.C:
+		killDaemon(pid, exited)
+		repR.Close()
+		return ipc.Report{}, fmt.Errorf("the daemon did not become ready within %s; see %s", s.StartupTimeout+launchGrace, s.LogFile)
+	}
+}
+
+// waitGone waits up to 10 s for a daemon that reported failure to exit,
+// then kills it.
+func waitGone(pid int, exited <-chan struct{}) {
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		killDaemon(pid, exited)
+	}
+}
+
+// killDaemon sends SIGTERM (the daemon then stops its servers), waits 5 s,
+// then SIGKILLs it (its servers die with it through Pdeathsig).
+func killDaemon(pid int, exited <-chan struct{}) {
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	select {
+	case <-exited:
+		return
+	case <-time.After(5 * time.Second):
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	<-exited
+}
+
+// runDaemonChild is the detached daemon's entry point.
+func runDaemonChild(stderr io.Writer) int {
+	hand := os.NewFile(ipc.HandoverFD, "handover")
+	repw := os.NewFile(ipc.ReportFD, "report")
+	if hand == nil || repw == nil {
+		fmt.Fprintln(stderr, "mcp-gateway: this command is internal; use mcp-gateway --config")
+		return 2
+	}
+	h, err := ipc.ReadHandover(hand)
+	hand.Close()
+	report := ipc.NewReporter(repw)
+	if err != nil {
+		report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
+		return 1
+	}
+	var s Settings
+	if err := json.Unmarshal(h.Settings, &s); err != nil {
+		report.Send(ipc.Report{Event: ipc.EventFailed, Error: "decode settings: " + err.Error()})
+		return 1
+	}
+	d := &daemon{settings: s, config: h.Config, token: h.Token, report: report}
+	if err := d.run(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func displayAddr(addr string) string {
+	if strings.HasPrefix(addr, "[::]:") {
+		return "0.0.0.0:" + strings.TrimPrefix(addr, "[::]:")
+	}
+	return addr
+}
+
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(w, "mcp-gateway: warning:", warn)
+	}
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings are the daemon's paths and limits (SPEC §10). Flags win over
+// environment, environment over defaults.
+type Settings struct {
+	Port           int           `json:"port"`
+	Listen         string        `json:"listen"`
+	TokenFile      string        `json:"tokenFile"`
+	CatalogFile    string        `json:"catalogFile"`
+	LogFile        string        `json:"logFile"`
+	RunDir         string        `json:"runDir"`
+	ServersDir     string        `json:"serversDir"`
+	GitHubURL      string        `json:"githubURL"`
+	AdaptersDir    string        `json:"adaptersDir"`
+	StartupTimeout time.Duration `json:"startupTimeout"`
+	AllowedOrigins []string      `json:"allowedOrigins,omitempty"`
+	SessionTimeout time.Duration `json:"sessionTimeout"`
+	MaxSessions    int           `json:"maxSessions"`
+}
+
+// Addr is the listen address, host:port.
+func (s Settings) Addr() string { return net.JoinHostPort(s.Listen, strconv.Itoa(s.Port)) }
+
+// pathFlags lists the SPEC §10 settings: flag, environment, default.
+var pathFlags = []struct {
+	flag, env, def, usage string
+	field             func(*Settings) *string
+}{
+	{"listen", "MCP_GATEWAY_LISTEN", "", "listen address (empty: all interfaces)", func(s *Settings) *string { return &s.Listen }},
+	{"token-file", "MCP_GATEWAY_TOKEN_FILE", "/etc/mcp-gateway/.token", "token file, written 0600", func(s *Settings) *string { return &s.TokenFile }},
+	{"catalog-file", "MCP_GATEWAY_CATALOG_FILE", "/etc/mcp-gateway/catalog.json", "catalog override file", func(s *Settings) *string { return &s.CatalogFile }},
+	{"log-file", "MCP_GATEWAY_LOG_FILE", "/var/log/mcp-gateway.log", "log file (rotated at 10 MB)", func(s *Settings) *string { return &s.LogFile }},
+	{"run-dir", "MCP_GATEWAY_RUN_DIR", "/run/mcp-gateway", "run dir: pid file and control socket", func(s *Settings) *string { return &s.RunDir }},
+	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where GitHub servers are cloned", func(s *Settings) *string { return &s.ServersDir }},
+	{"github-url", "MCP_GATEWAY_GITHUB_URL", "https://github.com", "GitHub base URL (tests, mirrors)", func(s *Settings) *string { return &s.GitHubURL }},
+	{"adapters-dir", "MCP_GATEWAY_ADAPTERS_DIR", "/etc/mcp-gateway/adapters", "external adapter binaries", func(s *Settings) *string { return &s.AdaptersDir }},
+}
+
+// settingsFlags registers the settings on fs. Call resolve after Parse.
+type settingsFlags struct {
+	s       Settings
+	port    string
+	origins string
+}
+
+func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
+	sf := &settingsFlags{}
+	for _, p := range pathFlags {
+		fs.StringVar(p.field(&sf.s), p.flag, envOr(p.env, p.def), p.usage+" (env "+p.env+")")
+	}
+	if !daemon {
+		return sf
+	}
+	fs.StringVar(&sf.port, "port", envOr("MCP_GATEWAY_PORT", "50005"), "port (env MCP_GATEWAY_PORT)")
+	fs.DurationVar(&sf.s.StartupTimeout, "startup-timeout", 55*time.Second, "how long the servers may take to start (SPEC §2.4)")
+	fs.StringVar(&sf.origins, "allowed-origins", envOr("MCP_GATEWAY_ALLOWED_ORIGINS", ""), "comma-separated Origin values allowed besides localhost (env MCP_GATEWAY_ALLOWED_ORIGINS)")
+	fs.DurationVar(&sf.s.SessionTimeout, "session-timeout", time.Hour, "idle session expiry")
+	fs.IntVar(&sf.s.MaxSessions, "max-sessions", 100, "most concurrent MCP sessions")
+	return sf
+}
+
+func (sf *settingsFlags) resolve() (Settings, error) {
+	s := sf.s
+	if sf.port != "" {
+		p, err := strconv.Atoi(sf.port)
+		if err != nil || p < 0 || p > 65535 {
+			return s, fmt.Errorf("invalid port %q: want 0-65535", sf.port)
+		}
+		s.Port = p
+	}
+	for _, o := range strings.Split(sf.origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			s.AllowedOrigins = append(s.AllowedOrigins, o)
+		}
+	}
+	if s.StartupTimeout <= 0 && sf.port != "" {
+		return s, fmt.Errorf("--startup-timeout must be positive")
+	}
+	return s, nil
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}

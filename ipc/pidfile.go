@@ -1,0 +1,98 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// PIDFileName is the daemon's pid file in the run dir. The daemon holds an
+// exclusive flock on it for its whole life, so a stale file left by a
+// killed daemon never blocks a new one.
+const PIDFileName = "mcp-gateway.pid"
+
+// ErrRunning is returned when a daemon already holds the run dir.
+var ErrRunning = errors.New("a gateway daemon is already running")
+
+// RunningError names the running daemon.
+type RunningError struct{ PID int }
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("%v (pid %d); stop it first with `mcp-gateway stop` (or kill -TERM %d)", ErrRunning, e.PID, e.PID)
+}
+
+func (e *RunningError) Unwrap() error { return ErrRunning }
+
+// PIDLock is the daemon's hold on its run dir.
+type PIDLock struct {
+	f *os.File
+}
+
+// LockPID takes the run dir for this process and writes its pid. It fails
+// with a *RunningError if another live daemon holds it.
+func LockPID(runDir string) (*PIDLock, error) {
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run dir: %w", err)
+	}
+	path := filepath.Join(runDir, PIDFileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open pid file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		pid, _ := ReadPID(runDir)
+		return nil, &RunningError{PID: pid}
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write pid file: %w", err)
+	}
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write pid file: %w", err)
+	}
+	return &PIDLock{f: f}, nil
+}
+
+// Release removes the pid file and drops the lock.
+func (l *PIDLock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = os.Remove(l.f.Name())
+	l.f.Close()
+	l.f = nil
+}
+
+// Running reports the pid of a live daemon holding runDir, or 0.
+func Running(runDir string) int {
+	path := filepath.Join(runDir, PIDFileName)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return 0 // nobody holds it: stale
+	}
+	pid, _ := ReadPID(runDir)
+	if pid == 0 {
+		pid = -1
+	}
+	return pid
+}
+
+// ReadPID reads the pid file.
+func ReadPID(runDir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(runDir, PIDFileName))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}

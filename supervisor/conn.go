@@ -1,0 +1,360 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// Peer is the client side of one call: where what the upstream server sends
+// during the call goes (SPEC §3.8, §4.3). The aggregator implements it on
+// top of the calling client's session.
+type Peer interface {
+	// Notify relays a notification (notifications/progress with the
+	// client's own progressToken restored, notifications/message).
+	Notify(ctx context.Context, method string, params json.RawMessage)
+	// Request relays a server-to-client request (sampling/createMessage,
+	// elicitation/create, roots/list) and returns the client's result. A
+	// *jsonrpc.Error is passed back to the server as it is.
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// writeTimeout bounds one write to a server's stdin. A server that stops
+// reading for this long is considered hung and is killed, so a call never
+// hangs on a full pipe.
+const writeTimeout = 10 * time.Second
+
+// conn is the JSON-RPC session on one process's stdio. It assigns its own
+// request ids, so ids from different clients never collide upstream.
+type conn struct {
+	name string
+	log  *Log
+	proc *process
+
+	wmu sync.Mutex
+	w   *os.File
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[int64]*pendingCall
+	err     error         // set once the connection is dead
+	dead    chan struct{} // closed with err
+
+	// onToolsChanged is called (on the read goroutine) when the server sends
+	// notifications/tools/list_changed.
+	onToolsChanged func()
+
+	handlers sync.WaitGroup // relayed server-to-client requests in flight
+}
+
+type pendingCall struct {
+	reply chan reply // buffered 1
+	peer  Peer
+	ctx   context.Context
+	// token is the client's own progressToken, raw; nil when none.
+	token json.RawMessage
+}
+
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+func newConn(name string, log *Log, p *process) *conn {
+	return &conn{
+		name:    name,
+		log:     log,
+		proc:    p,
+		w:       p.stdin,
+		pending: map[int64]*pendingCall{},
+		dead:    make(chan struct{}),
+	}
+}
+
+// fail marks the connection dead and fails every pending call with err.
+func (c *conn) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	pending := c.pending
+	c.pending = map[int64]*pendingCall{}
+	close(c.dead)
+	c.mu.Unlock()
+	for _, pc := range pending {
+		pc.reply <- reply{err: err}
+	}
+}
+
+func (c *conn) write(line []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.w.SetWriteDeadline(time.Now().Add(writeTimeout))
+	buf := append(line, '\n')
+	if _, err := c.w.Write(buf); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			c.log.Line(c.name, "[gateway] server stopped reading stdin; killing it")
+			c.proc.kill()
+		}
+		return fmt.Errorf("write to server stdin: %w", err)
+	}
+	return nil
+}
+
+// call sends a request and waits for its response, ctx, or the death of the
+// connection. If params carry _meta.progressToken, the upstream sees the
+// gateway's own token (this request's id) and progress notifications are
+// relayed to peer with the client's token put back. If ctx ends first,
+// notifications/cancelled goes upstream and a late response is dropped.
+// Upstream JSON-RPC errors are returned as *jsonrpc.Error, unchanged.
+func (c *conn) call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	id := c.nextID.Add(1)
+	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx}
+	if peer != nil && len(params) > 0 {
+		var err error
+		params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id))
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
+		}
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[id] = pc
+	c.mu.Unlock()
+
+	if err := c.write(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case r := <-pc.reply:
+		return r.result, r.err
+	case <-ctx.Done():
+		if c.forget(id) {
+			cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
+			_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// forget drops a pending call; it reports whether it was still pending.
+func (c *conn) forget(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	delete(c.pending, id)
+	return ok
+}
+
+func (c *conn) notify(method string, params json.RawMessage) error {
+	return c.write(jsonrpc.Notification(method, params))
+}
+
+// readLoop reads the server's stdout until EOF. It returns when the stream
+// ends; the owner then fails pending calls.
+func (c *conn) readLoop(r io.Reader) {
+	rd := jsonrpc.NewReader(r)
+	for {
+		line, err := rd.ReadLine()
+		if err != nil {
+			var long *jsonrpc.LineTooLongError
+			if errors.As(err, &long) {
+				c.tooLong(long)
+				continue
+			}
+			return
+		}
+		if len(line) == 0 {
+			continue
+		}
+		msg, err := jsonrpc.Decode(line)
+		if err != nil {
+			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(string(line), 512))
+			continue
+		}
+		c.dispatch(msg)
+	}
+}
+
+// tooLong fails the call whose response was too long to read, if its id
+// can be found near the start or end of the line.
+func (c *conn) tooLong(e *jsonrpc.LineTooLongError) {
+	c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
+	for _, part := range [][]byte{e.Head, e.Tail} {
+		if id, ok := findID(part); ok {
+			c.mu.Lock()
+			pc := c.pending[id]
+			delete(c.pending, id)
+			c.mu.Unlock()
+			if pc != nil {
+				pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+					Message: fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", jsonrpc.DefaultMaxLine>>20)}}
+			}
+			return
+		}
+	}
+}
+
+func (c *conn) dispatch(msg *jsonrpc.Message) {
+	switch {
+	case msg.IsResponse():
+		id, ok := jsonrpc.ParseIntID(msg.ID)
+		if !ok {
+			c.log.Line(c.name, "[gateway] response with an id the gateway never sent; dropped")
+			return
+		}
+		c.mu.Lock()
+		pc := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if pc == nil {
+			return // cancelled or timed out: a late reply is dropped
+		}
+		if len(msg.Error) > 0 {
+			pc.reply <- reply{err: jsonrpc.DecodeError(msg.Error)}
+		} else {
+			pc.reply <- reply{result: msg.Result}
+		}
+	case msg.IsNotification():
+		c.notification(msg)
+	case msg.IsRequest():
+		c.request(msg)
+	default:
+		c.log.Line(c.name, "[gateway] message that is neither request, response nor notification; dropped")
+	}
+}
+
+func (c *conn) notification(msg *jsonrpc.Message) {
+	switch msg.Method {
+	case "notifications/progress":
+		fields, err := jsonrpc.Fields(msg.Params)
+		if err != nil {
+			return
+		}
+		tok, _ := jsonrpc.Get(fields, "progressToken")
+		id, ok := jsonrpc.ParseIntID(tok)
+		if !ok {
+			return
+		}
+		c.mu.Lock()
+		pc := c.pending[id]
+		c.mu.Unlock()
+		if pc == nil || pc.token == nil || pc.peer == nil {
+			return
+		}
+		pc.peer.Notify(pc.ctx, msg.Method, jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", pc.token)))
+	case "notifications/message":
+		if pc := c.latestCall(); pc != nil {
+			pc.peer.Notify(pc.ctx, msg.Method, msg.Params)
+			return
+		}
+		c.log.Line(c.name, "[notifications/message] "+truncate(string(msg.Params), 2048))
+	case "notifications/tools/list_changed":
+		if c.onToolsChanged != nil {
+			c.onToolsChanged()
+		}
+	}
+}
+
+// request answers a server-to-client request: ping here, anything else by
+// relaying it to the client whose call is in flight (stdio carries no link
+// between a server's request and the call that caused it, so the most
+// recent pending call's client is asked).
+func (c *conn) request(msg *jsonrpc.Message) {
+	if msg.Method == "ping" {
+		_ = c.write(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
+		return
+	}
+	pc := c.latestCall()
+	if pc == nil {
+		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s: no client call is in progress to relay this request to", msg.Method)}))
+		return
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		res, err := pc.peer.Request(pc.ctx, msg.Method, msg.Params)
+		if err != nil {
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) {
+				rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			}
+			_ = c.write(jsonrpc.ErrorResponse(msg.ID, rpcErr))
+			return
+		}
+		_ = c.write(jsonrpc.Response(msg.ID, res))
+	}()
+}
+
+func (c *conn) latestCall() *pendingCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var best int64
+	var pc *pendingCall
+	for id, p := range c.pending {
+		if p.peer != nil && id > best {
+			best, pc = id, p
+		}
+	}
+	return pc
+}
+
+func (c *conn) inFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}
+
+// swapProgressToken replaces params._meta.progressToken with ours and
+// returns the client's original, raw. Params without one are unchanged.
+func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if !containsToken(params) {
+		return params, nil, nil
+	}
+	fields, err := jsonrpc.Fields(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, ok := jsonrpc.Get(fields, "_meta")
+	if !ok {
+		return params, nil, nil
+	}
+	mfields, err := jsonrpc.Fields(meta)
+	if err != nil {
+		return params, nil, nil
+	}
+	orig, ok := jsonrpc.Get(mfields, "progressToken")
+	if !ok {
+		return params, nil, nil
+	}
+	mfields = jsonrpc.Set(mfields, "progressToken", ours)
+	fields = jsonrpc.Set(fields, "_meta", jsonrpc.Encode(mfields))
+	return jsonrpc.Encode(fields), orig, nil
+}
+
+func containsToken(params json.RawMessage) bool {
+	return bytesContains(params, `"progressToken"`)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}

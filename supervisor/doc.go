@@ -1,0 +1,15 @@
+// Package supervisor owns the upstream MCP servers: one child process per
+// configured server, its stdio JSON-RPC session, its restarts, and its
+// stderr in the log (SPEC §7).
+//
+//   - Each server runs in its own process group with the daemon's
+//     environment minus GATEWAY_ACCESS_TOKEN, plus its own envs (§7.1).
+//   - A server that exits is restarted by the next call, not in the
+//     background; calls pending at the exit fail at once (§7.2). Quick
+//     repeated failures back off (§7.3, see backoff.go).
+//   - stdout is read as newline-delimited JSON-RPC by our own reader, lines
+//     up to 64 MiB; non-JSON lines are logged and skipped (§7.4).
+//   - stderr goes to the log line by line with secrets masked (§7.4, §7.5).
+//
+// Results, params and errors are relayed as raw JSON; see package jsonrpc.
+package supervisor

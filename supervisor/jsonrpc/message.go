@@ -1,0 +1,135 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Standard JSON-RPC 2.0 error codes, and the MCP ones the gateway uses.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeServerUnavailable is the gateway's own code for "the upstream
+	// server is not running and could not be started" (implementation
+	// defined range -32000..-32099).
+	CodeServerUnavailable = -32001
+)
+
+// Message is one decoded JSON-RPC message. Params, Result and Error stay raw.
+// A request has ID and Method; a notification has Method only; a response
+// has ID and Result or Error.
+type Message struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// IsRequest, IsNotification and IsResponse classify a message.
+func (m *Message) IsRequest() bool      { return m.Method != "" && hasID(m.ID) }
+func (m *Message) IsNotification() bool { return m.Method != "" && !hasID(m.ID) }
+func (m *Message) IsResponse() bool     { return m.Method == "" && hasID(m.ID) }
+
+func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null" }
+
+// Decode parses one line. It fails on anything that is not a JSON object.
+func Decode(line []byte) (*Message, error) {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("decode message: not a JSON object")
+	}
+	var m Message
+	if err := json.Unmarshal(t, &m); err != nil {
+		return nil, fmt.Errorf("decode message: %w", err)
+	}
+	return &m, nil
+}
+
+// Error is a JSON-RPC error object. Data is kept raw.
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// DecodeError parses a raw error object.
+func DecodeError(raw json.RawMessage) *Error {
+	var e Error
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &Error{Code: CodeInternalError, Message: "upstream sent a malformed error object", Data: rawString(string(raw))}
+	}
+	return &e
+}
+
+func rawString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// IntID renders an integer id.
+func IntID(n int64) json.RawMessage { return strconv.AppendInt(nil, n, 10) }
+
+// ParseIntID returns the integer in id, if it is one.
+func ParseIntID(id json.RawMessage) (int64, bool) {
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(id)), 10, 64)
+	return n, err == nil
+}
+
+// Request encodes a request line (without newline).
+func Request(id json.RawMessage, method string, params json.RawMessage) []byte {
+	return appendMessage(nil, id, method, params, nil, nil)
+}
+
+// Notification encodes a notification line (without newline).
+func Notification(method string, params json.RawMessage) []byte {
+	return appendMessage(nil, nil, method, params, nil, nil)
+}
+
+// Response encodes a result response line.
+func Response(id, result json.RawMessage) []byte {
+	return appendMessage(nil, id, "", nil, result, nil)
+}
+
+// ErrorResponse encodes an error response line.
+func ErrorResponse(id json.RawMessage, e *Error) []byte {
+	raw, _ := json.Marshal(e)
+	return appendMessage(nil, id, "", nil, nil, raw)
+}
+
+func appendMessage(b []byte, id json.RawMessage, method string, params, result, errObj json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if len(id) > 0 {
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	if method != "" {
+		b = append(b, `,"method":`...)
+		b = appendString(b, method)
+	}
+	if len(params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	if len(errObj) > 0 {
+		b = append(b, `,"error":`...)
+		b = append(b, errObj...)
+	} else if method == "" {
+		if len(result) == 0 {
+			result = json.RawMessage("{}")
+		}
+		b = append(b, `,"result":`...)
+		b = append(b, result...)
+	}
+	return append(b, '}')
+}

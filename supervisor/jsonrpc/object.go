@@ -1,0 +1,109 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Field is one member of a JSON object, its value raw.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Fields splits a JSON object into its members, in order, values raw.
+func Fields(obj json.RawMessage) ([]Field, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("read object: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("read object: not a JSON object")
+	}
+	var out []Field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("read object: %w", err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("read object member %q: %w", key, err)
+		}
+		out = append(out, Field{Key: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("read object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("read object: data after the object")
+	}
+	return out, nil
+}
+
+// Get returns the raw value of key in obj.
+func Get(fields []Field, key string) (json.RawMessage, bool) {
+	for _, f := range fields {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Set replaces key's value in place, or appends the member if absent.
+func Set(fields []Field, key string, value json.RawMessage) []Field {
+	for i := range fields {
+		if fields[i].Key == key {
+			fields[i].Value = value
+			return fields
+		}
+	}
+	return append(fields, Field{Key: key, Value: value})
+}
+
+// Encode writes fields back as a compact JSON object; values are copied as
+// they are.
+func Encode(fields []Field) json.RawMessage {
+	n := 2
+	for _, f := range fields {
+		n += len(f.Key) + len(f.Value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, f.Key)
+		b = append(b, ':')
+		b = append(b, f.Value...)
+	}
+	return append(b, '}')
+}
+
+// String decodes a raw JSON string, or returns "" and false.
+func String(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Quote encodes s as a raw JSON string.
+func Quote(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}

@@ -1,0 +1,250 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// TokenEnv is the variable that carries the gateway token. It is removed
+// from every child's environment (SPEC §7.1).
+const TokenEnv = "GATEWAY_ACCESS_TOKEN"
+
+// StopTimeouts are the waits of the stop sequence (STYLE 4, MCP 2025-06-18
+// lifecycle §Shutdown/stdio): close stdin, wait CloseWait; SIGTERM the
+// process group, wait TermWait; then SIGKILL the group.
+type StopTimeouts struct {
+	CloseWait time.Duration // default 2 s
+	TermWait  time.Duration // default 2 s
+}
+
+func (t StopTimeouts) withDefaults() StopTimeouts {
+	if t.CloseWait <= 0 {
+		t.CloseWait = 2 * time.Second
+	}
+	if t.TermWait <= 0 {
+		t.TermWait = 2 * time.Second
+	}
+	return t
+}
+
+// process is one running child. Its owner goroutine (started by
+// startProcess) is the only caller of cmd.Wait; it records the exit and
+// closes done.
+type process struct {
+	cmd    *exec.Cmd
+	pid    int
+	stdin  *os.File // our end of the child's stdin
+	stdout *os.File // our end of the child's stdout
+	tail   *tail
+
+	started time.Time
+	exited  chan struct{} // closed when Wait has returned
+	mu      sync.Mutex
+	state   *os.ProcessState
+	waitErr error
+}
+
+// Environ returns the environment for a child: base minus TokenEnv, plus
+// extra (which wins).
+func Environ(base []string, extra map[string]string) []string {
+	env := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == TokenEnv {
+			continue
+		}
+		if _, overridden := extra[name]; overridden {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range extra {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// startProcess starts argv in its own process group. Its stderr is copied
+// to the log under name by a goroutine that the owner waits for.
+func startProcess(argv []string, dir string, env []string, log *Log, name string) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("make stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("make stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("make stderr pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	// Own process group, so stop signals reach grandchildren (sh -c …);
+	// SIGKILL if the daemon dies (SPEC §7.6).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	p := &process{
+		cmd:     cmd,
+		pid:     cmd.Process.Pid,
+		stdin:   inW,
+		stdout:  outR,
+		tail:    newTail(20),
+		started: time.Now(),
+		exited:  make(chan struct{}),
+	}
+	var stderrDone sync.WaitGroup
+	stderrDone.Add(1)
+	go func() {
+		defer stderrDone.Done()
+		copyLines(log, name, errR, func(s string) { p.tail.add(log.Mask(s)) })
+	}()
+	go p.own(errR, &stderrDone)
+	return p, nil
+}
+
+// own waits for the child, then kills what is left of its process group,
+// so that grandchildren holding the pipes open cannot keep the session
+// alive, and waits (bounded) for the stderr copier.
+func (p *process) own(errR *os.File, stderrDone *sync.WaitGroup) {
+	err := p.cmd.Wait()
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	copied := make(chan struct{})
+	go func() { stderrDone.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		errR.Close() // a setsid'd grandchild holds stderr open; stop reading
+		<-copied
+	}
+	errR.Close()
+	p.mu.Lock()
+	p.state = p.cmd.ProcessState
+	p.waitErr = err
+	p.mu.Unlock()
+	close(p.exited)
+}
+
+// exitStatus describes how the process ended: "exit status 1" or
+// "signal: killed". Empty while it runs.
+func (p *process) exitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == nil {
+		if p.waitErr != nil {
+			return p.waitErr.Error()
+		}
+		return ""
+	}
+	return p.state.String()
+}
+
+// stop runs the stop sequence and returns once the child has exited.
+func (p *process) stop(ctx context.Context, t StopTimeouts) {
+	t = t.withDefaults()
+	p.stdin.Close()
+	if p.waitFor(ctx, t.CloseWait) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	if p.waitFor(ctx, t.TermWait) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	<-p.exited
+}
+
+func (p *process) waitFor(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// kill ends the whole group at once.
+func (p *process) kill() {
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+}
+
+// tail keeps the last n lines of a server's stderr for error messages.
+type tail struct {
+	mu    sync.Mutex
+	n     int
+	lines []string
+}
+
+func newTail(n int) *tail { return &tail{n: n} }
+
+func (t *tail) add(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	t.lines = append(t.lines, s)
+	if len(t.lines) > t.n {
+		t.lines = t.lines[len(t.lines)-t.n:]
+	}
+}
+
+// String returns up to the last 10 lines, joined with " | ".
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := t.lines
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// ExitError reports that a server's process ended. Calls pending at that
+// moment fail with it (SPEC §7.2).
+type ExitError struct {
+	Status string // "exit status 1", "signal: killed"
+	Stderr string // the last stderr lines, " | "-joined
+}
+
+func (e *ExitError) Error() string {
+	msg := "server exited (" + e.Status + ")"
+	if e.Stderr != "" {
+		msg += "; last stderr: " + e.Stderr
+	}
+	return msg
+}
+
+// ErrExited matches any *ExitError with errors.Is.
+var ErrExited = errors.New("server exited")
+
+func (e *ExitError) Is(target error) bool { return target == ErrExited }

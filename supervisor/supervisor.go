@@ -1,0 +1,139 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+)
+
+// DefaultStartTimeout bounds one server's start: prepare, spawn,
+// initialize and tools/list (SPEC §2.4).
+const DefaultStartTimeout = 55 * time.Second
+
+// Options configures a Supervisor.
+type Options struct {
+	Log    *Log         // server stderr and gateway lines; required
+	Logger *slog.Logger // defaults to Log.Logger()
+	// BaseEnv is the environment children start from; TokenEnv is always
+	// removed. Defaults to os.Environ().
+	BaseEnv []string
+	// Shim, if set, is prepended to every server's argv (see shim.go).
+	Shim []string
+	// StartTimeout bounds each start (default DefaultStartTimeout).
+	StartTimeout time.Duration
+	// Stop holds the waits of the stop sequence.
+	Stop StopTimeouts
+	// Version is sent upstream as clientInfo.version.
+	Version string
+	// OnToolsChanged is called after a server's tool list changed (restart
+	// with other tools, its own list_changed). It must not block long.
+	OnToolsChanged func(server string)
+
+	ctx context.Context
+}
+
+// Supervisor owns every upstream server.
+type Supervisor struct {
+	opts      *Options
+	cancel    context.CancelFunc
+	upstreams []*Upstream
+	byName    map[string]*Upstream
+}
+
+// New prepares one Upstream per server, in the given (sorted) order;
+// nothing starts until Start or a Call.
+func New(servers []adapters.Server, opts Options) *Supervisor {
+	if opts.Logger == nil {
+		opts.Logger = opts.Log.Logger()
+	}
+	if opts.BaseEnv == nil {
+		opts.BaseEnv = os.Environ()
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	var cancel context.CancelFunc
+	opts.ctx, cancel = context.WithCancel(context.Background())
+	s := &Supervisor{opts: &opts, cancel: cancel, byName: map[string]*Upstream{}}
+	for _, srv := range servers {
+		u := newUpstream(srv.Name, srv.Spec, s.opts)
+		opts.Log.AddSecrets(srv.Spec.Secrets...)
+		s.upstreams = append(s.upstreams, u)
+		s.byName[srv.Name] = u
+	}
+	return s
+}
+
+// Upstreams returns the servers in config-key order.
+func (s *Supervisor) Upstreams() []*Upstream { return s.upstreams }
+
+// Upstream returns the server called name.
+func (s *Supervisor) Upstream(name string) (*Upstream, bool) {
+	u, ok := s.byName[name]
+	return u, ok
+}
+
+// StartAll starts every server in parallel and waits for all of them, or
+// ctx. The error joins one error per server that failed, each naming it.
+func (s *Supervisor) StartAll(ctx context.Context) error {
+	errs := make([]error, len(s.upstreams))
+	var wg sync.WaitGroup
+	for i, u := range s.upstreams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = u.Start(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Starting returns the names of servers not yet running.
+func (s *Supervisor) Starting() []string {
+	var names []string
+	for _, u := range s.upstreams {
+		if u.Status().State == StateStarting {
+			names = append(names, u.name)
+		}
+	}
+	return names
+}
+
+// Shutdown stops every server (in parallel) with the stop sequence and
+// waits for every owner goroutine. ctx bounds the graceful part; past it
+// the process groups are killed.
+func (s *Supervisor) Shutdown(ctx context.Context) {
+	s.cancel()
+	var wg sync.WaitGroup
+	for _, u := range s.upstreams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.shutdown(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+// Run is the supervisor's oklog/run actor: it blocks until ctx is done or
+// interrupt is called, then shuts every server down.
+func (s *Supervisor) Run(ctx context.Context) error {
+	<-ctx.Done()
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.Shutdown(stopCtx)
+	return nil
+}
+
+// Describe names a server for errors that leave the daemon: "server %q".
+func Describe(name string, err error) error { return fmt.Errorf("server %q: %w", name, err) }

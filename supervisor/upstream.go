@@ -1,0 +1,496 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// State is an upstream server's lifecycle state, as /health shows it
+// (SPEC §3.3).
+type State string
+
+const (
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateExited   State = "exited" // ended; the next call restarts it
+	StateFailed   State = "failed" // could not be started; the next call retries
+	StateStopped  State = "stopped" // stopped by the gateway
+)
+
+// ProtocolVersion is what the gateway asks each upstream server for; the
+// server may answer with an older one, which the gateway accepts.
+const ProtocolVersion = "2025-11-25"
+
+// Tool is one tool as the upstream server listed it: its name and its
+// definition, raw, exactly as sent.
+type Tool struct {
+	Name string
+	Raw  json.RawMessage
+}
+
+// Status is a snapshot of one upstream server for /health and status.
+type Status struct {
+	Name      string    `json:"name"`
+	State     State     `json:"state"`
+	PID       int       `json:"pid,omitempty"`
+	Restarts  int       `json:"restarts"`
+	Tools     int       `json:"tools"`
+	Calls     int64     `json:"calls"`
+	StartedAt time.Time `json:"startedAt,omitzero"`
+	LastExit  string    `json:"lastExit,omitempty"`
+	LastError string    `json:"lastError,omitempty"`
+	Protocol  string    `json:"protocolVersion,omitempty"`
+}
+
+// Upstream is one configured server. Its methods are safe for concurrent
+// use. Errors leaving this package name the server once.
+type Upstream struct {
+	name string
+	opts *Options
+
+	mu        sync.Mutex
+	spec      adapters.LaunchSpec
+	prepared  bool
+	cur       *session
+	starting  chan struct{} // non-nil while a start is in flight
+	state     State
+	restarts  int
+	runs      int
+	failures  int
+	nextTry   time.Time
+	lastExit  string
+	lastError string
+	tools     []Tool
+	calls     atomic.Int64
+	stopped   bool
+
+	sessions sync.WaitGroup // owner goroutines of every session started
+}
+
+// session is one run of the server: its process and JSON-RPC connection.
+type session struct {
+	proc     *process
+	conn     *conn
+	protocol string
+	done     chan struct{} // closed when the run is over and pending calls failed
+}
+
+func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
+	return &Upstream{name: name, spec: spec, opts: opts, state: StateStarting}
+}
+
+// Name returns the server's config key.
+func (u *Upstream) Name() string { return u.name }
+
+// Tools returns the server's last listed tools, in the server's order.
+func (u *Upstream) Tools() []Tool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.tools
+}
+
+// Status returns a snapshot.
+func (u *Upstream) Status() Status {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	st := Status{
+		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.tools),
+		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError,
+	}
+	if u.cur != nil {
+		st.PID = u.cur.proc.pid
+		st.StartedAt = u.cur.proc.started
+		st.Protocol = u.cur.protocol
+	}
+	return st
+}
+
+// Start starts the server if it is not running, and waits until it has
+// answered initialize and tools/list. Concurrent callers share one start.
+func (u *Upstream) Start(ctx context.Context) error {
+	_, err := u.session(ctx)
+	return err
+}
+
+// Call sends a request (tools/call) to the server, starting it first if it
+// is not running (SPEC §7.2), and returns the raw result. Upstream JSON-RPC
+// errors come back as *jsonrpc.Error unchanged; other errors name the
+// server and say why (exited with status and stderr tail, backing off, …).
+func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	u.calls.Add(1)
+	s, err := u.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.conn.call(ctx, method, params, peer)
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("server %q: %w", u.name, err)
+	}
+	return res, nil
+}
+
+// Notify sends a notification to the running server; it does nothing if
+// the server is not running.
+func (u *Upstream) Notify(method string, params json.RawMessage) {
+	u.mu.Lock()
+	s := u.cur
+	u.mu.Unlock()
+	if s != nil {
+		_ = s.conn.notify(method, params)
+	}
+}
+
+// session returns the live session, starting one if needed.
+func (u *Upstream) session(ctx context.Context) (*session, error) {
+	for {
+		u.mu.Lock()
+		if u.stopped {
+			u.mu.Unlock()
+			return nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+		}
+		if s := u.cur; s != nil {
+			u.mu.Unlock()
+			return s, nil
+		}
+		if wait := u.starting; wait != nil {
+			u.mu.Unlock()
+			select {
+			case <-wait:
+				u.mu.Lock()
+				s, lastErr := u.cur, u.lastError
+				u.mu.Unlock()
+				if s != nil {
+					return s, nil
+				}
+				return nil, fmt.Errorf("server %q: %s", u.name, lastErr)
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if wait := time.Until(u.nextTry); wait > 0 {
+			err := fmt.Errorf("server %q: failed %d times in a row (last: %s); backing off, next start in %s (at %s)",
+				u.name, u.failures, u.lastError, wait.Round(100*time.Millisecond), u.nextTry.UTC().Format(time.TimeOnly))
+			u.mu.Unlock()
+			return nil, err
+		}
+		done := make(chan struct{})
+		u.starting = done
+		u.state = StateStarting
+		if u.runs > 0 {
+			u.restarts++
+		}
+		u.runs++
+		spec, prepared := u.spec, u.prepared
+		u.mu.Unlock()
+
+		s, err := u.start(spec, prepared)
+
+		u.mu.Lock()
+		u.starting = nil
+		if err != nil {
+			u.state = StateFailed
+			u.lastError = err.Error()
+			u.failures++
+			u.nextTry = time.Now().Add(backoffDelay(u.failures))
+			u.mu.Unlock()
+			close(done)
+			u.opts.Logger.Warn("server failed to start", "server", u.name, "error", err)
+			return nil, fmt.Errorf("server %q: %w", u.name, err)
+		}
+		if spec.Prepare != nil {
+			u.prepared = true
+		}
+		changed := !sameTools(u.tools, s.tools)
+		u.tools = s.tools
+		u.cur = s.s
+		u.state = StateRunning
+		u.lastError = ""
+		u.mu.Unlock()
+		close(done)
+		u.opts.Logger.Info("server ready", "server", u.name, "pid", s.s.proc.pid, "tools", len(s.tools), "protocolVersion", s.s.protocol)
+		if changed && u.opts.OnToolsChanged != nil {
+			u.opts.OnToolsChanged(u.name)
+		}
+		return s.s, nil
+	}
+}
+
+type started struct {
+	s     *session
+	tools []Tool
+}
+
+// start prepares (once), spawns, initialises and lists tools, bounded by
+// the start timeout. On failure nothing of the run is left.
+func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, error) {
+	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+	defer cancel()
+	env := Environ(u.opts.BaseEnv, spec.Env)
+	if spec.Prepare != nil && !prepared {
+		out := u.opts.Log.Writer(u.name)
+		err := spec.Prepare(ctx, env, out)
+		out.Close()
+		if err != nil {
+			return started{}, fmt.Errorf("prepare: %w", err)
+		}
+	}
+	argv := spec.Argv
+	if len(u.opts.Shim) > 0 {
+		argv = append(append([]string{}, u.opts.Shim...), argv...)
+	}
+	proc, err := startProcess(argv, spec.Dir, env, u.opts.Log, u.name)
+	if err != nil {
+		return started{}, err
+	}
+	c := newConn(u.name, u.opts.Log, proc)
+	s := &session{proc: proc, conn: c, done: make(chan struct{})}
+	c.onToolsChanged = func() { u.relist(s) }
+	u.sessions.Add(1)
+	go u.own(s)
+
+	tools, err := u.handshake(ctx, s)
+	if err != nil {
+		proc.kill()
+		<-s.done
+		if exitErr := s.conn.err; exitErr != nil && errors.Is(exitErr, ErrExited) {
+			return started{}, fmt.Errorf("%w (during %s)", exitErr, handshakeStep(err))
+		}
+		if tail := proc.tail.String(); tail != "" {
+			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
+		}
+		return started{}, err
+	}
+	return started{s: s, tools: tools}, nil
+}
+
+func handshakeStep(err error) string {
+	var step *stepError
+	if errors.As(err, &step) {
+		return step.step
+	}
+	return "start"
+}
+
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// own is the one goroutine that watches a run: it reads stdout until EOF,
+// waits for the process, then fails pending calls and records the exit.
+func (u *Upstream) own(s *session) {
+	defer u.sessions.Done()
+	readDone := make(chan struct{})
+	go func() {
+		s.conn.readLoop(s.proc.stdout)
+		close(readDone)
+	}()
+	select {
+	case <-readDone:
+		// stdout closed: the process is ending (or closed stdout on purpose,
+		// which leaves it unusable).
+		s.proc.kill()
+		<-s.proc.exited
+	case <-s.proc.exited:
+		select {
+		case <-readDone:
+		case <-time.After(time.Second):
+			// a grandchild outside the group holds stdout open
+		}
+	}
+	s.proc.stdout.Close()
+	<-readDone
+	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
+	s.conn.fail(exitErr)
+	s.conn.handlers.Wait()
+	s.proc.stdin.Close()
+
+	u.mu.Lock()
+	wasCurrent := u.cur == s
+	if wasCurrent {
+		u.cur = nil
+		u.lastExit = exitErr.Status
+		if !u.stopped {
+			u.state = StateExited
+			u.lastError = exitErr.Error()
+		}
+		if time.Since(s.proc.started) < BackoffReset {
+			u.failures++
+			u.nextTry = time.Now().Add(backoffDelay(u.failures))
+		} else {
+			u.failures = 0
+		}
+	}
+	stopped := u.stopped
+	u.mu.Unlock()
+	close(s.done)
+	if wasCurrent && !stopped {
+		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
+	}
+}
+
+// handshake runs initialize, notifications/initialized and tools/list.
+func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
+	params, _ := json.Marshal(map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities": map[string]any{
+			"roots":       map[string]any{"listChanged": false},
+			"sampling":    map[string]any{},
+			"elicitation": map[string]any{},
+		},
+		"clientInfo": map[string]any{"name": "mcp-gateway", "version": u.opts.Version},
+	})
+	res, err := s.conn.call(ctx, "initialize", params, nil)
+	if err != nil {
+		return nil, &stepError{"initialize", err}
+	}
+	var init struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(res, &init); err != nil {
+		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
+	}
+	s.protocol = init.ProtocolVersion
+	if err := s.conn.notify("notifications/initialized", nil); err != nil {
+		return nil, &stepError{"initialize", err}
+	}
+	tools, err := listTools(ctx, s.conn)
+	if err != nil {
+		return nil, &stepError{"tools/list", err}
+	}
+	return tools, nil
+}
+
+// maxToolPages bounds tools/list pagination against a server that returns
+// the same cursor forever.
+const maxToolPages = 1000
+
+func listTools(ctx context.Context, c *conn) ([]Tool, error) {
+	var (
+		tools  []Tool
+		cursor json.RawMessage
+	)
+	for page := 0; ; page++ {
+		if page == maxToolPages {
+			return nil, fmt.Errorf("more than %d pages; is the server repeating its cursor?", maxToolPages)
+		}
+		var params json.RawMessage
+		if cursor != nil {
+			params = jsonrpc.Encode([]jsonrpc.Field{{Key: "cursor", Value: cursor}})
+		}
+		res, err := c.call(ctx, "tools/list", params, nil)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor json.RawMessage   `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil {
+			return nil, fmt.Errorf("decode result: %w", err)
+		}
+		for _, raw := range page.Tools {
+			var t struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+				c.log.Line(c.name, "[gateway] tool without a name in tools/list; dropped: "+truncate(string(raw), 200))
+				continue
+			}
+			tools = append(tools, Tool{Name: t.Name, Raw: raw})
+		}
+		if len(page.NextCursor) == 0 || string(page.NextCursor) == "null" || string(page.NextCursor) == `""` {
+			return tools, nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// relist re-reads the tools after the server's own list_changed.
+func (u *Upstream) relist(s *session) {
+	s.conn.handlers.Add(1)
+	go func() {
+		defer s.conn.handlers.Done()
+		ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+		defer cancel()
+		tools, err := listTools(ctx, s.conn)
+		if err != nil {
+			u.opts.Logger.Warn("re-list tools after list_changed failed", "server", u.name, "error", err)
+			return
+		}
+		u.mu.Lock()
+		if u.cur != s {
+			u.mu.Unlock()
+			return
+		}
+		changed := !sameTools(u.tools, tools)
+		u.tools = tools
+		u.mu.Unlock()
+		if changed && u.opts.OnToolsChanged != nil {
+			u.opts.OnToolsChanged(u.name)
+		}
+	}()
+}
+
+func sameTools(a, b []Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || string(a[i].Raw) != string(b[i].Raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stop stops the running server with the stop sequence and waits for it.
+// A later call starts it again unless the supervisor is shutting down.
+func (u *Upstream) Stop(ctx context.Context) {
+	u.mu.Lock()
+	s := u.cur
+	u.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.proc.stop(ctx, u.opts.Stop)
+	<-s.done
+}
+
+// shutdown stops the server for good.
+func (u *Upstream) shutdown(ctx context.Context) {
+	u.mu.Lock()
+	u.stopped = true
+	u.state = StateStopped
+	u.mu.Unlock()
+	u.Stop(ctx)
+	u.sessions.Wait()
+}
+
+// SetSpec replaces the launch spec (catalog reload). It reports whether
+// the spec changed; the caller restarts the server if it did.
+func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.spec.Equal(spec) {
+		return false
+	}
+	u.spec = spec
+	u.prepared = false
+	return true
+}
