@@ -281,6 +281,13 @@ func (c *conn) request(msg *jsonrpc.Message) {
 		return
 	}
 	pc := c.latestCall()
+	if pc == nil && msg.Method == "roots/list" {
+		// Outside a call there is no client to ask; no roots means "use
+		// what you were configured with" (server-filesystem keeps its
+		// command-line directories).
+		_ = c.write(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
+		return
+	}
 	if pc == nil {
 		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: no client call is in progress to relay this request to", msg.Method)}))

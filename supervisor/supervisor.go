@@ -3,8 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
+		"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -134,6 +133,3 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	s.Shutdown(stopCtx)
 	return nil
 }
-
-// Describe names a server for errors that leave the daemon: "server %q".
-func Describe(name string, err error) error { return fmt.Errorf("server %q: %w", name, err) }

@@ -207,7 +207,7 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 			u.mu.Unlock()
 			close(done)
 			u.opts.Logger.Warn("server failed to start", "server", u.name, "error", err)
-			return nil, fmt.Errorf("server %q: %w", u.name, err)
+			return nil, &StartError{Server: u.name, Err: err}
 		}
 		if spec.Prepare != nil {
 			u.prepared = true
@@ -225,6 +225,37 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 		}
 		return s.s, nil
 	}
+}
+
+// StartError is a failed start of one server.
+type StartError struct {
+	Server string
+	Err    error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("server %q: %v", e.Server, e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// TimedOut returns the servers whose start in err (as returned by
+// StartAll) ran out of time.
+func TimedOut(err error) []string {
+	var names []string
+	var walk func(error)
+	walk = func(err error) {
+		if se, ok := err.(*StartError); ok {
+			if errors.Is(se.Err, context.DeadlineExceeded) {
+				names = append(names, se.Server)
+			}
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return names
 }
 
 type started struct {
@@ -264,8 +295,9 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 	if err != nil {
 		proc.kill()
 		<-s.done
-		if exitErr := s.conn.err; exitErr != nil && errors.Is(exitErr, ErrExited) {
-			return started{}, fmt.Errorf("%w (during %s)", exitErr, handshakeStep(err))
+		var step *stepError
+		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
+			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
 		if tail := proc.tail.String(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
@@ -273,14 +305,6 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 		return started{}, err
 	}
 	return started{s: s, tools: tools}, nil
-}
-
-func handshakeStep(err error) string {
-	var step *stepError
-	if errors.As(err, &step) {
-		return step.step
-	}
-	return "start"
 }
 
 type stepError struct {

@@ -97,14 +97,12 @@ func (d *daemon) serve() error {
 
 	startCtx, cancel := context.WithTimeout(context.Background(), d.settings.StartupTimeout)
 	err = sup.StartAll(startCtx)
-	timedOut := startCtx.Err() != nil
 	cancel()
 	if err != nil {
-		starting := sup.Starting()
 		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 		sup.Shutdown(stopCtx)
 		stop()
-		if timedOut && len(starting) > 0 {
+		if starting := supervisor.TimedOut(err); len(starting) > 0 {
 			err = fmt.Errorf("startup timed out after %s; still starting: %s; pre-install them in the template with `mcp-gateway pull %s`: %w",
 				d.settings.StartupTimeout, strings.Join(starting, ", "), strings.Join(starting, " "), err)
 		}

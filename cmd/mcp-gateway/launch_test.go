@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+)
+
+func fakeConfig(servers map[string][]string) string {
+	m := map[string]any{}
+	for name, env := range servers {
+		m[name] = map[string]any{"runCmd": fakeserver.ShellCommand(append([]string{"MCP_FAKE_NAME=" + name}, env...)...)}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestLaunchServeAndStop(t *testing.T) {
+	e := newEnv(t)
+	echo := func(n string) string {
+		return `MCP_FAKE_TOOLS=[{"name":"` + n + `","inputSchema":{"type":"object"}},{"name":"pid","inputSchema":{"type":"object"}},{"name":"fork","inputSchema":{"type":"object"}}]`
+	}
+	code, out, errOut := e.launch(fakeConfig(map[string][]string{"a": {echo("echo")}, "b": {echo("echo")}, "c": {echo("env")}}), "GATEWAY_ACCESS_TOKEN=t")
+	if code != 0 {
+		t.Fatalf("launch: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "ready on http://127.0.0.1:") || strings.Count(out, "\n") != 1 {
+		t.Errorf("launcher output = %q, want one ready line", out)
+	}
+	// Token file: exactly "t", 0600.
+	st, err := os.Stat(e.path("token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(e.path("token")); string(b) != "t" || st.Mode().Perm() != 0o600 {
+		t.Errorf("token file %q mode %v, want \"t\" 0600", b, st.Mode().Perm())
+	}
+	// Unauthenticated POST: 401.
+	resp, err := http.Post(e.url()+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("unauthenticated POST: %d, want 401", resp.StatusCode)
+	}
+	h := e.health()
+	if n := len(h["servers"].([]any)); n != 3 {
+		t.Errorf("health lists %d servers, want 3", n)
+	}
+	// The daemon holds no token in its environment or argv.
+	daemon := e.daemonPID()
+	for _, f := range []string{"environ", "cmdline"} {
+		b, _ := os.ReadFile("/proc/" + itoaInt(daemon) + "/" + f)
+		if strings.Contains(string(b), "GATEWAY_ACCESS_TOKEN") || strings.Contains(string(b), `"runCmd"`) {
+			t.Errorf("daemon %s holds the token or config: %q", f, b)
+		}
+	}
+	// kill -9 of a server, then a call to it succeeds.
+	pidA := serverPID(h, "a")
+	if pidA == 0 {
+		t.Fatal("no pid for a")
+	}
+	_ = syscall.Kill(pidA, syscall.SIGKILL)
+	waitExit(t, pidA, 5*time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if res := mcpCall(t, e.url(), "t", "echo", `{"text":"again"}`); !strings.Contains(res, "again from a") {
+		t.Errorf("call after kill -9: %s", res)
+	}
+	// A grandchild, then SIGTERM: nothing of any server is left.
+	mcpCall(t, e.url(), "t", "fork", `{}`)
+	kids := descendants(daemon)
+	if len(kids) < 4 {
+		t.Fatalf("daemon has %d descendants, want ≥ 4 (3 servers, 1 grandchild)", len(kids))
+	}
+	_ = syscall.Kill(daemon, syscall.SIGTERM)
+	if !waitExit(t, daemon, 15*time.Second) {
+		t.Fatal("daemon still running 15 s after SIGTERM")
+	}
+	for _, k := range kids {
+		if !waitExit(t, k, 3*time.Second) {
+			t.Errorf("process %d outlived the daemon", k)
+		}
+	}
+	if _, err := os.Stat(e.path("run/mcp-gateway.pid")); !os.IsNotExist(err) {
+		t.Errorf("pid file left behind")
+	}
+}
+
+func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestLaunchFailureLeavesNothing(t *testing.T) {
+	e := newEnv(t)
+	start := time.Now()
+	code, _, errOut := e.launch(fakeConfig(map[string][]string{"good": nil, "broken": {"MCP_FAKE_EXIT_AT_START=7"}}), "GATEWAY_ACCESS_TOKEN=t")
+	if code == 0 {
+		t.Fatal("launch succeeded with a broken server")
+	}
+	for _, want := range []string{`server "broken"`, "exit status 7", "missing FAKE_API_KEY"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	if _, err := os.Stat(e.path("token")); !os.IsNotExist(err) {
+		t.Errorf("token file written on failure")
+	}
+	if e.daemonPID() != 0 {
+		t.Errorf("pid file left behind")
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("failure took %v", d)
+	}
+}
+
+func TestLaunchTimeoutNamesSlowServers(t *testing.T) {
+	e := newEnv(t)
+	code, _, errOut := e.run(nil, append([]string{"--config", fakeConfig(map[string][]string{"slow": {"MCP_FAKE_START_DELAY=20000"}, "quick": nil}), "--startup-timeout", "1s"}, e.flags()...)...)
+	if code == 0 {
+		t.Fatal("launch succeeded")
+	}
+	for _, want := range []string{"timed out after 1s", "still starting: slow", "mcp-gateway pull"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+}
+
+func TestSecondLaunchFails(t *testing.T) {
+	e := newEnv(t)
+	cfg := fakeConfig(map[string][]string{"a": nil})
+	if code, _, errOut := e.launch(cfg); code != 0 {
+		t.Fatalf("first launch: %s", errOut)
+	}
+	code, _, errOut := e.run(nil, append([]string{"--config", cfg}, e.flags()...)...)
+	if code == 0 || !strings.Contains(errOut, "already running (pid ") || !strings.Contains(errOut, "mcp-gateway stop") {
+		t.Errorf("second launch: exit %d, %q", code, errOut)
+	}
+}
+
+func TestBadConfigFailsFastAndCleanly(t *testing.T) {
+	e := newEnv(t)
+	start := time.Now()
+	code, _, errOut := e.run([]string{"GATEWAY_ACCESS_TOKEN=t"}, append([]string{"--config", `{"nosuch": {}}`}, e.flags()...)...)
+	if code == 0 || !strings.Contains(errOut, `server "nosuch"`) || !strings.Contains(errOut, "github/<owner>/<repo>") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if _, err := os.Stat(e.path("token")); !os.IsNotExist(err) {
+		t.Errorf("token file written for a bad config")
+	}
+}
+
+func TestGeneratedToken(t *testing.T) {
+	e := newEnv(t)
+	if code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": nil})); code != 0 {
+		t.Fatal(errOut)
+	}
+	b, _ := os.ReadFile(e.path("token"))
+	if len(b) < 43 {
+		t.Errorf("generated token %d characters, want ≥ 43 (256 bits)", len(b))
+	}
+	if res := mcpCall(t, e.url(), string(b), "echo", `{"text":"x"}`); !strings.Contains(res, "x from a") {
+		t.Errorf("call with the generated token: %s", res)
+	}
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+)
+
+// gatewayBin is the real binary, built once by TestMain.
+var gatewayBin string
+
+func TestMain(m *testing.M) {
+	if fakeserver.Enabled() {
+		os.Exit(fakeserver.Main())
+	}
+	dir, err := os.MkdirTemp("", "mcp-gateway-bin-")
+	if err != nil {
+		panic(err)
+	}
+	gatewayBin = filepath.Join(dir, "mcp-gateway")
+	out, err := exec.Command("go", "build", "-o", gatewayBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build mcp-gateway: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is one gateway's scratch paths.
+type env struct {
+	t    *testing.T
+	dir  string
+	port int
+}
+
+func newEnv(t *testing.T) *env {
+	return &env{t: t, dir: t.TempDir(), port: freePort(t)}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (e *env) flags() []string {
+	return []string{
+		"--port", strconv.Itoa(e.port), "--listen", "127.0.0.1",
+		"--token-file", e.path("token"), "--log-file", e.path("gateway.log"),
+		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"),
+		"--servers-dir", e.path("servers"),
+	}
+}
+
+func (e *env) path(name string) string { return filepath.Join(e.dir, name) }
+
+func (e *env) url() string { return fmt.Sprintf("http://127.0.0.1:%d", e.port) }
+
+// run runs the binary and returns its exit code, stdout and stderr.
+func (e *env) run(extraEnv []string, args ...string) (int, string, string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gatewayBin, args...)
+	cmd.Env = append(os.Environ(), extraEnv...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		code = -1
+		if x, ok := err.(*exec.ExitError); ok {
+			code = x.ExitCode()
+		}
+	}
+	return code, out.String(), errb.String()
+}
+
+// launch runs `mcp-gateway --config` and registers a cleanup that stops
+// the daemon.
+func (e *env) launch(config string, extraEnv ...string) (int, string, string) {
+	e.t.Helper()
+	code, out, errOut := e.run(extraEnv, append([]string{"--config", config}, e.flags()...)...)
+	e.t.Cleanup(func() {
+		if pid := e.daemonPID(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			waitExit(e.t, pid, 15*time.Second)
+		}
+	})
+	return code, out, errOut
+}
+
+func (e *env) daemonPID() int {
+	b, err := os.ReadFile(e.path("run/mcp-gateway.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	return !strings.Contains(string(b), ") Z ")
+}
+
+func waitExit(t *testing.T, pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// descendants lists the pids whose ancestry reaches pid.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, ent := range entries {
+		p, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		pp, _ := strconv.Atoi(fields[1])
+		parent[p] = pp
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// health fetches /health.
+func (e *env) health() map[string]any {
+	e.t.Helper()
+	resp, err := http.Get(e.url() + "/health")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		e.t.Fatal(err)
+	}
+	return h
+}
+
+func serverPID(h map[string]any, name string) int {
+	for _, s := range h["servers"].([]any) {
+		m := s.(map[string]any)
+		if m["name"] == name {
+			if pid, ok := m["pid"].(float64); ok {
+				return int(pid)
+			}
+		}
+	}
+	return 0
+}
+
+// mcpCall opens a session with raw HTTP, calls a tool and returns the raw
+// response message.
+func mcpCall(t *testing.T, url, token, tool, args string) string {
+	t.Helper()
+	session := ""
+	post := func(body string) string {
+		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+			session = s
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
+				return d
+			}
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+}

@@ -1,0 +1,331 @@
+// Package fakeserver is a misbehaving-on-demand MCP stdio server for tests.
+// A test binary becomes the server when MCP_FAKE is set: its TestMain calls
+// Main first. The server speaks raw newline-delimited JSON-RPC (no SDK), so
+// tests control every byte.
+//
+// Environment:
+//
+//	MCP_FAKE=1                 be the server
+//	MCP_FAKE_TOOLS=<json>      the tools/list "tools" array, raw (default: DefaultTools)
+//	MCP_FAKE_BANNER=1          print a blank and a non-JSON line before and between replies
+//	MCP_FAKE_STDERR=<bytes>    write this much stderr at start
+//	MCP_FAKE_START_DELAY=<ms>  sleep before answering initialize
+//	MCP_FAKE_EXIT_AT_START=<code>  exit at once with code, after a stderr line
+//	MCP_FAKE_COUNT_FILE=<path> append one line per start (spawn counting)
+//	MCP_FAKE_PAGE=<n>          paginate tools/list n tools a page
+//	MCP_FAKE_NAME=<s>          echo appends " from <s>"
+//
+// Tools (by name, whatever the list says):
+//
+//	echo {"text": s}          → text content s
+//	raw                       → MCP_FAKE_RESULT verbatim as the result
+//	fail                      → JSON-RPC error {code: -32042, message, data}
+//	sleep {"ms": n}           → sleep, then text "slept"
+//	crash                     → SIGKILL itself (after sleep "ms", default 0)
+//	big {"bytes": n}          → text content of n bytes
+//	stderr {"bytes": n}       → write n bytes to stderr, then text "ok"
+//	env                       → text content: the environment, one per line
+//	pid                       → text content: this process's pid
+//	progress {"n": k, "ms": d}→ k progress notifications d ms apart, then "done"
+//	log                       → a notifications/message, then "logged"
+//	sample                    → sampling/createMessage to the client; its result as text
+//	fork                      → start a sleeping grandchild; text: its pid
+//	change                    → send tools/list_changed (tools from MCP_FAKE_TOOLS2 from now on)
+package fakeserver
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultTools is the tools/list of a fake without MCP_FAKE_TOOLS.
+const DefaultTools = `[{"name":"echo","description":"Echo text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]`
+
+// Enabled reports whether this process should be the fake server.
+func Enabled() bool { return os.Getenv("MCP_FAKE") != "" }
+
+type server struct {
+	wmu    sync.Mutex
+	out    *bufio.Writer
+	banner bool
+	nextID int
+	mu     sync.Mutex
+	waits  map[string]chan json.RawMessage
+	tools  string
+}
+
+// Main runs the fake server on stdin/stdout until stdin closes, and
+// returns the exit code.
+func Main() int {
+	if n, _ := strconv.Atoi(os.Getenv("MCP_FAKE_STDERR")); n > 0 {
+		os.Stderr.WriteString(strings.Repeat(strings.Repeat("e", 99)+"\n", n/100+1))
+	}
+	if p := os.Getenv("MCP_FAKE_COUNT_FILE"); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, os.Getpid())
+			f.Close()
+		}
+	}
+	if code := os.Getenv("MCP_FAKE_EXIT_AT_START"); code != "" {
+		fmt.Fprintln(os.Stderr, "fatal: cannot start, missing FAKE_API_KEY")
+		n, _ := strconv.Atoi(code)
+		return n
+	}
+	s := &server{out: bufio.NewWriterSize(os.Stdout, 1<<20), banner: os.Getenv("MCP_FAKE_BANNER") != "", waits: map[string]chan json.RawMessage{}}
+	s.tools = os.Getenv("MCP_FAKE_TOOLS")
+	if s.tools == "" {
+		s.tools = DefaultTools
+	}
+	if s.banner {
+		s.writeRaw("")
+		s.writeRaw("Fake server v1 starting (this is not JSON)")
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	var wg sync.WaitGroup
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(line, &msg) == nil {
+				if msg.Method == "" {
+					s.mu.Lock()
+					ch := s.waits[string(msg.ID)]
+					s.mu.Unlock()
+					if ch != nil {
+						if msg.Error != nil {
+							ch <- msg.Error
+						} else {
+							ch <- msg.Result
+						}
+					}
+				} else if len(msg.ID) > 0 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						s.handle(msg.ID, msg.Method, msg.Params)
+					}()
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	wg.Wait()
+	return 0
+}
+
+func (s *server) writeRaw(line string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.out.WriteString(line)
+	s.out.WriteByte('\n')
+	s.out.Flush()
+}
+
+func (s *server) reply(id json.RawMessage, result string) {
+	s.writeRaw(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`)
+	if s.banner {
+		s.writeRaw("")
+		s.writeRaw("log: handled a request")
+	}
+}
+
+func (s *server) replyErr(id json.RawMessage, code int, msg, data string) {
+	e := fmt.Sprintf(`{"code":%d,"message":%q`, code, msg)
+	if data != "" {
+		e += `,"data":` + data
+	}
+	s.writeRaw(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":` + e + `}}`)
+}
+
+func (s *server) notify(method, params string) {
+	s.writeRaw(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `}`)
+}
+
+func text(t string) string {
+	b, _ := json.Marshal(t)
+	return `{"content":[{"type":"text","text":` + string(b) + `}]}`
+}
+
+func (s *server) handle(id json.RawMessage, method string, params json.RawMessage) {
+	switch method {
+	case "initialize":
+		if ms, _ := strconv.Atoi(os.Getenv("MCP_FAKE_START_DELAY")); ms > 0 {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(params, &p)
+		s.reply(id, `{"protocolVersion":"`+p.ProtocolVersion+`","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`)
+	case "ping":
+		s.reply(id, `{}`)
+	case "tools/list":
+		s.listTools(id, params)
+	case "tools/call":
+		s.call(id, params)
+	default:
+		s.replyErr(id, -32601, "method not found: "+method, "")
+	}
+}
+
+func (s *server) listTools(id json.RawMessage, params json.RawMessage) {
+	s.mu.Lock()
+	tools := s.tools
+	s.mu.Unlock()
+	page, _ := strconv.Atoi(os.Getenv("MCP_FAKE_PAGE"))
+	if page <= 0 {
+		s.reply(id, `{"tools":`+tools+`}`)
+		return
+	}
+	var all []json.RawMessage
+	_ = json.Unmarshal([]byte(tools), &all)
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(params, &p)
+	start, _ := strconv.Atoi(p.Cursor)
+	end := min(start+page, len(all))
+	b, _ := json.Marshal(all[start:end])
+	res := `{"tools":` + string(b)
+	if end < len(all) {
+		res += `,"nextCursor":"` + strconv.Itoa(end) + `"`
+	}
+	s.reply(id, res+`}`)
+}
+
+func (s *server) call(id json.RawMessage, params json.RawMessage) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var a struct {
+		Text  string `json:"text"`
+		MS    int    `json:"ms"`
+		Bytes int    `json:"bytes"`
+		N     int    `json:"n"`
+	}
+	_ = json.Unmarshal(p.Arguments, &a)
+	switch p.Name {
+	case "echo":
+		if name := os.Getenv("MCP_FAKE_NAME"); name != "" {
+			a.Text += " from " + name
+		}
+		s.reply(id, text(a.Text))
+	case "args":
+		s.reply(id, text(string(params)))
+	case "raw":
+		s.reply(id, os.Getenv("MCP_FAKE_RESULT"))
+	case "fail":
+		s.replyErr(id, -32042, "the fake failed on purpose", `{"why":"asked to","n":9007199254740993}`)
+	case "sleep":
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		s.reply(id, text("slept"))
+	case "crash":
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "panic: fake crash requested")
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case "big":
+		s.reply(id, text(strings.Repeat("x", a.Bytes)))
+	case "stderr":
+		os.Stderr.WriteString(strings.Repeat(strings.Repeat("s", 99)+"\n", a.Bytes/100+1))
+		s.reply(id, text("ok"))
+	case "env":
+		s.reply(id, text(strings.Join(os.Environ(), "\n")))
+	case "pid":
+		s.reply(id, text(strconv.Itoa(os.Getpid())))
+	case "progress":
+		for i := 1; i <= a.N; i++ {
+			if p.Meta.ProgressToken != nil {
+				s.notify("notifications/progress", fmt.Sprintf(`{"progressToken":%s,"progress":%d,"total":%d}`, p.Meta.ProgressToken, i, a.N))
+			}
+			time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		}
+		s.reply(id, text("done"))
+	case "log":
+		s.notify("notifications/message", `{"level":"warning","logger":"fake","data":{"msg":"hello from the fake"}}`)
+		s.reply(id, text("logged"))
+	case "sample":
+		res := s.request("sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`)
+		s.reply(id, text(string(res)))
+	case "fork":
+		cmd := exec.Command("sleep", "300")
+		_ = cmd.Start()
+		s.reply(id, text(strconv.Itoa(cmd.Process.Pid)))
+	case "change":
+		s.mu.Lock()
+		s.tools = os.Getenv("MCP_FAKE_TOOLS2")
+		s.mu.Unlock()
+		s.notify("notifications/tools/list_changed", `{}`)
+		s.reply(id, text("changed"))
+	default:
+		s.replyErr(id, -32602, "unknown tool "+p.Name, "")
+	}
+}
+
+// request sends a server-to-client request and waits for its answer.
+func (s *server) request(method, params string) json.RawMessage {
+	s.mu.Lock()
+	s.nextID++
+	id := fmt.Sprintf(`"s%d"`, s.nextID)
+	ch := make(chan json.RawMessage, 1)
+	s.waits[id] = ch
+	s.mu.Unlock()
+	s.writeRaw(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`)
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(10 * time.Second):
+		return json.RawMessage(`"no answer"`)
+	}
+}
+
+// Argv returns the argv that runs this test binary as the fake server.
+// Pass the behaviour through env.
+func Argv() []string {
+	self, _ := os.Executable()
+	return []string{self, "-test.run=^$"}
+}
+
+// ShellCommand returns a runCmd starting this test binary as the fake
+// server with env set ("K=V" pairs).
+func ShellCommand(env ...string) string {
+	var b strings.Builder
+	b.WriteString("MCP_FAKE=1 ")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString(k + "=" + shellQuote(v) + " ")
+	}
+	b.WriteString("exec ")
+	for i, a := range Argv() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shellQuote(a))
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

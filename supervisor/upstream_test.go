@@ -1,0 +1,278 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+func TestStartListsTools(t *testing.T) {
+	_, u, _ := fake(t, map[string]string{
+		"MCP_FAKE_TOOLS": `[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}}]`,
+		"MCP_FAKE_PAGE":  "2",
+	})
+	if err := u.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range u.Tools() {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, ","); got != "a,b,c" {
+		t.Errorf("tools over two pages = %s, want a,b,c", got)
+	}
+}
+
+func TestRestartAfterCrash(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	pid1 := mustText(t, u, "pid", `{}`)
+	_, err := callText(t, u, "crash", `{}`)
+	if !errors.Is(err, ErrExited) {
+		t.Fatalf("crash call error = %v, want ErrExited", err)
+	}
+	pid2 := mustText(t, u, "pid", `{}`)
+	if pid1 == pid2 {
+		t.Errorf("pid after crash = %s, want a new process", pid2)
+	}
+	if st := u.Status(); st.Restarts != 1 || st.State != StateRunning {
+		t.Errorf("status = %+v, want running with 1 restart", st)
+	}
+}
+
+func TestPendingCallsFailAtOnceOnCrash(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	if err := u.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	ended := make([]time.Time, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = callText(t, u, "sleep", `{"ms":15000}`)
+			ended[i] = time.Now()
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	crashed := time.Now()
+	_, _ = callText(t, u, "crash", `{}`)
+	wg.Wait()
+	for i, err := range errs {
+		var exit *ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("call %d: error = %v, want *ExitError", i, err)
+		}
+		contains(t, "error", err.Error(), `server "fake"`)
+		contains(t, "error", err.Error(), "signal: killed")
+		contains(t, "error", err.Error(), "panic: fake crash requested")
+		// Generous bound: the calls would otherwise wait 15 s.
+		if took := ended[i].Sub(crashed); took > 5*time.Second {
+			t.Errorf("call %d failed %v after the crash", i, took)
+		}
+	}
+}
+
+func TestTokenAbsentFromChildEnvironment(t *testing.T) {
+	s, u, _ := fake(t, map[string]string{"OWN_SECRET": "own-value"})
+	s.opts.BaseEnv = append(os.Environ(), TokenEnv+"=tok-should-not-leak", "PATH=/usr/bin:/bin")
+	pid := mustText(t, u, "pid", `{}`)
+	environ, err := os.ReadFile("/proc/" + pid + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(environ), "tok-should-not-leak") || strings.Contains(string(environ), TokenEnv+"=") {
+		t.Errorf("child environment holds the token")
+	}
+	contains(t, "environ", string(environ), "OWN_SECRET=own-value")
+	contains(t, "environ", string(environ), "PATH=")
+}
+
+func TestBannerLinesAreSkipped(t *testing.T) {
+	_, u, log := fake(t, map[string]string{"MCP_FAKE_BANNER": "1"})
+	for i := range 3 {
+		if got := mustText(t, u, "echo", fmt.Sprintf(`{"text":"hi %d"}`, i)); got != fmt.Sprintf("hi %d", i) {
+			t.Errorf("echo = %q", got)
+		}
+	}
+	contains(t, "log", log.String(), "not JSON-RPC; skipped] Fake server v1 starting")
+}
+
+func TestHugeResultArrivesIntact(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	got := mustText(t, u, "big", `{"bytes":5242880}`)
+	if len(got) != 5<<20 || strings.Trim(got, "x") != "" {
+		t.Errorf("big result: %d bytes, want %d x's", len(got), 5<<20)
+	}
+}
+
+func TestHugeRequestPasses(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	text := strings.Repeat("y", 12<<20)
+	if got := mustText(t, u, "echo", `{"text":"`+text+`"}`); got != text {
+		t.Errorf("12 MiB echo came back with %d bytes", len(got))
+	}
+}
+
+func TestStderrFloodNeverBlocks(t *testing.T) {
+	_, u, log := fake(t, map[string]string{"MCP_FAKE_STDERR": "1048576"})
+	for range 5 {
+		if got := mustText(t, u, "stderr", `{"bytes":102400}`); got != "ok" {
+			t.Fatalf("stderr call = %q", got)
+		}
+	}
+	// stderr is copied concurrently with the replies; wait for all of it.
+	want := 5 * (102400/100 + 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(log.String(), "[fake] sss") < want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := strings.Count(log.String(), "[fake] sss"); n != want {
+		t.Errorf("log has %d stderr lines, want %d", n, want)
+	}
+}
+
+func TestConcurrentFirstCallsSpawnOnce(t *testing.T) {
+	count := t.TempDir() + "/starts"
+	_, u, _ := fake(t, map[string]string{"MCP_FAKE_COUNT_FILE": count, "MCP_FAKE_START_DELAY": "300"})
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mustText(t, u, "echo", `{"text":"x"}`)
+		}()
+	}
+	wg.Wait()
+	b, _ := os.ReadFile(count)
+	if n := strings.Count(string(b), "\n"); n != 1 {
+		t.Errorf("20 concurrent first calls spawned %d processes, want 1", n)
+	}
+}
+
+func TestExitDuringInitializeNamesStderr(t *testing.T) {
+	_, u, _ := fake(t, map[string]string{"MCP_FAKE_EXIT_AT_START": "3"})
+	err := u.Start(context.Background())
+	if err == nil {
+		t.Fatal("start succeeded")
+	}
+	contains(t, "error", err.Error(), `server "fake"`)
+	contains(t, "error", err.Error(), "exit status 3")
+	contains(t, "error", err.Error(), "missing FAKE_API_KEY")
+}
+
+func TestCrashLoopBacksOff(t *testing.T) {
+	_, u, _ := fake(t, map[string]string{"MCP_FAKE_EXIT_AT_START": "1"})
+	if err := u.Start(context.Background()); err == nil {
+		t.Fatal("first start succeeded")
+	}
+	// One failure: the next try is immediate.
+	if err := u.Start(context.Background()); err == nil || strings.Contains(err.Error(), "backing off") {
+		t.Fatalf("second start: %v, want a fresh failure", err)
+	}
+	// Two in a row: back off.
+	err := u.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "backing off, next start in") {
+		t.Fatalf("third start: %v, want a back-off error", err)
+	}
+}
+
+func TestMissingCommandIsClear(t *testing.T) {
+	s := New([]adapters.Server{{Name: "ghost", Spec: adapters.LaunchSpec{Argv: []string{"/nonexistent/mcp-server"}}}}, Options{Log: NewLog(&syncBuffer{})})
+	defer s.Shutdown(context.Background())
+	err := s.StartAll(context.Background())
+	if err == nil {
+		t.Fatal("start succeeded")
+	}
+	contains(t, "error", err.Error(), `server "ghost"`)
+	contains(t, "error", err.Error(), "/nonexistent/mcp-server")
+}
+
+type recordingPeer struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+func (p *recordingPeer) Notify(_ context.Context, method string, params json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.notes = append(p.notes, method+" "+string(params))
+}
+
+func (p *recordingPeer) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "sampling/createMessage" {
+		return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"m"}`), nil
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
+}
+
+func TestProgressReachesCallerWithItsToken(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	for round := range 10 {
+		p := &recordingPeer{}
+		tok := fmt.Sprintf(`"client-token-%d"`, round)
+		_, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"progress","arguments":{"n":3},"_meta":{"progressToken":`+tok+`}}`), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.notes) != 3 {
+			t.Fatalf("round %d: %d notifications, want 3: %v", round, len(p.notes), p.notes)
+		}
+		for i, n := range p.notes {
+			want := fmt.Sprintf(`notifications/progress {"progressToken":%s,"progress":%d,"total":3}`, tok, i+1)
+			if n != want {
+				t.Errorf("round %d note %d = %s, want %s", round, i, n, want)
+			}
+		}
+	}
+}
+
+func TestSamplingIsRelayedToCaller(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), &recordingPeer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "result", string(res), "sampled")
+}
+
+func TestUpstreamErrorKeepsCodeMessageData(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	_, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"fail"}`), nil)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		t.Fatalf("error = %v, want *jsonrpc.Error", err)
+	}
+	if rpcErr.Code != -32042 || rpcErr.Message != "the fake failed on purpose" || string(rpcErr.Data) != `{"why":"asked to","n":9007199254740993}` {
+		t.Errorf("error = %+v data %s", rpcErr, rpcErr.Data)
+	}
+}
+
+func TestStopKillsGrandchildren(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	child := mustText(t, u, "fork", `{}`)
+	u.Stop(context.Background())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat("/proc/" + child); os.IsNotExist(err) {
+			return
+		}
+		if b, _ := os.ReadFile("/proc/" + child + "/stat"); strings.Contains(string(b), ") Z ") {
+			return // a zombie waiting for init is dead
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %s still alive after stop", child)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
