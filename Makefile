@@ -1,0 +1,39 @@
+# mcp-gateway: build, run a demo, test.
+# `make run` and `make test` install what they need (Go modules, and the
+# pinned npm servers and clients in test/).
+
+GO      ?= go
+BIN     := bin/mcp-gateway
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: build run test test-unit test-integration fuzz bench npm clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-gateway
+
+# The npm servers and clients the demo and the integration tests use,
+# pinned in test/package.json.
+npm: test/node_modules/.package-lock.json
+test/node_modules/.package-lock.json: test/package.json test/package-lock.json
+	cd test && npm ci --no-audit --no-fund
+	touch $@
+
+run: build npm
+	test/demo.sh
+
+test: build npm
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) fuzz FUZZTIME=10s
+
+# Each fuzz target for a bounded time.
+FUZZTIME ?= 30s
+fuzz:
+	@for target in $$($(GO) test -list '^Fuzz' ./adapters/ | grep ^Fuzz); do \
+		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) ./adapters/ || exit 1; done
+	@for target in $$($(GO) test -list '^Fuzz' ./catalog/ | grep ^Fuzz); do \
+		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) ./catalog/ || exit 1; done
+
+clean:
+	rm -rf bin .run
