@@ -73,7 +73,10 @@ func Environ(base []string, extra map[string]string) []string {
 
 // startProcess starts argv in its own process group. Its stderr is copied
 // to the log under name by a goroutine that the owner waits for.
-func startProcess(argv []string, dir string, env []string, log *Log, name string) (*process, error) {
+//
+// deathSig is what the child gets when the daemon dies: SIGKILL for a plain
+// server, SIGHUP for the shim (which then kills the server's whole tree).
+func startProcess(argv []string, dir string, env []string, deathSig syscall.Signal, log *Log, name string) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("make stdin pipe: %w", err)
@@ -97,8 +100,8 @@ func startProcess(argv []string, dir string, env []string, log *Log, name string
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	// Own process group, so stop signals reach grandchildren (sh -c …);
-	// SIGKILL if the daemon dies (SPEC §7.6).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// deathSig if the daemon dies (SPEC §7.6).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
@@ -277,11 +278,11 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	argv := spec.Argv
+	argv, deathSig := spec.Argv, syscall.SIGKILL
 	if len(u.opts.Shim) > 0 {
-		argv = append(append([]string{}, u.opts.Shim...), argv...)
+		argv, deathSig = append(append([]string{}, u.opts.Shim...), argv...), syscall.SIGHUP
 	}
-	proc, err := startProcess(argv, spec.Dir, env, u.opts.Log, u.name)
+	proc, err := startProcess(argv, spec.Dir, env, deathSig, u.opts.Log, u.name)
 	if err != nil {
 		return started{}, err
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -38,6 +40,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case daemonCommand:
 			return runDaemonChild(stderr)
+		case supervisor.ShimCommand:
+			return supervisor.ShimMain(args[1:])
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage)
 			return 0

@@ -80,8 +80,13 @@ func (d *daemon) serve() error {
 	}
 	defer ln.Close()
 
+	shim, err := supervisor.ShimArgv()
+	if err != nil {
+		return err
+	}
 	var gw *aggregator.Gateway
 	sup := supervisor.New(servers, supervisor.Options{
+		Shim:         shim,
 		Log:          log,
 		Logger:       logger,
 		StartTimeout: d.settings.StartupTimeout,

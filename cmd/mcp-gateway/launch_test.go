@@ -171,3 +171,40 @@ func TestGeneratedToken(t *testing.T) {
 		t.Errorf("call with the generated token: %s", res)
 	}
 }
+
+func TestKill9OfDaemonLeavesNoServerProcess(t *testing.T) {
+	e := newEnv(t)
+	tools := `MCP_FAKE_TOOLS=[{"name":"fork","inputSchema":{"type":"object"}}]`
+	// "sh -c 'fake'" without exec: the server runs below a shell, and forks
+	// a sleeper of its own.
+	b, _ := json.Marshal(map[string]any{
+		"a": map[string]string{"runCmd": strings.ReplaceAll(fakeserver.ShellCommand(tools), "exec ", "")},
+		"b": map[string]string{"runCmd": fakeserver.ShellCommand(tools)},
+	})
+	cfg := string(b)
+	if code, _, errOut := e.launch(cfg, "GATEWAY_ACCESS_TOKEN=t"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for range 2 {
+		mcpCall(t, e.url(), "t", "fork", `{}`)
+	}
+	daemon := e.daemonPID()
+	kids := descendants(daemon)
+	if len(kids) < 5 {
+		t.Fatalf("daemon has %d descendants, want ≥ 5", len(kids))
+	}
+	_ = syscall.Kill(daemon, syscall.SIGKILL)
+	killed := time.Now()
+	for _, k := range kids {
+		if !waitExit(t, k, 5*time.Second) {
+			b, _ := os.ReadFile("/proc/" + itoaInt(k) + "/cmdline")
+			t.Errorf("process %d (%q) outlived kill -9 of the daemon", k, b)
+		}
+	}
+	t.Logf("all %d server processes gone %v after kill -9 of the daemon", len(kids), time.Since(killed))
+	// The stale pid file does not block a new launch.
+	e.port = freePort(t)
+	if code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": nil})); code != 0 {
+		t.Fatalf("launch after kill -9: %s", errOut)
+	}
+}
