@@ -93,7 +93,7 @@ func checkCommand(field string, cmd *string, required bool) error {
 		return nil
 	}
 	if strings.TrimSpace(*cmd) == "" {
-		return fmt.Errorf("%s is empty", field)
+		return fmt.Errorf("%s is empty: want the shell command that starts the server", field)
 	}
 	if strings.ContainsRune(*cmd, 0) {
 		return fmt.Errorf("%s has a NUL byte", field)
@@ -130,6 +130,9 @@ func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, erro
 	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
 		return LaunchSpec{}, nil, err
 	}
+	if e.InstallCmd != nil && strings.TrimSpace(*e.InstallCmd) == "" {
+		e.InstallCmd = nil // optional: an empty one means nothing to install
+	}
 	if err := checkCommand("installCmd", e.InstallCmd, false); err != nil {
 		return LaunchSpec{}, nil, err
 	}
@@ -140,15 +143,19 @@ func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, erro
 	return a.spec(owner, repo, e), warns, nil
 }
 
+// splitGitHubKey checks the key is exactly "github/<owner>/<repo>" (SPEC
+// §5.3). owner and repo become path elements of the clone directory, so "."
+// and ".." are refused.
 func splitGitHubKey(key string) (owner, repo string, err error) {
 	parts := strings.Split(key, "/")
 	if len(parts) != 3 || parts[0] != "github" {
-		return "", "", errors.New(`want "github/<owner>/<repo>"`)
+		return "", "", errors.New(`key must have the form "github/<owner>/<repo>"`)
 	}
-	for _, p := range parts[1:] {
-		if p == "." || p == ".." || !githubPart.MatchString(p) {
-			return "", "", fmt.Errorf(`want "github/<owner>/<repo>" where owner and repo use only [A-Za-z0-9_.-] and are not "." or ".."; got %q`, p)
+	owner, repo = parts[1], parts[2]
+	for _, part := range [][2]string{{"owner", owner}, {"repo", repo}} {
+		if p := part[1]; p == "." || p == ".." || !githubPart.MatchString(p) {
+			return "", "", fmt.Errorf(`key must have the form "github/<owner>/<repo>": %s %q must be made of [A-Za-z0-9_.-] and not be "." or ".."`, part[0], p)
 		}
 	}
-	return parts[1], parts[2], nil
+	return owner, repo, nil
 }

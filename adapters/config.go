@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -42,7 +43,10 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 			warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("server %q: %w", key, err))
+			// One line per problem, each naming the key.
+			for _, e := range flatten(err) {
+				errs = append(errs, fmt.Errorf("server %q: %w", key, e))
+			}
 			continue
 		}
 		servers = append(servers, Server{Name: key, Spec: spec})
@@ -53,12 +57,25 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 	return servers, warnings, nil
 }
 
+// flatten lists the errors joined in err, depth first.
+func flatten(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
 func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, []string, error) {
 	if key == "" {
-		return LaunchSpec{}, nil, errors.New("empty server name")
+		return LaunchSpec{}, nil, errors.New("name is empty")
 	}
 	if strings.ContainsFunc(key, unicode.IsControl) {
-		return LaunchSpec{}, nil, errors.New("server name has control characters")
+		return LaunchSpec{}, nil, errors.New("name has control characters")
 	}
 	e, err := decodeEntry(raw)
 	if err != nil {
@@ -71,16 +88,30 @@ func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, 
 				return LaunchSpec{}, warns, err
 			}
 			spec.Kind = a.Kind()
-			for _, v := range e.Envs {
-				spec.Secrets = append(spec.Secrets, v)
-			}
+			spec.Secrets = secrets(e.Envs)
 			return spec, warns, nil
 		}
 	}
 	return LaunchSpec{}, nil, unknownServerError(list)
 }
 
-// unknownServerError lists what the name could have been (SPEC §5.1).
+// secrets returns the envs values to mask in the log, sorted so that the
+// spec is deterministic; an empty value hides nothing and is left out.
+func secrets(envs map[string]string) []string {
+	var out []string
+	for _, v := range envs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// unknownServerError lists what the name could have been (SPEC §5.1): each
+// adapter with a Help method describes its form.
 func unknownServerError(list []Adapter) error {
 	var forms []string
 	for _, a := range list {
@@ -88,27 +119,28 @@ func unknownServerError(list []Adapter) error {
 			forms = append(forms, h.Help())
 		}
 	}
-	return fmt.Errorf("unknown server: not a catalog name, and not one of the other forms; use %s", strings.Join(forms, "; or "))
+	return fmt.Errorf("unknown server name; use %s", strings.Join(forms, "; or "))
 }
 
 func decodeConfig(doc []byte) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(doc)
 	if len(trimmed) == 0 {
-		return nil, errors.New("parse config: empty; want a JSON object keyed by server name, e.g. {\"time\": {}}")
+		return nil, errors.New(`parse config: empty; want a JSON object keyed by server name, e.g. {"time": {}}`)
 	}
-	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("parse config: want a JSON object keyed by server name, got %s", jsonKind(trimmed))
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	// json.Unmarshal checks the whole document first, so a syntax error,
+	// including anything after the object, wins over a wrong kind.
 	var entries map[string]json.RawMessage
-	if err := dec.Decode(&entries); err != nil {
+	if err := json.Unmarshal(trimmed, &entries); err != nil {
+		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
+			return nil, fmt.Errorf("parse config: want a JSON object keyed by server name, got %s", jsonKind(trimmed))
+		}
+		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
+			return nil, fmt.Errorf("parse config: at byte %d: %w", se.Offset, err)
+		}
 		return nil, fmt.Errorf("parse config: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("parse config: unexpected data after the JSON object")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("parse config: unexpected data after the JSON object")
+	if entries == nil {
+		return nil, errors.New("parse config: want a JSON object keyed by server name, got null")
 	}
 	if len(entries) > MaxServers {
 		return nil, fmt.Errorf("parse config: %d servers, at most %d allowed", len(entries), MaxServers)
@@ -147,7 +179,7 @@ func checkDuplicateKeys(doc []byte) error {
 
 func decodeEntry(raw json.RawMessage) (Entry, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if string(trimmed) == "null" {
+	if isNull(trimmed) {
 		return Entry{Props: map[string]json.RawMessage{}}, nil
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -159,9 +191,13 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 	}
 	e := Entry{Props: map[string]json.RawMessage{}}
 	var errs []error
-	for k, v := range fields {
+	for _, k := range sortedKeys(fields) {
+		v := fields[k]
 		switch k {
 		case "runCmd", "installCmd":
+			if isNull(v) {
+				continue // null means not given, as for a null entry
+			}
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
 				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonKind(v)))
@@ -192,7 +228,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 // decodeEnvs checks envs (SPEC §5.5). Messages name the variable, never its value.
 func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if string(trimmed) == "null" {
+	if isNull(trimmed) {
 		return nil, nil
 	}
 	var fields map[string]json.RawMessage
@@ -207,7 +243,7 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 			continue
 		}
 		var s string
-		if err := json.Unmarshal(fields[name], &s); err != nil {
+		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
 			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonKind(fields[name])))
 			continue
 		}

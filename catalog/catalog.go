@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +16,8 @@ import (
 
 //go:embed builtin.json
 var builtinJSON []byte
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Property types a catalog entry may declare (SPEC §6.2).
 const (
@@ -84,7 +87,12 @@ func Load(path string) (*Catalog, error) {
 	}
 	over, err := Parse(data, SourceTemplate)
 	if err != nil {
-		return nil, fmt.Errorf("catalog file %s: %w", path, err)
+		// One line per bad entry, each naming the file.
+		var errs []error
+		for _, e := range flatten(err) {
+			errs = append(errs, fmt.Errorf("load catalog file %s: %w", path, e))
+		}
+		return nil, errors.Join(errs...)
 	}
 	return base.Merge(over), nil
 }
@@ -96,10 +104,18 @@ func Parse(data []byte, src Source) (*Catalog, error) {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
+		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
+			var v any
+			_ = json.Unmarshal(data, &v) // valid JSON, of the wrong kind
+			return nil, fmt.Errorf("parse catalog: want a JSON object keyed by server name, got %s", jsonKind(v))
+		}
+		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
+			return nil, fmt.Errorf("parse catalog: at byte %d: %w", se.Offset, err)
+		}
 		return nil, fmt.Errorf("parse catalog: %w", err)
 	}
 	if raw == nil {
-		return nil, errors.New("parse catalog: null, want a JSON object keyed by server name")
+		return nil, errors.New("parse catalog: want a JSON object keyed by server name, got null")
 	}
 	c := &Catalog{entries: make(map[string]*Entry, len(raw))}
 	var errs []error
@@ -141,9 +157,14 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			return nil, fmt.Errorf("install step %d is empty", i)
 		}
 	}
-	for pname, p := range e.Properties {
+	for _, pname := range sortedKeys(e.Properties) {
+		p := e.Properties[pname]
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
 			return nil, fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
+		}
+		if isNull(p.Default) {
+			p.Default = nil // "default": null is no default
+			e.Properties[pname] = p
 		}
 		if len(p.Default) > 0 {
 			if err := checkType(p.Type, p.Default); err != nil {
@@ -151,24 +172,33 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			}
 		}
 	}
-	for _, args := range append(slices.Clone(e.Command), envValues(e.Env)) {
-		for _, a := range args {
-			if p, ok := placeholder(a); ok {
-				if _, declared := e.Properties[p]; !declared {
-					return nil, fmt.Errorf("placeholder {{%s}} names no declared property", p)
-				}
+	for i, g := range e.Command {
+		for _, a := range g {
+			name, ok := placeholder(a)
+			if !ok {
+				continue
+			}
+			p, declared := e.Properties[name]
+			if !declared {
+				return nil, fmt.Errorf("command: placeholder {{%s}} names no declared property", name)
+			}
+			// The first group holds the program; it must never be dropped.
+			if i == 0 && !p.Required && len(p.Default) == 0 {
+				return nil, fmt.Errorf("command: placeholder {{%s}} in the first group needs a required property or a default", name)
+			}
+		}
+	}
+	for _, k := range sortedKeys(e.Env) {
+		if !envName.MatchString(k) {
+			return nil, fmt.Errorf("env: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", k)
+		}
+		if name, ok := placeholder(e.Env[k]); ok {
+			if _, declared := e.Properties[name]; !declared {
+				return nil, fmt.Errorf("env %s: placeholder {{%s}} names no declared property", k, name)
 			}
 		}
 	}
 	return &e, nil
-}
-
-func envValues(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for _, v := range env {
-		out = append(out, v)
-	}
-	return out
 }
 
 // Merge returns a catalog with over's entries added to, or replacing, c's.
@@ -192,6 +222,19 @@ func (c *Catalog) Lookup(name string) (*Entry, bool) {
 // Names returns the entry names, sorted.
 func (c *Catalog) Names() []string {
 	return sortedKeys(c.entries)
+}
+
+// flatten lists the errors joined in err, depth first.
+func flatten(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -55,7 +55,7 @@ func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, e
 			errs = append(errs, fmt.Errorf("property %q: %w", name, err))
 			continue
 		}
-		if p.Required && len(vals) == 0 {
+		if p.Required && (len(vals) == 0 || (p.Type == TypeString && vals[0] == "")) {
 			errs = append(errs, fmt.Errorf("property %q is required and must not be empty", name))
 			continue
 		}
@@ -83,8 +83,8 @@ groups:
 		}
 		r.Argv = append(r.Argv, out...)
 	}
-	if len(r.Argv) == 0 {
-		return Resolved{}, warnings, errors.New("command is empty after expanding properties")
+	if len(r.Argv) == 0 || r.Argv[0] == "" {
+		return Resolved{}, warnings, errors.New("command has no program after expanding properties")
 	}
 	if len(e.Env) > 0 {
 		r.Env = make(map[string]string, len(e.Env))
@@ -181,7 +181,7 @@ func jsonKind(v any) string {
 		return "null"
 	case string:
 		return "a string"
-	case json.Number:
+	case json.Number, float64:
 		return "a number"
 	case bool:
 		return "a boolean"
