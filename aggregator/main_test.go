@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,7 +46,13 @@ func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest
 		}
 		list = append(list, adapters.Server{Name: n, Spec: adapters.LaunchSpec{Argv: fakeserver.Argv(), Env: env}})
 	}
-	log := supervisor.NewLog(io.Discard)
+	logBuf := &bytes.Buffer{}
+	var logMu sync.Mutex
+	log := supervisor.NewLog(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.Write(p)
+	}))
 	var gw *Gateway
 	sup := supervisor.New(list, supervisor.Options{Log: log, OnToolsChanged: func(string) {
 		if gw != nil {
@@ -59,6 +66,12 @@ func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest
 	gw.Rebuild()
 	srv := httptest.NewServer(gw.Handler(HTTPOptions{Token: testToken, Health: func() any { return gw.Health() }, MaxSessions: 3}))
 	t.Cleanup(func() {
+		if t.Failed() {
+			logMu.Lock()
+			t.Logf("gateway log:\n%s", logBuf.String())
+			logMu.Unlock()
+		}
+		srv.CloseClientConnections()
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -66,6 +79,10 @@ func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest
 	})
 	return srv, gw
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // rawClient speaks MCP Streamable HTTP with raw bytes, so tests see exactly
 // what the gateway sends.

@@ -14,6 +14,7 @@
 //	MCP_FAKE_COUNT_FILE=<path> append one line per start (spawn counting)
 //	MCP_FAKE_PAGE=<n>          paginate tools/list n tools a page
 //	MCP_FAKE_NAME=<s>          echo appends " from <s>"
+//	MCP_FAKE_CANCEL_FILE=<path> append the params of each notifications/cancelled
 //
 // Tools (by name, whatever the list says):
 //
@@ -102,6 +103,14 @@ func Main() int {
 				Error  json.RawMessage `json:"error"`
 			}
 			if json.Unmarshal(line, &msg) == nil {
+				if msg.Method == "notifications/cancelled" {
+					if p := os.Getenv("MCP_FAKE_CANCEL_FILE"); p != "" {
+						if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+							fmt.Fprintln(f, string(msg.Params))
+							f.Close()
+						}
+					}
+				}
 				if msg.Method == "" {
 					s.mu.Lock()
 					ch := s.waits[string(msg.ID)]
