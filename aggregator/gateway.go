@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdkrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"

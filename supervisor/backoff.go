@@ -3,11 +3,13 @@ package supervisor
 import "time"
 
 // Restart policy (SPEC §7.3). A server is never restarted in the
-// background; the next call restarts it. A run that fails to start, or that
-// ends less than BackoffReset after it started, counts as a failure; the
-// first restart after a failure is immediate, and each further consecutive
-// failure doubles the wait before the next start may happen, from
-// BackoffBase up to BackoffMax. A run that lasts BackoffReset clears the
+// background; the next call restarts it. A run counts as a failure if it
+// failed to start (spawn, initialize, tools/list), or if it ended without
+// ever answering a call within BackoffReset of its start: that is a server
+// crashing on its own, not one killed from outside while it served. The
+// first restart after a failure is immediate; each further consecutive
+// failure doubles the wait before the next start, from BackoffBase up to
+// BackoffMax. A run that answers a call, or lasts BackoffReset, clears the
 // count. Calls made while a server waits fail at once with an error that
 // says when the next try is.
 const (

@@ -3,7 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
-		"log/slog"
+	"log/slog"
 	"os"
 	"sync"
 	"time"

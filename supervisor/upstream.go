@@ -21,8 +21,8 @@ type State string
 const (
 	StateStarting State = "starting"
 	StateRunning  State = "running"
-	StateExited   State = "exited" // ended; the next call restarts it
-	StateFailed   State = "failed" // could not be started; the next call retries
+	StateExited   State = "exited"  // ended; the next call restarts it
+	StateFailed   State = "failed"  // could not be started; the next call retries
 	StateStopped  State = "stopped" // stopped by the gateway
 )
 
@@ -81,7 +81,9 @@ type session struct {
 	proc     *process
 	conn     *conn
 	protocol string
-	done     chan struct{} // closed when the run is over and pending calls failed
+	done     chan struct{}  // closed when the run is over and pending calls failed
+	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
+	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
@@ -127,13 +129,17 @@ func (u *Upstream) Start(ctx context.Context) error {
 // server and say why (exited with status and stderr tail, backing off, …).
 func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
 	u.calls.Add(1)
-	s, err := u.session(ctx)
+	s, err := u.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer s.active.Done()
 	res, err := s.conn.call(ctx, method, params, peer)
+	var rpcErr *jsonrpc.Error
+	if err == nil || errors.As(err, &rpcErr) {
+		s.served.Store(true) // the server answered: it is not crash-looping
+	}
 	if err != nil {
-		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
@@ -354,11 +360,11 @@ func (u *Upstream) own(s *session) {
 			u.state = StateExited
 			u.lastError = exitErr.Error()
 		}
-		if time.Since(s.proc.started) < BackoffReset {
+		if s.served.Load() || time.Since(s.proc.started) >= BackoffReset {
+			u.failures = 0
+		} else {
 			u.failures++
 			u.nextTry = time.Now().Add(backoffDelay(u.failures))
-		} else {
-			u.failures = 0
 		}
 	}
 	stopped := u.stopped

@@ -21,6 +21,10 @@ Usage:
   mcp-gateway --config-file FILE [flags]  the same, config read from FILE
   mcp-gateway serve [flags]               run the daemon in the foreground
   mcp-gateway catalog [--json]            list the catalog servers
+  mcp-gateway pull <server>...            pre-install servers (template builds)
+  mcp-gateway status [--json]             show the running gateway and its servers
+  mcp-gateway stop                        stop the running gateway and wait until it is gone
+  mcp-gateway reload                      re-read the catalog file now; print what changed
   mcp-gateway version                     print the version
 
 Run 'mcp-gateway <command> --help' for a command's flags.
@@ -35,6 +39,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return runServe(args[1:], stdout, stderr)
 		case "catalog":
 			return runCatalog(args[1:], stdout, stderr)
+		case "pull":
+			return runPull(args[1:], stdout, stderr)
+		case "status":
+			return runStatus(args[1:], stdout, stderr)
+		case "stop":
+			return runStop(args[1:], stdout, stderr)
+		case "reload":
+			return runReload(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fmt.Fprintln(stdout, "mcp-gateway", version)
 			return 0

@@ -115,6 +115,12 @@ func (d *daemon) serve() error {
 		return err
 	}
 	gw.Rebuild()
+	ctl, err := ipc.ListenControl(d.settings.RunDir)
+	if err != nil {
+		sup.Shutdown(context.Background())
+		return err
+	}
+	defer ctl.Close()
 	if err := ipc.WriteToken(d.settings.TokenFile, d.token); err != nil {
 		sup.Shutdown(context.Background())
 		return err
@@ -149,15 +155,18 @@ func (d *daemon) serve() error {
 	g.Add(run.SignalHandler(sigCtx, syscall.SIGTERM, syscall.SIGINT))
 	supCtx, supCancel := context.WithCancel(context.Background())
 	g.Add(func() error { return sup.Run(supCtx) }, func(error) { supCancel() })
+	// Catalog watcher and control socket (control.go), after the supervisor.
+	d.addControlActors(&g, ctl, sup, gw, logger, ln.Addr().String())
 
 	d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()})
 	logger.Info("ready", "addr", ln.Addr().String(), "servers", len(servers), "tools", gw.ToolCount())
 
 	err = g.Run()
 	sigCancel()
-	var sig run.SignalError
-	if errors.As(err, &sig) {
-		logger.Info("stopped", "signal", sig.Signal.String())
+	// oklog/run: compare with errors.Is(err, run.ErrSignal); a value
+	// SignalError target matches errors.As without being filled in.
+	if errors.Is(err, run.ErrSignal) {
+		logger.Info("stopped", "reason", err.Error())
 		return nil
 	}
 	if err != nil {

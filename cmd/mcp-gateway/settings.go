@@ -34,7 +34,7 @@ func (s Settings) Addr() string { return net.JoinHostPort(s.Listen, strconv.Itoa
 // pathFlags lists the SPEC §10 settings: flag, environment, default.
 var pathFlags = []struct {
 	flag, env, def, usage string
-	field             func(*Settings) *string
+	field                 func(*Settings) *string
 }{
 	{"listen", "MCP_GATEWAY_LISTEN", "", "listen address (empty: all interfaces)", func(s *Settings) *string { return &s.Listen }},
 	{"token-file", "MCP_GATEWAY_TOKEN_FILE", "/etc/mcp-gateway/.token", "token file, written 0600", func(s *Settings) *string { return &s.TokenFile }},

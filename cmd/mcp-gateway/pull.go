@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/catalog"
+)
+
+const pullSynopsis = `Usage: mcp-gateway pull [flags] <server>...
+
+Pre-installs servers at template build time (SPEC §6.5):
+  <catalog name>          runs the entry's install steps (built-in or from --catalog-file)
+  github/<owner>/<repo>   clones it into --servers-dir and runs --install there;
+                          $GITHUB_TOKEN or $GH_TOKEN, if set, is the token for a private one
+
+Servers are pulled in the order given; the first failure stops the pull
+with exit status 1. Flags may come before or after the names.`
+
+// runPull is `mcp-gateway pull <server>...` (SPEC §6.5). Each step is
+// printed as "pull <server>: <step>" and its output streamed to stdout.
+// Exit status: 0 all pulled, 1 a step failed or a name is unknown (the
+// error, on stderr, names the server and the step), 2 bad usage.
+func runPull(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("pull", pullSynopsis, stderr)
+	install := fs.String("install", "", "installCmd for the github/<owner>/<repo> servers named, run with /bin/sh -c in the clone")
+	sf := addSettingsFlags(fs, false)
+	names, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(stderr, "pull: name at least one server, e.g. 'mcp-gateway pull time'")
+		return 2
+	}
+	if *install != "" && !slices.ContainsFunc(names, isGitHubName) {
+		fmt.Fprintln(stderr, "pull: --install applies only to github/<owner>/<repo> servers; a catalog entry's install steps come from the catalog")
+		return 2
+	}
+	cat, err := catalog.Load(sf.s.CatalogFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	gh := adapters.GitHubOptions{BaseURL: sf.s.GitHubURL, ServersDir: sf.s.ServersDir}
+	for _, name := range names {
+		var err error
+		if isGitHubName(name) {
+			err = pullGitHub(ctx, name, *install, cat, gh, stdout)
+		} else {
+			err = pullCatalog(ctx, name, cat, gh, stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mcp-gateway:", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func isGitHubName(name string) bool { return strings.HasPrefix(name, "github/") }
+
+// parseInterleaved parses fs over args where flags and positional names
+// may be mixed ("pull github/a/b --install 'npm ci'"). It returns the names
+// in order; on a parse error, ok is false and code is the exit status.
+func parseInterleaved(fs *flag.FlagSet, args []string) (names []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, 2, false
+		}
+		if fs.NArg() == 0 {
+			return names, 0, true
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// pullCatalog runs the install steps (argv lists) of catalog entry name.
+// An unknown name gets the config validation's error (SPEC §5.1).
+func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, gh adapters.GitHubOptions, stdout io.Writer) error {
+	entry, ok := cat.Lookup(name)
+	if !ok {
+		return unknownServer(name, cat, gh)
+	}
+	if len(entry.Install) == 0 {
+		fmt.Fprintf(stdout, "pull %s: nothing to install (the catalog entry has no install steps)\n", name)
+		return nil
+	}
+	for i, step := range entry.Install {
+		line := strings.Join(step, " ")
+		fmt.Fprintf(stdout, "pull %s: %s\n", name, line)
+		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
+		cmd.Stdout = stdout
+		cmd.Stderr = stdout
+		cmd.WaitDelay = 2 * time.Second // a grandchild holding the pipe does not hang the pull
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, len(entry.Install), line, err)
+		}
+	}
+	return nil
+}
+
+// unknownServer returns the error config validation gives for name, so the
+// listing of catalog names and other forms is the same (SPEC §5.1).
+func unknownServer(name string, cat *catalog.Catalog, gh adapters.GitHubOptions) error {
+	doc, err := json.Marshal(map[string]struct{}{name: {}})
+	if err != nil {
+		return fmt.Errorf("encode server name: %w", err)
+	}
+	if _, _, err := adapters.Parse(doc, adapters.Builtin(cat, gh)); err != nil {
+		return fmt.Errorf("pull: %w", err)
+	}
+	return fmt.Errorf("pull: server %q: not a catalog name", name)
+}
+
+// pullGitHub clones github/<owner>/<repo> into the servers dir and runs
+// install there, through the github adapter's Prepare, exactly as the daemon
+// would before the first start; an existing complete clone is reused. The
+// entry is validated as a config entry; its runCmd is a placeholder, since
+// pull does not start the server.
+func pullGitHub(ctx context.Context, name, install string, cat *catalog.Catalog, gh adapters.GitHubOptions, stdout io.Writer) error {
+	type entry struct {
+		RunCmd     string            `json:"runCmd"`
+		InstallCmd string            `json:"installCmd,omitempty"`
+		Envs       map[string]string `json:"envs,omitempty"`
+	}
+	e := entry{RunCmd: "true", InstallCmd: install}
+	for _, v := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
+		if tok := os.Getenv(v); tok != "" {
+			e.Envs = map[string]string{v: tok}
+			break
+		}
+	}
+	doc, err := json.Marshal(map[string]entry{name: e})
+	if err != nil {
+		return fmt.Errorf("encode entry: %w", err)
+	}
+	servers, _, err := adapters.Parse(doc, adapters.Builtin(cat, gh))
+	if err != nil {
+		return fmt.Errorf("pull: %w", err)
+	}
+	spec := servers[0].Spec
+	if install == "" {
+		fmt.Fprintf(stdout, "pull %s: clone into %s\n", name, spec.Dir)
+	} else {
+		fmt.Fprintf(stdout, "pull %s: clone into %s, then run: %s\n", name, spec.Dir, install)
+	}
+	if err := spec.Prepare(ctx, os.Environ(), stdout); err != nil {
+		return fmt.Errorf("pull %s: %w", name, err)
+	}
+	return nil
+}

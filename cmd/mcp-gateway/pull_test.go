@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/catalog"
+)
+
+// pullMain runs `mcp-gateway pull args...` in-process.
+func pullMain(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"pull"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// writePullCatalog writes a catalog override file and returns its path.
+func writePullCatalog(t *testing.T, entries map[string]catalog.Entry) string {
+	t.Helper()
+	b, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "catalog.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPullCatalogRunsInstallSteps(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\necho \"fake-installer installing $1\"\n[ \"$1\" = broken ] && exit 3\ntouch \"$MARKER_DIR/$1\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "fake-installer"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	markers := t.TempDir()
+	t.Setenv("MARKER_DIR", markers)
+	cat := writePullCatalog(t, map[string]catalog.Entry{
+		"fake": {Description: "a fake server", Command: [][]string{{"fake-server"}},
+			Install: [][]string{{"fake-installer", "pkg-a"}, {"fake-installer", "pkg-b"}}},
+		"broken": {Description: "fails to install", Command: [][]string{{"fake-server"}},
+			Install: [][]string{{"fake-installer", "broken"}, {"fake-installer", "never"}}},
+	})
+
+	code, out, errOut := pullMain("--catalog-file", cat, "fake")
+	if code != 0 {
+		t.Fatalf("pull fake: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"pull fake: fake-installer pkg-a\n", "fake-installer installing pkg-a\n", "pull fake: fake-installer pkg-b\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, m := range []string{"pkg-a", "pkg-b"} {
+		if _, err := os.Stat(filepath.Join(markers, m)); err != nil {
+			t.Errorf("marker %s: %v", m, err)
+		}
+	}
+
+	// The first failure stops the pull and is named; later servers do not run.
+	os.RemoveAll(filepath.Join(markers, "pkg-a"))
+	code, out, errOut = pullMain("--catalog-file", cat, "broken", "fake")
+	if code != 1 {
+		t.Fatalf("pull broken fake: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`pull broken: step 1 of 2 (fake-installer broken)`, "exit status 3"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(out, "never") || strings.Contains(out, "pull fake") {
+		t.Errorf("pull went on after the failure:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(markers, "pkg-a")); err == nil {
+		t.Error("fake was installed after broken failed")
+	}
+}
+
+func TestPullUnknownName(t *testing.T) {
+	cat := writePullCatalog(t, map[string]catalog.Entry{})
+	code, out, errOut := pullMain("--catalog-file", cat, "nosuch")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// The same listing as config validation gives.
+	_, _, want := adapters.Parse([]byte(`{"nosuch": {}}`), adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{}))
+	if want == nil || !strings.Contains(errOut, want.Error()) {
+		t.Errorf("stderr does not hold the config error %q:\n%s", want, errOut)
+	}
+	for _, name := range []string{"time", "filesystem", "github/<owner>/<repo>", "runCmd"} {
+		if !strings.Contains(errOut, name) {
+			t.Errorf("stderr does not list %q:\n%s", name, errOut)
+		}
+	}
+
+	if code, _, errOut := pullMain("--catalog-file", cat); code != 2 {
+		t.Errorf("pull with no names: exit %d, want 2\n%s", code, errOut)
+	}
+	if code, _, errOut := pullMain("--catalog-file", cat, "--install", "make", "time"); code != 2 {
+		t.Errorf("pull --install of a catalog name: exit %d, want 2\n%s", code, errOut)
+	}
+}
+
+func TestPullGitHubPreClones(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git binary not found; needed for the test's http-backend")
+	}
+	// A bare repository acme/hello.git served by git http-backend.
+	root, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main", work},
+		{"-C", work, "add", "-A"},
+		{"-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
+		{"clone", "-q", "--bare", work, filepath.Join(root, "acme", "hello.git")},
+	} {
+		cmd := exec.Command(gitBin, args...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	srv := httptest.NewServer(&cgi.Handler{
+		Path: gitBin, Args: []string{"http-backend"}, Stderr: io.Discard,
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
+	})
+	defer srv.Close()
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GH_TOKEN", "")
+
+	servers := t.TempDir()
+	cat := writePullCatalog(t, map[string]catalog.Entry{})
+	// Flags after the name, as a Dockerfile would write it.
+	code, out, errOut := pullMain("--catalog-file", cat, "--servers-dir", servers, "--github-url", srv.URL,
+		"github/acme/hello", "--install", "cat README.md > built.txt; echo built")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	t.Logf("stdout:\n%s", out)
+	dir := filepath.Join(servers, "github", "acme", "hello")
+	if got, err := os.ReadFile(filepath.Join(dir, "built.txt")); err != nil || string(got) != "hello\n" {
+		t.Errorf("built.txt = %q, %v; want the README", got, err)
+	}
+	for _, want := range []string{"pull github/acme/hello: clone into " + dir, "cloning " + srv.URL + "/acme/hello.git", "built\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A missing repository fails non-zero and names it.
+	code, out, errOut = pullMain("--catalog-file", cat, "--servers-dir", servers, "--github-url", srv.URL, "github/acme/missing")
+	if code != 1 || !strings.Contains(errOut, "acme/missing") {
+		t.Errorf("pull of a missing repository: exit %d, want 1 naming it\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,184 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+)
+
+// DefaultDrain bounds how long a graceful restart waits for the calls in
+// flight on the old run (SPEC §6.3).
+const DefaultDrain = 10 * time.Second
+
+// afterStopWait bounds the wait for calls to return once the old run is
+// stopped (they fail at once when it ends; this is only a safety net).
+const afterStopWait = 5 * time.Second
+
+// Update is what Reload did to one server.
+type Update struct {
+	Server    string
+	Changed   bool  // its launch spec changed
+	Restarted bool  // it was running and runs again on the new spec
+	Err       error // the restart failed; names the server
+}
+
+// Reload gives the servers named in specs their new launch spec, and
+// restarts gracefully (see Restart) each running server whose spec changed,
+// all in parallel. Servers whose spec is unchanged, or not named, are not
+// touched. It returns one Update per named server, in config-key order.
+// The caller rebuilds the aggregated tool list afterwards.
+func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
+	updates := make([]Update, len(s.upstreams))
+	named := make([]bool, len(s.upstreams))
+	var wg sync.WaitGroup
+	for i, u := range s.upstreams {
+		spec, ok := specs[u.name]
+		if !ok {
+			continue
+		}
+		named[i] = true
+		updates[i].Server = u.name
+		s.opts.Log.AddSecrets(spec.Secrets...)
+		if !u.SetSpec(spec) {
+			continue
+		}
+		updates[i].Changed = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			restarted, err := u.Restart(ctx, drain)
+			updates[i].Restarted = restarted && err == nil
+			updates[i].Err = err
+		}()
+	}
+	wg.Wait()
+	var out []Update
+	for i, up := range updates {
+		if named[i] {
+			out = append(out, up)
+		}
+	}
+	return out
+}
+
+// Restart restarts a running server on its current spec (after SetSpec),
+// gracefully:
+//  1. new calls wait (they queue as for a start in progress);
+//  2. calls in flight on the old run may finish, for up to drain
+//     (DefaultDrain if zero); past that they fail with the exit error;
+//  3. the old run is stopped with the stop sequence;
+//  4. the new run starts and lists its tools (OnToolsChanged follows if
+//     they differ), and the waiting calls go to it.
+//
+// A server that is not running is left alone: its next call starts it on
+// the new spec. It reports whether the old run was stopped. If ctx ends
+// (the daemon is stopping) before the new run starts, the server is left
+// stopped and its next call starts it.
+func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, error) {
+	if drain <= 0 {
+		drain = DefaultDrain
+	}
+	u.mu.Lock()
+	// A start in flight may be on the old spec: let it finish first.
+	for u.cur == nil && u.starting != nil && !u.stopped {
+		wait := u.starting
+		u.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return false, fmt.Errorf("server %q: restart: %w", u.name, ctx.Err())
+		}
+		u.mu.Lock()
+	}
+	if u.stopped {
+		u.mu.Unlock()
+		return false, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+	}
+	old := u.cur
+	if old == nil {
+		u.mu.Unlock()
+		return false, nil
+	}
+	// From here new calls see a start in progress and wait on gate; calls
+	// already counted in old.active finish on the old run.
+	gate := make(chan struct{})
+	u.starting = gate
+	u.cur = nil
+	u.state = StateStarting
+	u.mu.Unlock()
+	defer close(gate)
+
+	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
+	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
+	drained := make(chan struct{})
+	go func() { old.active.Wait(); close(drained) }()
+	timer := time.NewTimer(drain)
+	select {
+	case <-drained:
+	case <-timer.C:
+		log.Warn("calls still in flight after the drain time; stopping the old run anyway", "inFlight", old.conn.inFlight())
+	case <-ctx.Done():
+	case <-u.opts.ctx.Done():
+	}
+	timer.Stop()
+	old.proc.stop(u.opts.ctx, u.opts.Stop)
+	<-old.done
+	select {
+	case <-drained:
+	case <-time.After(afterStopWait):
+	}
+
+	u.mu.Lock()
+	u.starting = nil
+	u.failures, u.nextTry = 0, time.Time{} // a new spec gets a fresh start
+	if u.stopped || ctx.Err() != nil {
+		if !u.stopped {
+			u.state = StateExited
+			u.lastError = "restart interrupted; the next call starts it"
+		}
+		u.mu.Unlock()
+		return true, fmt.Errorf("server %q: restart interrupted: the gateway is stopping", u.name)
+	}
+	u.mu.Unlock()
+
+	s, err := u.session(u.opts.ctx)
+	if err != nil {
+		return true, err // names the server
+	}
+	// Shutdown may have begun while the new run started, and missed it.
+	u.mu.Lock()
+	orphan := u.stopped && u.cur == s
+	u.mu.Unlock()
+	if orphan {
+		s.proc.stop(context.Background(), u.opts.Stop)
+		<-s.done
+		return true, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+	}
+	return true, nil
+}
+
+// acquire returns the live session with the call counted in its active
+// group, so that a graceful restart waits for it. A session taken out of
+// service between session() and the count is not used: the call waits for
+// its successor instead.
+func (u *Upstream) acquire(ctx context.Context) (*session, error) {
+	for {
+		s, err := u.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u.mu.Lock()
+		if u.cur == s {
+			s.active.Add(1)
+			u.mu.Unlock()
+			return s, nil
+		}
+		u.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
