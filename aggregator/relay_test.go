@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -163,5 +164,22 @@ func TestServerListChangedReachesSessions(t *testing.T) {
 		if !strings.Contains(list, `"name":`+name) {
 			t.Errorf("rebuilt list %s lacks %s", list, name)
 		}
+	}
+}
+
+// A long call that reports progress completes: the gateway imposes no
+// timeout of its own (issue 3). MCP_GATEWAY_LONG_TESTS=1 runs the 90 s
+// version (progress every 10 s); the default is 3 s.
+func TestLongCallWithProgressCompletes(t *testing.T) {
+	n, ms := 3, 1000
+	if os.Getenv("MCP_GATEWAY_LONG_TESTS") == "1" {
+		n, ms = 9, 10000
+	}
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	var notes []string
+	res := c.rpcNotes(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress","arguments":{"n":%d,"ms":%d},"_meta":{"progressToken":7}}}`, n, ms), &notes)
+	if !strings.Contains(string(res), `"done"`) || len(notes) != n {
+		t.Errorf("long call: %d progress notifications, result %s", len(notes), res)
 	}
 }

@@ -7,6 +7,7 @@
 //
 //	MCP_FAKE=1                 be the server
 //	MCP_FAKE_TOOLS=<json>      the tools/list "tools" array, raw (default: DefaultTools)
+//	MCP_FAKE_TOOLS_FILE=<path> the same, read from a file (for lists over 128 KiB)
 //	MCP_FAKE_BANNER=1          print a blank and a non-JSON line before and between replies
 //	MCP_FAKE_STDERR=<bytes>    write this much stderr at start
 //	MCP_FAKE_START_DELAY=<ms>  sleep before answering initialize
@@ -26,6 +27,7 @@
 //	big {"bytes": n}          → text content of n bytes
 //	stderr {"bytes": n}       → write n bytes to stderr, then text "ok"
 //	env                       → text content: the environment, one per line
+//	say {"text": s}           → write s to stderr, then text "said"
 //	pid                       → text content: this process's pid
 //	progress {"n": k, "ms": d}→ k progress notifications d ms apart, then "done"
 //	log                       → a notifications/message, then "logged"
@@ -83,6 +85,10 @@ func Main() int {
 	}
 	s := &server{out: bufio.NewWriterSize(os.Stdout, 1<<20), banner: os.Getenv("MCP_FAKE_BANNER") != "", waits: map[string]chan json.RawMessage{}}
 	s.tools = os.Getenv("MCP_FAKE_TOOLS")
+	if p := os.Getenv("MCP_FAKE_TOOLS_FILE"); p != "" {
+		b, _ := os.ReadFile(p)
+		s.tools = string(b)
+	}
 	if s.tools == "" {
 		s.tools = DefaultTools
 	}
@@ -256,6 +262,9 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case "big":
 		s.reply(id, text(strings.Repeat("x", a.Bytes)))
+	case "say":
+		fmt.Fprintln(os.Stderr, a.Text)
+		s.reply(id, text("said"))
 	case "stderr":
 		os.Stderr.WriteString(strings.Repeat(strings.Repeat("s", 99)+"\n", a.Bytes/100+1))
 		s.reply(id, text("ok"))

@@ -1,0 +1,100 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+func TestLargeToolListArrivesIntact(t *testing.T) {
+	var tools []string
+	for i := range 300 {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%03d","description":%q,"inputSchema":{"type":"object"}}`, i, strings.Repeat("d", 900)))
+	}
+	list := "[" + strings.Join(tools, ",") + "]"
+	file := filepath.Join(t.TempDir(), "tools.json")
+	os.WriteFile(file, []byte(list), 0o644)
+	_, u, _ := fake(t, map[string]string{"MCP_FAKE_TOOLS_FILE": file})
+	if err := u.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := u.Tools()
+	if len(got) != 300 || len(list) < 300<<10-40000 {
+		t.Fatalf("%d tools from a %d-byte list", len(got), len(list))
+	}
+	for i, tool := range got {
+		if string(tool.Raw) != tools[i] {
+			t.Fatalf("tool %d changed:\n%s\n%s", i, tool.Raw, tools[i])
+		}
+	}
+}
+
+func TestResponseOverTheCapFailsOnlyThatCall(t *testing.T) {
+	_, u, log := fake(t, nil)
+	_, err := u.Call(context.Background(), "tools/call", json.RawMessage(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, jsonrpc.DefaultMaxLine+1<<20)), nil)
+	var rpcErr *jsonrpc.Error
+	if err == nil || !strings.Contains(err.Error(), "larger than the gateway's 64 MiB") {
+		t.Fatalf("over-cap call: %v (%T), want a clear error", err, err)
+	}
+	_ = rpcErr
+	if got := mustText(t, u, "echo", `{"text":"still here"}`); got != "still here" {
+		t.Errorf("next call = %q", got)
+	}
+	if st := u.Status(); st.Restarts != 0 {
+		t.Errorf("the server was restarted (%d): the stream should resume at the next line", st.Restarts)
+	}
+	contains(t, "log", log.String(), "exceeds the 67108864-byte limit; skipped")
+}
+
+func TestEnvironmentKeepsToolingVariables(t *testing.T) {
+	s, u, _ := fake(t, nil)
+	s.opts.BaseEnv = []string{"PATH=/usr/local/bin:/usr/bin", "HOME=/root", "LANG=C.UTF-8", "HTTPS_PROXY=http://proxy:3128", "npm_config_cache=/var/cache/npm", "UV_CACHE_DIR=/var/cache/uv", TokenEnv + "=secret-token"}
+	env := mustText(t, u, "env", `{}`)
+	for _, kv := range []string{"PATH=/usr/local/bin:/usr/bin", "HOME=/root", "LANG=C.UTF-8", "HTTPS_PROXY=http://proxy:3128", "npm_config_cache=/var/cache/npm", "UV_CACHE_DIR=/var/cache/uv"} {
+		contains(t, "server environment", env, kv)
+	}
+	if strings.Contains(env, "secret-token") {
+		t.Error("the token reached the server")
+	}
+}
+
+func TestLogIsRotated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.log")
+	log, err := OpenLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	line := strings.Repeat("z", 1000)
+	for range (LogMaxMB + 2) << 10 { // a bit over LogMaxMB megabytes
+		log.Line("chatty", line)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > LogMaxMB<<20 {
+		t.Errorf("log is %d bytes, want at most %d", st.Size(), LogMaxMB<<20)
+	}
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "gateway-*.log"))
+	if len(old) == 0 {
+		t.Error("no rotated file")
+	}
+}
+
+func TestSecretsAreMaskedInServerStderr(t *testing.T) {
+	_, u, log := fake(t, nil)
+	u.opts.Log.AddSecrets("hunter2-secret")
+	mustText(t, u, "say", `{"text":"the password is hunter2-secret!"}`)
+	waitFor(t, func() bool { return strings.Contains(log.String(), "the password is") })
+	contains(t, "log", log.String(), "the password is [REDACTED]!")
+	if strings.Contains(log.String(), "hunter2-secret") {
+		t.Error("the secret reached the log")
+	}
+}
