@@ -2,8 +2,8 @@
 # `make run`: start the gateway on a default config of real npm servers
 # (memory, filesystem on a scratch directory, everything), then list the
 # tools and call some through the official TypeScript SDK client.
-# Everything lives under .run/ in the repo; `bin/mcp-gateway stop`-free:
-# the script leaves the gateway running and prints how to stop it.
+# Everything lives under .run/ in the repo. The script leaves the gateway
+# running and prints how to inspect and stop it.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 run="$root/.run"
@@ -41,10 +41,7 @@ JSON
 flags="--port $port --token-file $run/token --log-file $run/gateway.log --run-dir $run/run --catalog-file $run/catalog.json --servers-dir $run/servers"
 
 # Stop a gateway left by an earlier `make run`.
-if [ -f "$run/run/mcp-gateway.pid" ]; then
-	pid=$(cat "$run/run/mcp-gateway.pid")
-	kill -TERM "$pid" 2>/dev/null && while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done || true
-fi
+"$bin" stop --run-dir "$run/run" >/dev/null 2>&1 || true
 
 # shellcheck disable=SC2086
 "$bin" --config "$config" $flags
@@ -58,4 +55,5 @@ node "$root/test/client/mcp-client.mjs" --url "http://127.0.0.1:$port/mcp" --tok
 	--call echo --args '{"message":"hello through mcp-gateway"}' \
 	--call list_directory --args "{\"path\":\"$run/data\"}"
 echo
-echo "The gateway keeps running. Stop it with: kill -TERM \$(cat $run/run/mcp-gateway.pid)"
+echo "The gateway keeps running. Its state: $bin status --run-dir $run/run"
+echo "Stop it with:                         $bin stop --run-dir $run/run"
