@@ -46,6 +46,10 @@ func (p *peer) Notify(ctx context.Context, method string, params json.RawMessage
 }
 
 func (p *peer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !p.clientCan(method) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s: the calling client did not declare this capability", method)}
+	}
 	ctx = context.WithValue(ctx, rawKey{}, rawOut{method: method, params: params})
 	var (
 		res any
@@ -101,4 +105,22 @@ func rawSending(next mcp.MethodHandler) mcp.MethodHandler {
 		raw := &mcp.ServerRequest[*rawParams]{Session: ss, Params: &rawParams{ProgressNotificationParams: &mcp.ProgressNotificationParams{}, raw: params}}
 		return next(ctx, out.method, raw)
 	}
+}
+
+// clientCan reports whether the calling client declared the capability a
+// server-to-client request needs (MCP 2025-06-18 §Client features). go-sdk
+// keeps roots as a plain struct, so roots/list is always asked and the
+// client's own answer is relayed.
+func (p *peer) clientCan(method string) bool {
+	ip := p.ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil {
+		return false
+	}
+	switch method {
+	case "sampling/createMessage":
+		return ip.Capabilities.Sampling != nil
+	case "elicitation/create":
+		return ip.Capabilities.Elicitation != nil
+	}
+	return true
 }
