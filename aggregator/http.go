@@ -40,8 +40,9 @@ const (
 	DefaultMaxBodyBytes   = 64 << 20
 )
 
-// Handler returns the HTTP handler: /mcp (auth, Origin, session cap, then
-// go-sdk's Streamable HTTP), /health (no auth), and 404 for anything else.
+// Handler returns the HTTP handler: /mcp (Origin, auth, the transport
+// fixes, session cap, then go-sdk's Streamable HTTP), /health (no auth),
+// and 404 for anything else.
 func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
@@ -61,8 +62,11 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 		Logger:                     g.log,
 	})
 	capped := &sessionCap{g: g, max: o.MaxSessions, next: stream}
+	// transport (transport.go) fixes where go-sdk differs from the
+	// Streamable HTTP spec: sessions, bodies, Accept, versions, DELETE.
+	front := &transport{next: capped, maxBody: o.MaxBodyBytes, calls: callsFor(g.server)}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, capped)))
+	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, front)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -156,13 +160,45 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.inflight++
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.inflight--
-		c.mu.Unlock()
-	}()
-	c.next.ServeHTTP(w, r)
+	// The reservation ends when the response starts: by then go-sdk has
+	// registered the new session, which Sessions() counts. Holding it until
+	// the handler returned counted the session twice while its stream
+	// closed, and a client that had already read its initialize result
+	// and started the next one could get a spurious 503.
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.inflight--
+			c.mu.Unlock()
+		})
+	}
+	defer release()
+	c.next.ServeHTTP(&releaseWriter{ResponseWriter: w, release: release}, r)
 }
+
+// releaseWriter calls release when the response starts.
+type releaseWriter struct {
+	http.ResponseWriter
+	release func()
+}
+
+func (w *releaseWriter) WriteHeader(code int) {
+	w.release()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *releaseWriter) Write(b []byte) (int, error) {
+	w.release()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *releaseWriter) Flush() {
+	w.release()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *releaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func writeJSONError(w http.ResponseWriter, status int, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")

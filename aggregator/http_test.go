@@ -1,0 +1,772 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tests of the /mcp endpoint's transport behaviour (issue 4, SPEC §3),
+// each with real HTTP requests.
+
+// startGatewayWith is startGateway with its own HTTPOptions: the gateway
+// (fake upstreams and all) is startGateway's, served by a second handler.
+func startGatewayWith(t *testing.T, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
+	t.Helper()
+	_, gw := startGateway(t, servers)
+	o.Token = testToken
+	o.Health = func() any { return gw.Health() }
+	srv := httptest.NewServer(gw.Handler(o))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv, gw
+}
+
+const (
+	acceptBoth = "application/json, text/event-stream"
+	unset      = "\x00unset" // a header value meaning "do not send the header"
+)
+
+func initBody(version string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+}
+
+// send makes one request with the token and the usual headers, overridden
+// by hdr (unset removes one), and reads the whole response body within 10 s.
+func send(t *testing.T, method, url, body string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", acceptBoth)
+	}
+	if method == "GET" {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	for k, v := range hdr {
+		if v == unset {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("%s %.60s: %v", method, body, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %.60s: reading the body: %v", method, body, err)
+	}
+	return resp, b
+}
+
+// message returns the JSON-RPC response in a body, whether it came as JSON
+// or as the last data line of an SSE stream.
+func message(t *testing.T, resp *http.Response, body []byte) []byte {
+	t.Helper()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return body
+	}
+	var last []byte
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(d, `"id"`) {
+			last = []byte(d)
+		}
+	}
+	if last == nil {
+		t.Fatalf("no response in the stream: %q", body)
+	}
+	return last
+}
+
+// wantRPCError checks an HTTP error: its status and a JSON-RPC error body
+// with the given code (0: any).
+func wantRPCError(t *testing.T, what string, resp *http.Response, body []byte, status, code int) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Errorf("%s: status %d (%s), want %d", what, resp.StatusCode, body, status)
+		return
+	}
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      json.RawMessage
+		Error   *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" || m.Error == nil || m.Error.Message == "" {
+		t.Errorf("%s: body %q is not a JSON-RPC error", what, body)
+		return
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("%s: Content-Type %q, want application/json", what, resp.Header.Get("Content-Type"))
+	}
+	if code != 0 && m.Error.Code != code {
+		t.Errorf("%s: code %d (%s), want %d", what, m.Error.Code, m.Error.Message, code)
+	}
+}
+
+func sessionHeaders(c *rawClient) map[string]string {
+	return map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": "2025-06-18"}
+}
+
+func with(h map[string]string, kv ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range h {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+// 1. Sessions
+
+func TestSessionIDIsIssuedAndRequired(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	u := srv.URL + "/mcp"
+	resp, body := send(t, "POST", u, initBody("2025-06-18"), nil)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || id == "" {
+		t.Fatalf("initialize: %d, Mcp-Session-Id %q: %s", resp.StatusCode, id, body)
+	}
+	for _, r := range id {
+		if r < 0x21 || r > 0x7e {
+			t.Errorf("session id %q has a character outside visible ASCII", id)
+		}
+	}
+	// Without the header, anything but initialize is a 400 with a JSON-RPC
+	// error body (go-sdk alone answers 200 with an error of code 0, or
+	// silently opens a throwaway session for a notification).
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+	} {
+		resp, b := send(t, "POST", u, body, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+		wantRPCError(t, "no session: "+body, resp, b, 400, 0)
+	}
+	// The error names the request it answers.
+	resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":"req-7","method":"tools/list"}`, nil)
+	if !strings.Contains(string(b), `"id":"req-7"`) {
+		t.Errorf("no-session error %d %s does not carry the request id", resp.StatusCode, b)
+	}
+	// The session works with the header.
+	resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id})
+	if resp.StatusCode != 200 || !strings.Contains(string(message(t, resp, b)), `"name":"echo"`) {
+		t.Errorf("tools/list in the session: %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestUnknownOrDeletedSessionIs404(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	u := srv.URL + "/mcp"
+	c := newClient(t, srv)
+	check := func(what, id string) {
+		t.Helper()
+		h := map[string]string{"Mcp-Session-Id": id}
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, h)
+		wantRPCError(t, what+" POST", resp, b, 404, 0)
+		resp, b = send(t, "GET", u, "", h)
+		wantRPCError(t, what+" GET", resp, b, 404, 0)
+		resp, b = send(t, "DELETE", u, "", h)
+		wantRPCError(t, what+" DELETE", resp, b, 404, 0)
+	}
+	check("unknown id", "no-such-session")
+	resp, b := send(t, "DELETE", u, "", sessionHeaders(c))
+	if resp.StatusCode != 200 && resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+	}
+	check("deleted id", c.session)
+}
+
+// DELETE ends the session: its running call is cancelled upstream, the
+// POST stream carrying it and the GET stream end, and nothing waits for the
+// 20 s call to finish.
+func TestDeleteCancelsCallsAndClosesStreams(t *testing.T) {
+	cancelFile := t.TempDir() + "/cancelled"
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS":       `[{"name":"sleep","inputSchema":{"type":"object"}}]`,
+		"MCP_FAKE_CANCEL_FILE": cancelFile,
+	}})
+	c := newClient(t, srv)
+
+	get, _ := http.NewRequest("GET", c.url, nil)
+	get.Header.Set("Authorization", "Bearer "+testToken)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", c.session)
+	getResp, err := http.DefaultClient.Do(get)
+	if err != nil || getResp.StatusCode != 200 {
+		t.Fatalf("GET /mcp: %v %v", getResp, err)
+	}
+	getDone := drain(getResp)
+
+	// go-sdk sends the POST's response headers with its first event, so
+	// the call is posted in the background.
+	callDone := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20000}}}`))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", acceptBoth)
+		req.Header.Set("Mcp-Session-Id", c.session)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			callDone <- err.Error()
+			return
+		}
+		callDone <- <-drain(resp)
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach the upstream
+
+	start := time.Now()
+	resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c))
+	t.Logf("DELETE took %v", time.Since(start))
+	if resp.StatusCode != 200 && resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("DELETE took %v: it waited for the running call", d)
+	}
+	for what, done := range map[string]<-chan string{"the call's POST stream": callDone, "the GET stream": getDone} {
+		select {
+		case rest := <-done:
+			t.Logf("%s ended after %v: %q", what, time.Since(start), rest)
+			if strings.Contains(rest, `"slept"`) {
+				t.Errorf("%s delivered the call's result after DELETE", what)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s is still open 10 s after DELETE", what)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var got []byte
+	for len(got) == 0 && time.Now().Before(deadline) {
+		got, _ = os.ReadFile(cancelFile)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(string(got), `"requestId"`) {
+		t.Errorf("the upstream got no notifications/cancelled after DELETE (file: %q)", got)
+	}
+}
+
+// drain reads a response body to its end in the background and sends what
+// it read.
+func drain(resp *http.Response) <-chan string {
+	ch := make(chan string, 1)
+	go func() {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		ch <- string(b)
+	}()
+	return ch
+}
+
+// An idle session expires (only activity keeps it), and its slot under
+// the session cap returns; the cap's 503 has a JSON-RPC error body.
+func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
+	const idle = 400 * time.Millisecond
+	srv, gw := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
+	c := newClient(t, srv)
+	u := srv.URL + "/mcp"
+
+	resp, b := send(t, "POST", u, initBody("2025-06-18"), nil)
+	wantRPCError(t, "initialize over the cap", resp, b, 503, 0)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Errorf("503 without Retry-After")
+	}
+
+	// Activity keeps the session: pings every idle/4 for 2×idle.
+	for end := time.Now().Add(2 * idle); time.Now().Before(end); time.Sleep(idle / 4) {
+		result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	}
+	if n := countSessions(gw); n != 1 {
+		t.Fatalf("%d sessions after the pings, want 1", n)
+	}
+	// Idle, it expires (watched without requests, which would reset it).
+	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(idle / 4) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session is still open 10 s into a %v idle timeout", idle)
+		}
+	}
+	resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, sessionHeaders(c))
+	wantRPCError(t, "expired session", resp, b, 404, 0)
+	// Its slot is free again.
+	resp, b = send(t, "POST", u, initBody("2025-06-18"), nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize after expiry: %d %s", resp.StatusCode, b)
+	}
+}
+
+func countSessions(gw *Gateway) int {
+	n := 0
+	for range gw.Server().Sessions() {
+		n++
+	}
+	return n
+}
+
+// 2. Protocol versions
+
+func TestProtocolVersionNegotiation(t *testing.T) {
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
+	u := srv.URL + "/mcp"
+	for requested, want := range map[string]string{
+		"2024-11-05": "2024-11-05",
+		"2025-03-26": "2025-03-26",
+		"2025-06-18": "2025-06-18",
+		"2025-11-25": "2025-11-25",
+		"1999-01-01": "2025-11-25",
+		"2031-01-01": "2025-11-25",
+		"banana":     "2025-11-25",
+		// initialize is not part of the stateless 2026-07-28 protocol, so
+		// the newest version that has it is chosen.
+		"2026-07-28": "2025-11-25",
+	} {
+		resp, b := send(t, "POST", u, initBody(requested), nil)
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(result(t, message(t, resp, b)), &r) != nil || r.ProtocolVersion != want {
+			t.Errorf("initialize %s: %d %s, want protocolVersion %s", requested, resp.StatusCode, b, want)
+			continue
+		}
+		// The negotiated version works as the header.
+		h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": want}
+		if resp, _ := send(t, "POST", u, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h); resp.StatusCode != 202 {
+			t.Errorf("%s: initialized: %d", requested, resp.StatusCode)
+		}
+		resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h)
+		if resp.StatusCode != 200 || !strings.Contains(string(result(t, message(t, resp, b))), `"echo"`) {
+			t.Errorf("%s: tools/list: %d %s", requested, resp.StatusCode, b)
+		}
+	}
+}
+
+func TestProtocolVersionHeader(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	u := c.url
+	for _, bad := range []string{"banana", "2020-01-01", "2025-06-18x", "2099-12-31"} {
+		h := map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": bad}
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h)
+		wantRPCError(t, "header "+bad+" on a request", resp, b, 400, 0)
+		resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+		wantRPCError(t, "header "+bad+" on a notification", resp, b, 400, 0)
+		resp, b = send(t, "GET", u, "", h)
+		wantRPCError(t, "header "+bad+" on GET", resp, b, 400, 0)
+		resp, b = send(t, "POST", u, initBody("2025-06-18"), map[string]string{"Mcp-Protocol-Version": bad})
+		wantRPCError(t, "header "+bad+" on initialize", resp, b, 400, 0)
+	}
+	// A missing header means 2025-03-26: requests still work.
+	h := map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": unset}
+	resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"no header"}}}`, h)
+	if resp.StatusCode != 200 || !strings.Contains(string(result(t, message(t, resp, b))), "no header") {
+		t.Errorf("tools/call without the header: %d %s", resp.StatusCode, b)
+	}
+	resp, _ = send(t, "POST", u, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`, h)
+	if resp.StatusCode != 202 {
+		t.Errorf("notification without the header: %d", resp.StatusCode)
+	}
+}
+
+// The newest go-sdk client first tries the stateless 2026-07-28 protocol
+// (server/discover, no session) and must fall back to initialize: the
+// session-required 400 must not get in its way.
+func TestGoSDKClientNegotiatesDown(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	cl := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("negotiated %s, want 2025-11-25", v)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
+		t.Errorf("CallTool: %v %v", res, err)
+	}
+}
+
+// 3. Bodies and methods
+
+func TestNotificationsAndResponsesGet202(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"x"}}`,
+		`{"jsonrpc":"2.0","id":"unasked","result":{}}`,
+		`{"jsonrpc":"2.0","id":"unasked-2","error":{"code":-1,"message":"no"}}`,
+	} {
+		resp, b := send(t, "POST", c.url, body, sessionHeaders(c))
+		if resp.StatusCode != 202 || len(b) != 0 {
+			t.Errorf("POST %s: %d %q, want 202 with no body", body, resp.StatusCode, b)
+		}
+	}
+	// Batches of them (2025-03-26, where batches exist).
+	resp, b := send(t, "POST", c.url, `[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"unasked-3","result":{}}]`,
+		map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": "2025-03-26"})
+	if resp.StatusCode != 202 || len(b) != 0 {
+		t.Errorf("batch of a notification and a response: %d %q, want 202 with no body", resp.StatusCode, b)
+	}
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":5,"method":"ping"}`))
+}
+
+func TestBatchIsAnsweredOrRejected(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	batch := `[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"tools/list"}]`
+	// 2025-03-26 (also a missing header): answered, one response per request.
+	for _, v := range []string{"2025-03-26", unset} {
+		resp, b := send(t, "POST", c.url, batch, map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": v})
+		if resp.StatusCode != 200 || !strings.Contains(string(b), `"id":7,"result":{}`) || !strings.Contains(string(b), `"id":8,"result":{"tools"`) {
+			t.Errorf("batch at %q: %d %s, want both answers", v, resp.StatusCode, b)
+		}
+	}
+	// 2025-06-18 removed batching: 400 with -32600, not silence.
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		resp, b := send(t, "POST", c.url, batch, map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": v})
+		wantRPCError(t, "batch at "+v, resp, b, 400, -32600)
+	}
+	resp, b := send(t, "POST", c.url, `[]`, sessionHeaders(c))
+	wantRPCError(t, "empty batch", resp, b, 400, -32600)
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":9,"method":"ping"}`))
+}
+
+func TestMalformedBodiesGet400AndServingGoesOn(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	for _, tc := range []struct {
+		body string
+		code int
+	}{
+		{"", -32700},
+		{"   \n", -32700},
+		{`{nope`, -32700},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"`, -32700},
+		{"\xff\xfe", -32700},
+		{`{}`, -32600},
+		{`"ping"`, -32600},
+		{`{"jsonrpc":"1.0","id":2,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":2}`, -32600},
+		{`[1,2]`, -32600},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":1,"method":""}`, -32600},
+		{`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, -32600},
+	} {
+		for _, h := range []map[string]string{sessionHeaders(c), nil} {
+			resp, b := send(t, "POST", c.url, tc.body, h)
+			wantRPCError(t, fmt.Sprintf("body %q (session %v)", tc.body, h != nil), resp, b, 400, tc.code)
+		}
+		result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
+	}
+}
+
+func TestAcceptVariants(t *testing.T) {
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
+	u := srv.URL + "/mcp"
+	for _, tc := range []struct{ accept, wantType string }{
+		{acceptBoth, ""},
+		{"text/event-stream, application/json", ""},
+		{"application/json;q=0.9, text/event-stream;q=0.5", ""},
+		{"text/event-stream", "text/event-stream"},
+		{"application/json", "application/json"},
+		{"application/json; charset=utf-8", "application/json"},
+		{"*/*", ""},
+		{"application/*", "application/json"},
+		{unset, ""},
+	} {
+		h := map[string]string{"Accept": tc.accept}
+		resp, b := send(t, "POST", u, initBody("2025-06-18"), h)
+		id := resp.Header.Get("Mcp-Session-Id")
+		ct := resp.Header.Get("Content-Type")
+		if resp.StatusCode != 200 || id == "" || (tc.wantType != "" && !strings.HasPrefix(ct, tc.wantType)) {
+			t.Errorf("Accept %q: initialize %d %q %s", tc.accept, resp.StatusCode, ct, b)
+			continue
+		}
+		if !strings.Contains(string(result(t, message(t, resp, b))), `"protocolVersion":"2025-06-18"`) {
+			t.Errorf("Accept %q: initialize result %s", tc.accept, b)
+		}
+		h = with(h, "Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-06-18")
+		if resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h); resp.StatusCode != 202 {
+			t.Errorf("Accept %q: initialized %d %s", tc.accept, resp.StatusCode, b)
+		}
+		resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"accepted"}}}`, h)
+		ct = resp.Header.Get("Content-Type")
+		if resp.StatusCode != 200 || (tc.wantType != "" && !strings.HasPrefix(ct, tc.wantType)) {
+			t.Errorf("Accept %q: tools/call %d %q %s", tc.accept, resp.StatusCode, ct, b)
+			continue
+		}
+		want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"accepted"}]}}`
+		if got := string(message(t, resp, b)); got != want {
+			t.Errorf("Accept %q: tools/call answered %s, want %s", tc.accept, got, want)
+		}
+		send(t, "DELETE", u, "", h)
+	}
+	// Nothing usable accepted: 406.
+	for _, accept := range []string{"text/html", "image/png, text/plain", "application/json;q=0, text/event-stream;q=0"} {
+		resp, b := send(t, "POST", u, initBody("2025-06-18"), map[string]string{"Accept": accept})
+		wantRPCError(t, "POST Accept "+accept, resp, b, 406, 0)
+	}
+}
+
+// A JSON-only client gets the call's result as one JSON body; the
+// progress notifications sent on the way have nowhere to go and are
+// dropped, not mixed into the body.
+func TestJSONOnlyClientGetsOneJSONResponse(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	h := with(sessionHeaders(c), "Accept", "application/json")
+	resp, b := send(t, "POST", c.url, `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{"n":3},"_meta":{"progressToken":1}}}`, h)
+	want := `{"jsonrpc":"2.0","id":"p","result":{"content":[{"type":"text","text":"done"}]}}`
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || strings.TrimSpace(string(b)) != want {
+		t.Errorf("JSON-only tools/call: %d %q %s, want %s", resp.StatusCode, resp.Header.Get("Content-Type"), b, want)
+	}
+	// A 2025-03-26 batch comes back as a JSON array.
+	resp, b = send(t, "POST", c.url, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, with(h, "Mcp-Protocol-Version", "2025-03-26"))
+	var arr []json.RawMessage
+	if resp.StatusCode != 200 || json.Unmarshal(b, &arr) != nil || len(arr) != 2 {
+		t.Errorf("JSON-only batch: %d %s, want an array of 2", resp.StatusCode, b)
+	}
+}
+
+// 4. GET /mcp
+
+func TestGetOpensTheStream(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	for _, accept := range []string{"text/event-stream", "*/*", "text/event-stream, application/json", unset} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, "GET", c.url, nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Mcp-Session-Id", c.session)
+		if accept != unset {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatalf("GET Accept %q: %v", accept, err)
+		}
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Errorf("GET Accept %q: %d %q", accept, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		// Headers and a first comment come at once, not when something
+		// happens.
+		line, err := bufio.NewReader(resp.Body).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, ":") {
+			t.Errorf("GET Accept %q: first line %q %v", accept, line, err)
+		}
+		cancel()
+		resp.Body.Close()
+	}
+	for _, tc := range []struct {
+		what string
+		hdr  map[string]string
+		want []int
+	}{
+		{"no session", nil, []int{400, 405}},
+		{"JSON only", map[string]string{"Mcp-Session-Id": c.session, "Accept": "application/json"}, []int{406}},
+		{"text/html", map[string]string{"Mcp-Session-Id": c.session, "Accept": "text/html"}, []int{406}},
+	} {
+		resp, b := send(t, "GET", c.url, "", tc.hdr)
+		if resp.StatusCode != tc.want[0] && resp.StatusCode != tc.want[len(tc.want)-1] {
+			t.Errorf("GET %s: %d %s, want %v", tc.what, resp.StatusCode, b, tc.want)
+		}
+	}
+	for _, m := range []string{"PUT", "PATCH", "OPTIONS"} {
+		resp, b := send(t, m, c.url, "", sessionHeaders(c))
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") == "" {
+			t.Errorf("%s: %d %q %s, want 405 with Allow", m, resp.StatusCode, resp.Header.Get("Allow"), b)
+		}
+	}
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+}
+
+// 5. Auth and probes
+
+func TestWellKnownProbesAre404WithoutSecrets(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_SECRET": "s3cr3t-value"}})
+	for _, path := range []string{
+		"/.well-known/oauth-protected-resource",
+		"/.well-known/oauth-protected-resource/mcp",
+		"/.well-known/oauth-authorization-server",
+		"/.well-known/openid-configuration",
+		"/mcp/",
+	} {
+		for _, token := range []string{"", testToken} {
+			req, _ := http.NewRequest("GET", srv.URL+path, nil)
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 404 {
+				t.Errorf("GET %s (token %v): %d, want 404", path, token != "", resp.StatusCode)
+			}
+			if strings.Contains(string(b), testToken) || strings.Contains(string(b), "s3cr3t") || strings.Contains(string(b), "MCP_FAKE") {
+				t.Errorf("GET %s: body reveals a secret: %s", path, b)
+			}
+		}
+	}
+}
+
+func TestAllowedOrigins(t *testing.T) {
+	for _, tc := range []struct {
+		allowed []string
+		origins map[string]int
+	}{
+		{[]string{"https://app.example.com", "https://other.example.org/"}, map[string]int{
+			"https://app.example.com":      200,
+			"https://APP.example.com":      200,
+			"https://other.example.org":    200, // the list's trailing slash is ignored
+			"http://app.example.com":       403, // scheme differs
+			"https://app.example.com:8443": 403, // port differs
+			"https://evil.example.com":     403,
+			"https://app.example.com.evil": 403,
+			"null":                         403,
+			"http://localhost:5173":        200, // localhost always passes
+			"http://[::1]:8080":            200,
+		}},
+		{[]string{"*"}, map[string]int{"https://evil.example.com": 200, "null": 200}},
+	} {
+		srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{AllowedOrigins: tc.allowed, MaxSessions: 20})
+		for origin, want := range tc.origins {
+			what := fmt.Sprintf("Origin %s with --allowed-origins %v", origin, tc.allowed)
+			resp, b := send(t, "POST", srv.URL+"/mcp", initBody("2025-06-18"), map[string]string{"Origin": origin})
+			if want == 403 {
+				wantRPCError(t, what, resp, b, 403, 0)
+			} else if resp.StatusCode != want {
+				t.Errorf("%s: %d %s, want %d", what, resp.StatusCode, b, want)
+			}
+			// GET and DELETE are checked the same way.
+			if want == 403 {
+				resp, b = send(t, "GET", srv.URL+"/mcp", "", map[string]string{"Origin": origin})
+				wantRPCError(t, what+" (GET)", resp, b, 403, 0)
+			}
+		}
+	}
+}
+
+// 6. Concurrency and size
+
+func TestEightMiBRequestAndResultPassIntact(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	// An 8 MiB argument with characters JSON must escape, and non-ASCII.
+	var sb strings.Builder
+	for i := 0; sb.Len() < 8<<20; i++ {
+		fmt.Fprintf(&sb, "line %d: \"quoted\" \\ tab\t é ✓ 😀\n", i)
+	}
+	text := sb.String()
+	arg, _ := json.Marshal(text)
+	got := result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":`+string(arg)+`}}}`))
+	var r struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(got, &r); err != nil || len(r.Content) != 1 || r.Content[0].Text != text {
+		t.Errorf("echo of %d bytes came back changed (%d bytes of result, %v)", len(text), len(got), err)
+	}
+	// An 8 MiB result, byte for byte.
+	const n = 8 << 20
+	got = result(t, c.rpc(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big","arguments":{"bytes":%d}}}`, n)))
+	if want := `{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}`; string(got) != want {
+		t.Errorf("big result: %d bytes, want %d identical bytes", len(got), len(want))
+	}
+}
+
+func TestBodyOverTheCapIsRejectedAndServingGoesOn(t *testing.T) {
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxBodyBytes: 64 << 10})
+	c := newClient(t, srv)
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("y", 1<<20) + `"}}}`
+	for _, h := range []map[string]string{sessionHeaders(c), nil} {
+		resp, b := send(t, "POST", c.url, big, h)
+		wantRPCError(t, fmt.Sprintf("1 MiB body over a 64 KiB cap (session %v)", h != nil), resp, b, 413, 0)
+	}
+	// Just under the cap passes.
+	small := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("z", 60<<10) + `"}}}`
+	if res := result(t, c.rpc(small)); !strings.Contains(string(res), strings.Repeat("z", 60<<10)) {
+		t.Errorf("60 KiB call: %.200s", res)
+	}
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":4,"method":"ping"}`))
+}
+
+func TestCallsFromManySessionsRunConcurrently(t *testing.T) {
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}}, HTTPOptions{MaxSessions: 20})
+	const sessions, perSession, ms = 8, 2, 1000
+	var clients []*rawClient
+	for range sessions {
+		clients = append(clients, newClient(t, srv))
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		for j := range perSession {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res := c.rpc(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":%d}}}`, 10+j, ms))
+				if !strings.Contains(string(res), "slept") {
+					t.Errorf("session %d call %d: %s", i, j, res)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	// One at a time would take 16 s; per session, 8 s.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("%d calls of %d ms over %d sessions took %v: they did not run concurrently", sessions*perSession, ms, sessions, d)
+	}
+}
+
+// 7. Errors
+
+func TestIsErrorResultPassesUnchanged(t *testing.T) {
+	const res = `{"content":[{"type":"text","text":"the tool failed: disk full"}],"isError":true,"structuredContent":{"errno":28},"_meta":{"k":"v"}}`
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS":  `[{"name":"raw","inputSchema":{"type":"object"}}]`,
+		"MCP_FAKE_RESULT": res,
+	}})
+	c := newClient(t, srv)
+	msg := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"raw"}}`)
+	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":2,"result":`+res+`}`, string(msg)); diff != "" {
+		t.Errorf("isError result (-want +got):\n%s", diff)
+	}
+}
