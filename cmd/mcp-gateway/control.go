@@ -23,6 +23,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/adapters/plugin"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
@@ -45,6 +46,7 @@ const (
 // short.
 func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *supervisor.Supervisor, gw *aggregator.Gateway, logger *slog.Logger, addr string) {
 	rl := newReloader(d.settings, d.config, sup, gw, logger)
+	rl.adapterLog = d.log
 
 	watchCtx, watchCancel := context.WithCancel(context.Background())
 	trigger := triggerStart // the first call catches up with the start
@@ -101,6 +103,8 @@ type reloader struct {
 	sup      *supervisor.Supervisor
 	gw       *aggregator.Gateway
 	log      *slog.Logger
+	// adapterLog receives external adapters' output ([adapter:<file>]).
+	adapterLog plugin.Log
 
 	mu  sync.Mutex
 	cat *catalog.Catalog // the last good catalog
@@ -137,7 +141,12 @@ func (r *reloader) reload(ctx context.Context, trigger string) (*ipc.ReloadResul
 	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
 	r.cat = cat
 
-	list := adapters.Builtin(cat, adapters.GitHubOptions{BaseURL: r.settings.GitHubURL, ServersDir: r.settings.ServersDir})
+	list, closeAll, err := adapterList(r.settings, cat, r.adapterLog)
+	if err != nil {
+		r.log.Error("catalog reload failed: external adapters", "trigger", trigger, "error", err)
+		return nil, err
+	}
+	defer closeAll()
 	specs := map[string]adapters.LaunchSpec{}
 	for _, u := range r.sup.Upstreams() {
 		name := u.Name()

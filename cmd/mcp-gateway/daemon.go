@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/adapters/plugin"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
@@ -30,16 +32,37 @@ type daemon struct {
 	config   []byte
 	token    string
 	report   *ipc.Reporter
+	log      *supervisor.Log // set by serve
 }
 
-// resolveServers loads the catalog and resolves the config.
-func resolveServers(s Settings, config []byte) ([]adapters.Server, []string, error) {
+// resolveServers loads the catalog and the external adapters, and resolves
+// the config. log receives the adapters' output (nil discards it).
+func resolveServers(s Settings, config []byte, log plugin.Log) ([]adapters.Server, []string, error) {
 	cat, err := catalog.Load(s.CatalogFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	list := adapters.Builtin(cat, adapters.GitHubOptions{BaseURL: s.GitHubURL, ServersDir: s.ServersDir})
+	list, closeAll, err := adapterList(s, cat, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeAll()
 	return adapters.Parse(config, list)
+}
+
+// adapterList returns the built-in adapters, which take precedence,
+// followed by the external ones in s.AdaptersDir (SPEC §9). The external
+// adapters' processes run until closeAll, bounded by the startup timeout;
+// call closeAll as soon as resolving is done.
+func adapterList(s Settings, cat *catalog.Catalog, log plugin.Log) (list []adapters.Adapter, closeAll func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(s.StartupTimeout, supervisor.DefaultStartTimeout))
+	external, closeExternal, err := plugin.Load(ctx, s.AdaptersDir, supervisor.Environ(os.Environ(), nil), log)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	list = append(adapters.Builtin(cat, adapters.GitHubOptions{BaseURL: s.GitHubURL, ServersDir: s.ServersDir}), external...)
+	return list, func() { closeExternal(); cancel() }, nil
 }
 
 // run starts everything, reports readiness, and serves until a signal.
@@ -62,9 +85,10 @@ func (d *daemon) serve() error {
 	}
 	defer log.Close()
 	log.AddSecrets(d.token)
+	d.log = log
 	logger := log.Logger()
 
-	servers, _, err := resolveServers(d.settings, d.config)
+	servers, _, err := resolveServers(d.settings, d.config, log)
 	if err != nil {
 		return err
 	}

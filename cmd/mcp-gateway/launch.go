@@ -43,7 +43,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Validate before anything starts (SPEC §2.1).
-	servers, warnings, err := resolveServers(s, config)
+	servers, warnings, err := resolveServers(s, config, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
 		return 1

@@ -62,7 +62,7 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 		if isGitHubName(name) {
 			err = pullGitHub(ctx, name, *install, cat, gh, stdout)
 		} else {
-			err = pullCatalog(ctx, name, cat, gh, stdout)
+			err = pullCatalog(ctx, name, cat, sf.s, stdout)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "mcp-gateway:", err)
@@ -93,18 +93,34 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (names []string, code int
 	}
 }
 
-// pullCatalog runs the install steps (argv lists) of catalog entry name.
-// An unknown name gets the config validation's error (SPEC §5.1).
-func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, gh adapters.GitHubOptions, stdout io.Writer) error {
-	entry, ok := cat.Lookup(name)
-	if !ok {
-		return unknownServer(name, cat, gh)
+// pullCatalog runs the install steps (argv lists) of catalog entry name,
+// or of an entry an external adapter resolves (e.g. npm/<package>). An
+// unknown name gets the config validation's error (SPEC §5.1).
+func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Settings, stdout io.Writer) error {
+	var steps [][]string
+	if entry, ok := cat.Lookup(name); ok {
+		steps = entry.Install
+	} else {
+		doc, err := json.Marshal(map[string]struct{}{name: {}})
+		if err != nil {
+			return fmt.Errorf("encode server name: %w", err)
+		}
+		list, closeAll, err := adapterList(s, cat, nil)
+		if err != nil {
+			return fmt.Errorf("pull: %w", err)
+		}
+		servers, _, err := adapters.Parse(doc, list)
+		closeAll()
+		if err != nil {
+			return fmt.Errorf("pull: %w", err)
+		}
+		steps = servers[0].Spec.Install
 	}
-	if len(entry.Install) == 0 {
-		fmt.Fprintf(stdout, "pull %s: nothing to install (the catalog entry has no install steps)\n", name)
+	if len(steps) == 0 {
+		fmt.Fprintf(stdout, "pull %s: nothing to install (the entry has no install steps)\n", name)
 		return nil
 	}
-	for i, step := range entry.Install {
+	for i, step := range steps {
 		line := strings.Join(step, " ")
 		fmt.Fprintf(stdout, "pull %s: %s\n", name, line)
 		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
@@ -112,23 +128,10 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, gh adap
 		cmd.Stderr = stdout
 		cmd.WaitDelay = 2 * time.Second // a grandchild holding the pipe does not hang the pull
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, len(entry.Install), line, err)
+			return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, len(steps), line, err)
 		}
 	}
 	return nil
-}
-
-// unknownServer returns the error config validation gives for name, so the
-// listing of catalog names and other forms is the same (SPEC §5.1).
-func unknownServer(name string, cat *catalog.Catalog, gh adapters.GitHubOptions) error {
-	doc, err := json.Marshal(map[string]struct{}{name: {}})
-	if err != nil {
-		return fmt.Errorf("encode server name: %w", err)
-	}
-	if _, _, err := adapters.Parse(doc, adapters.Builtin(cat, gh)); err != nil {
-		return fmt.Errorf("pull: %w", err)
-	}
-	return fmt.Errorf("pull: server %q: not a catalog name", name)
 }
 
 // pullGitHub clones github/<owner>/<repo> into the servers dir and runs

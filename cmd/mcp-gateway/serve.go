@@ -34,7 +34,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		token = ipc.NewToken()
 	}
-	if _, warnings, err := resolveServers(s, config); err != nil {
+	if _, warnings, err := resolveServers(s, config, nil); err != nil {
 		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
 		return 1
 	} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,18 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 
 func (sf *settingsFlags) resolve() (Settings, error) {
 	s := sf.s
+	// The daemon runs in "/", so relative paths are made absolute here,
+	// where the user meant them.
+	for _, p := range []*string{&s.TokenFile, &s.CatalogFile, &s.LogFile, &s.RunDir, &s.ServersDir, &s.AdaptersDir} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return s, fmt.Errorf("resolve path %q: %w", *p, err)
+		}
+		*p = abs
+	}
 	if sf.port != "" {
 		p, err := strconv.Atoi(sf.port)
 		if err != nil || p < 0 || p > 65535 {
