@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,6 +141,10 @@ func (g *Gateway) call(ctx context.Context, r *mcp.CallToolRequest) (mcp.Result,
 	res, err := rt.upstream.Call(ctx, "tools/call", jsonrpc.Encode(fields), p)
 	if err != nil {
 		return nil, wireError(err)
+	}
+	if t := bytes.TrimSpace(res); len(t) == 0 || t[0] != '{' {
+		return nil, &sdkrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("server %q answered tools/call with a result that is not a JSON object", rt.upstream.Name())}
 	}
 	return &rawCallTool{CallToolResult: &mcp.CallToolResult{}, raw: res}, nil
 }

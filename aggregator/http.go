@@ -124,7 +124,7 @@ func originAllowed(origin string, allowed []string) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	host := u.Hostname()
+	host := strings.ToLower(u.Hostname())
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}

@@ -45,6 +45,8 @@ func (p *peer) Notify(ctx context.Context, method string, params json.RawMessage
 	_ = p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{})
 }
 
+func (p *peer) Session() string { return p.ss.ID() }
+
 func (p *peer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if !p.clientCan(method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,

@@ -254,7 +254,7 @@ func (st *watchState) check() {
 // present, 2 unreadable (with the error hashed, so a changed error counts).
 func fingerprint(path string) [sha256.Size + 1]byte {
 	var fp [sha256.Size + 1]byte
-	b, err := os.ReadFile(path)
+	b, err := readFile(path) // bounded: a huge file is an error, not a crash
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fp

@@ -25,6 +25,20 @@ type Peer interface {
 	// elicitation/create, roots/list) and returns the client's result. A
 	// *jsonrpc.Error is passed back to the server as it is.
 	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Session identifies the client session, so that what a server sends
+	// outside any request is relayed only when one session can have caused
+	// it.
+	Session() string
+}
+
+// noteQueue is how many notifications may wait for a slow client per call;
+// past it they are dropped (and logged), so a client that stops reading
+// never stalls the server's stdout for everyone else.
+const noteQueue = 256
+
+type note struct {
+	method string
+	params json.RawMessage
 }
 
 // writeTimeout bounds one write to a server's stdin. A server that stops
@@ -61,6 +75,27 @@ type pendingCall struct {
 	ctx   context.Context
 	// token is the client's own progressToken, raw; nil when none.
 	token json.RawMessage
+	// notes carries notifications to peer in order; sent to only while the
+	// call is in c.pending (under c.mu), closed by call once it is not.
+	notes     chan note
+	delivered chan struct{} // closed when the delivery goroutine is done
+}
+
+// deliver relays queued notifications to the client until notes closes.
+func (pc *pendingCall) deliver() {
+	defer close(pc.delivered)
+	for n := range pc.notes {
+		pc.peer.Notify(pc.ctx, n.method, n.params)
+	}
+}
+
+// enqueue queues a notification without blocking; call with c.mu held.
+func (c *conn) enqueue(pc *pendingCall, n note) {
+	select {
+	case pc.notes <- n:
+	default:
+		c.log.Line(c.name, "[gateway] the client is not reading; "+n.method+" dropped")
+	}
 }
 
 type reply struct {
@@ -133,23 +168,39 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 		c.mu.Unlock()
 		return nil, err
 	}
+	if peer != nil {
+		pc.notes = make(chan note, noteQueue)
+		pc.delivered = make(chan struct{})
+		go pc.deliver()
+	}
 	c.pending[id] = pc
 	c.mu.Unlock()
 
+	var r reply
 	if err := c.write(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
 		c.forget(id)
-		return nil, err
-	}
-	select {
-	case r := <-pc.reply:
-		return r.result, r.err
-	case <-ctx.Done():
-		if c.forget(id) {
-			cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
-			_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
+		r.err = err
+	} else {
+		select {
+		case r = <-pc.reply:
+		case <-ctx.Done():
+			if c.forget(id) {
+				cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
+				_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
+			}
+			r.err = ctx.Err()
 		}
-		return nil, ctx.Err()
 	}
+	if pc.notes != nil {
+		// No longer in c.pending, so nothing sends to notes any more. The
+		// notifications sent before the response reach the client first.
+		close(pc.notes)
+		select {
+		case <-pc.delivered:
+		case <-ctx.Done():
+		}
+	}
+	return r.result, r.err
 }
 
 // forget drops a pending call; it reports whether it was still pending.
@@ -185,6 +236,7 @@ func (c *conn) readLoop(r io.Reader) {
 		msg, err := jsonrpc.Decode(line)
 		if err != nil {
 			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(string(line), 512))
+			c.undecodable(line, err)
 			continue
 		}
 		c.dispatch(msg)
@@ -207,6 +259,27 @@ func (c *conn) tooLong(e *jsonrpc.LineTooLongError) {
 			}
 			return
 		}
+	}
+}
+
+// undecodable fails the call a JSON-looking line answered, if its id can
+// be found at the start of the line (a response nested too deep to decode,
+// say), so the call does not wait for an answer that already came.
+func (c *conn) undecodable(line []byte, err error) {
+	if len(line) == 0 || line[0] != '{' {
+		return
+	}
+	id, ok := findID(line[:min(len(line), 256)])
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	pc := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if pc != nil {
+		pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)}}
 	}
 }
 
@@ -252,18 +325,22 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 			return
 		}
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		pc := c.pending[id]
-		c.mu.Unlock()
-		if pc == nil || pc.token == nil || pc.peer == nil {
+		if pc == nil || pc.token == nil || pc.notes == nil {
 			return
 		}
-		pc.peer.Notify(pc.ctx, msg.Method, jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", pc.token)))
+		c.enqueue(pc, note{msg.Method, jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", pc.token))})
 	case "notifications/message":
-		if pc := c.latestCall(); pc != nil {
-			pc.peer.Notify(pc.ctx, msg.Method, msg.Params)
-			return
+		c.mu.Lock()
+		pc := c.soleCaller()
+		if pc != nil {
+			c.enqueue(pc, note{msg.Method, msg.Params})
 		}
-		c.log.Line(c.name, "[notifications/message] "+truncate(string(msg.Params), 2048))
+		c.mu.Unlock()
+		if pc == nil {
+			c.log.Line(c.name, "[notifications/message] "+truncate(string(msg.Params), 2048))
+		}
 	case "notifications/tools/list_changed":
 		if c.onToolsChanged != nil {
 			c.onToolsChanged()
@@ -272,15 +349,24 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 }
 
 // request answers a server-to-client request: ping here, anything else by
-// relaying it to the client whose call is in flight (stdio carries no link
-// between a server's request and the call that caused it, so the most
-// recent pending call's client is asked).
+// relaying it to the client whose call is in flight. stdio carries no link
+// between a server's request and the call that caused it, so the request is
+// relayed only when every call in flight on this server comes from one
+// client session; otherwise no other session's data can be shown to the
+// wrong client, and the server gets an error.
 func (c *conn) request(msg *jsonrpc.Message) {
 	if msg.Method == "ping" {
 		_ = c.write(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
 		return
 	}
-	pc := c.latestCall()
+	c.mu.Lock()
+	pc, busy := c.soleCaller(), len(c.pending) > 0
+	c.mu.Unlock()
+	if pc == nil && busy && msg.Method != "roots/list" {
+		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("%s: calls from several client sessions are in flight on this server; the gateway cannot tell which one to ask", msg.Method)}))
+		return
+	}
 	if pc == nil && msg.Method == "roots/list" {
 		// Outside a call there is no client to ask; no roots means "use
 		// what you were configured with" (server-filesystem keeps its
@@ -309,13 +395,24 @@ func (c *conn) request(msg *jsonrpc.Message) {
 	}()
 }
 
-func (c *conn) latestCall() *pendingCall {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var best int64
-	var pc *pendingCall
+// soleCaller returns the most recent pending call with a client, if every
+// pending call with a client comes from the same session; else nil. Call
+// with c.mu held.
+func (c *conn) soleCaller() *pendingCall {
+	var (
+		best    int64
+		pc      *pendingCall
+		session string
+	)
 	for id, p := range c.pending {
-		if p.peer != nil && id > best {
+		if p.peer == nil {
+			continue
+		}
+		if pc != nil && p.peer.Session() != session {
+			return nil
+		}
+		session = p.peer.Session()
+		if pc == nil || id > best {
 			best, pc = id, p
 		}
 	}

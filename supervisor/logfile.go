@@ -3,15 +3,20 @@ package supervisor
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 
 	"gopkg.in/natefinch/lumberjack.v2"
 )
@@ -80,8 +85,10 @@ func (l *Log) AddSecrets(values ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, v := range values {
-		if len(v) >= minSecretLen {
-			l.secrets = append(l.secrets, v, secretMask)
+		for _, form := range secretForms(v) {
+			if len(form) >= minSecretLen {
+				l.secrets = append(l.secrets, form, secretMask)
+			}
 		}
 	}
 	if len(l.secrets) > 0 {
@@ -205,4 +212,50 @@ func copyLines(l *Log, source string, r io.Reader, tail func(string)) {
 			return
 		}
 	}
+}
+
+// secretForms returns the ways a value may appear in a log line: as is,
+// escaped as in a JSON string (with and without \u escapes for non-ASCII)
+// or a Go string (slog quotes values), and the same for each line of a
+// multi-line value. Longer forms come first, so they are replaced whole.
+func secretForms(v string) []string {
+	var forms []string
+	for _, part := range append([]string{v}, strings.Split(v, "\n")...) {
+		forms = append(forms, part)
+		if j, err := json.Marshal(part); err == nil {
+			forms = append(forms, string(j[1:len(j)-1]))
+		}
+		if q := strconv.Quote(part); len(q) > 2 {
+			forms = append(forms, q[1:len(q)-1])
+		}
+		if q := strconv.QuoteToASCII(part); len(q) > 2 {
+			forms = append(forms, q[1:len(q)-1])
+		}
+		forms = append(forms, asciiJSON(part))
+	}
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(forms)
+}
+
+// asciiJSON escapes s as a JSON string body with \uXXXX for non-ASCII, as
+// Python's json.dumps and many servers write it.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r > 0x7e:
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -67,6 +67,13 @@ func ShimMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "start %s: %v\n", argv[0], err)
 		return 127
 	}
+	// Let go of our copies of the pipes: a server that closes its stdout
+	// must look closed to the daemon, whose reader waits for EOF.
+	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		_ = unix.Dup2(int(null.Fd()), 0)
+		_ = unix.Dup2(int(null.Fd()), 1)
+		null.Close()
+	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	for {
@@ -77,6 +84,11 @@ func ShimMain(args []string) int {
 		case sig := <-term:
 			_ = cmd.Process.Signal(sig)
 		case err := <-exited:
+			// Descendants that left the process group (setsid) were
+			// re-parented to us, the subreaper; they end with the server.
+			for _, pid := range descendantsOf(os.Getpid()) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 			return exitLike(err)
 		}
 	}

@@ -169,6 +169,18 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 		}
 		if s := u.cur; s != nil {
 			u.mu.Unlock()
+			select {
+			case <-s.conn.dead:
+				// The run is ending; once its owner has recorded the exit,
+				// start a new one rather than fail on the dead one.
+				select {
+				case <-s.done:
+					continue
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			default:
+			}
 			return s, nil
 		}
 		if wait := u.starting; wait != nil {
@@ -333,10 +345,14 @@ func (u *Upstream) own(s *session) {
 	}()
 	select {
 	case <-readDone:
-		// stdout closed: the process is ending (or closed stdout on purpose,
-		// which leaves it unusable).
-		s.proc.kill()
-		<-s.proc.exited
+		// stdout closed: the process is ending, or closed stdout on purpose,
+		// which leaves it unusable. Let it report its own exit status first.
+		select {
+		case <-s.proc.exited:
+		case <-time.After(500 * time.Millisecond):
+			s.proc.kill()
+			<-s.proc.exited
+		}
 	case <-s.proc.exited:
 		select {
 		case <-readDone:

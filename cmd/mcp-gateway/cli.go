@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,14 +99,45 @@ func readConfig(inline, file string) ([]byte, error) {
 	case inline != "" && file != "":
 		return nil, errors.New("give --config or --config-file, not both")
 	case inline != "":
-		return []byte(inline), nil
+		return bytes.TrimPrefix([]byte(inline), utf8BOM), nil
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := readLimited(file, maxConfigBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read config file: %w", err)
 		}
-		return b, nil
+		return bytes.TrimPrefix(b, utf8BOM), nil
 	default:
 		return nil, errors.New(`no config: give --config '<json>' (e.g. '{"time": {}}') or --config-file FILE`)
 	}
+}
+
+// maxConfigBytes bounds a config file: 16 MiB is far more than 64 servers need.
+const maxConfigBytes = 16 << 20
+
+// utf8BOM is dropped from the start of a config, as editors on some
+// systems write one.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// readLimited reads a regular file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
 }

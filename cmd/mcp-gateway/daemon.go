@@ -159,6 +159,9 @@ func (d *daemon) serve() error {
 			Health:         func() any { return gw.Health() },
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+		// Idle keep-alive connections are closed, so that clients that
+		// open many and say nothing cannot use up the daemon's descriptors.
+		IdleTimeout: 60 * time.Second,
 		ErrorLog:          nil,
 	}
 

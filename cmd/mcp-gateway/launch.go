@@ -57,6 +57,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		token = ipc.NewToken()
 	}
+	warnToken(stderr, token)
 	rep, err := startDaemon(s, config, token)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
@@ -216,4 +217,15 @@ func printWarnings(w io.Writer, warnings []string) {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// warnToken says when a given token can never be matched: empty (SPEC §3.2:
+// every request is refused) or with spaces around it.
+func warnToken(w io.Writer, token string) {
+	switch {
+	case token == "":
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" is set but empty: every request will be refused with 401 (unset it to generate a token)")
+	case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" contains white space, which no Authorization header can carry: every request will be refused with 401")
+	}
 }

@@ -34,6 +34,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		token = ipc.NewToken()
 	}
+	warnToken(stderr, token)
 	if _, warnings, err := resolveServers(s, config, nil); err != nil {
 		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
 		return 1

@@ -33,6 +33,9 @@
 //	log                       → a notifications/message, then "logged"
 //	sample                    → sampling/createMessage to the client; its result as text
 //	fork                      → start a sleeping grandchild; text: its pid
+//	forksetsid                → the same, in a session of its own (setsid)
+//	closeout                  → reply, then close stdout and keep running
+//	deep                      → a result nested 20,000 arrays deep
 //	change                    → send tools/list_changed (tools from MCP_FAKE_TOOLS2 from now on)
 package fakeserver
 
@@ -286,6 +289,19 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 	case "sample":
 		res := s.request("sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`)
 		s.reply(id, text(string(res)))
+	case "closeout":
+		s.reply(id, text("closing stdout"))
+		s.wmu.Lock()
+		os.Stdout.Close()
+		s.wmu.Unlock()
+		time.Sleep(time.Hour)
+	case "deep":
+		s.reply(id, `{"content":[],"x":`+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+`}`)
+	case "forksetsid":
+		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		_ = cmd.Start()
+		s.reply(id, text(strconv.Itoa(cmd.Process.Pid)))
 	case "fork":
 		cmd := exec.Command("sleep", "300")
 		_ = cmd.Start()

@@ -11,6 +11,9 @@ import (
 // DefaultMaxLine is the longest stdout line accepted from a server: 64 MiB.
 const DefaultMaxLine = 64 << 20
 
+// keepBuffer is the largest line buffer kept between lines: 1 MiB.
+const keepBuffer = 1 << 20
+
 // ErrLineTooLong is returned for a line longer than the reader's limit. The
 // reader has then skipped to the next newline, so the stream can go on.
 var ErrLineTooLong = errors.New("line too long")
@@ -47,6 +50,9 @@ func NewReader(r io.Reader) *Reader {
 // stream it returns io.EOF; a final unterminated line is returned first.
 // An over-long line yields a *LineTooLongError and is skipped.
 func (r *Reader) ReadLine() ([]byte, error) {
+	if cap(r.buf) > keepBuffer {
+		r.buf = nil // do not hold on to the memory of one huge message
+	}
 	r.buf = r.buf[:0]
 	var skipped int64
 	var tail []byte

@@ -1,0 +1,137 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// sessionPeer is a client session that records what reaches it.
+type sessionPeer struct {
+	id       string
+	mu       sync.Mutex
+	requests []string
+	block    chan struct{} // if set, Notify blocks until it is closed
+}
+
+func (p *sessionPeer) Session() string { return p.id }
+
+func (p *sessionPeer) Notify(ctx context.Context, method string, params json.RawMessage) {
+	if p.block != nil {
+		select {
+		case <-p.block:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (p *sessionPeer) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = append(p.requests, method)
+	return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"from ` + p.id + `"},"model":"m"}`), nil
+}
+
+// With calls from two sessions in flight, a server's sampling request
+// cannot be attributed, so it reaches neither client.
+func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	alice, bob := &sessionPeer{id: "alice"}, &sessionPeer{id: "bob"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000}}`), bob)
+	time.Sleep(200 * time.Millisecond)
+	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "result", string(res), "several client sessions")
+	if len(alice.requests)+len(bob.requests) != 0 {
+		t.Errorf("the request reached a client: alice %v, bob %v", alice.requests, bob.requests)
+	}
+	// With one session's calls only, it is relayed.
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	res, err = u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "result", string(res), "from alice")
+}
+
+// A client that stops reading its notifications stalls only its own call.
+func TestSlowClientDoesNotStallOthers(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	stuck := &sessionPeer{id: "stuck", block: make(chan struct{})}
+	defer close(stuck.block)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"progress","arguments":{"n":2000},"_meta":{"progressToken":1}}`), stuck)
+	time.Sleep(300 * time.Millisecond)
+	done := make(chan string, 1)
+	go func() { s, _ := callText(t, u, "echo", `{"text":"other"}`); done <- s }()
+	select {
+	case got := <-done:
+		if got != "other" {
+			t.Errorf("echo = %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a stuck client stalled another call for 10 s")
+	}
+}
+
+func TestServerThatClosesStdoutFailsFast(t *testing.T) {
+	_, u, _ := fakeWithShim(t, nil)
+	mustText(t, u, "closeout", `{}`)
+	start := time.Now()
+	_, err := callText(t, u, "echo", `{"text":"x"}`)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("call to a server with closed stdout took %v (err %v)", d, err)
+	}
+	// The next call starts a fresh server.
+	if got := mustText(t, u, "echo", `{"text":"again"}`); got != "again" {
+		t.Errorf("echo after restart = %q", got)
+	}
+}
+
+func TestSetsidGrandchildDiesWithTheServer(t *testing.T) {
+	_, u, _ := fakeWithShim(t, nil)
+	pid := mustText(t, u, "forksetsid", `{}`)
+	u.Stop(context.Background())
+	waitFor(t, func() bool {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		return err != nil || strings.Contains(string(b), ") Z ")
+	})
+}
+
+func TestUndecodableResponseFailsTheCall(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	_, err := callText(t, u, "deep", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "could not be decoded") {
+		t.Fatalf("deep result: %v", err)
+	}
+	if got := mustText(t, u, "echo", `{"text":"fine"}`); got != "fine" {
+		t.Errorf("next call = %q", got)
+	}
+}
+
+func TestSecretsMaskedInEscapedForms(t *testing.T) {
+	buf := &syncBuffer{}
+	log := NewLog(buf)
+	secret := "pässwörd\"quote\nline2-secret"
+	log.AddSecrets(secret)
+	log.Logger().Info("tool dropped", "tool", "t-"+secret)
+	log.Line("srv", `{"notif":"p\u00e4ssw\u00f6rd\"quote"}`)
+	log.Line("srv", "second line: line2-secret")
+	for _, form := range []string{"pässwörd", `p\u00e4ssw`, "line2-secret"} {
+		if strings.Contains(buf.String(), form) {
+			t.Errorf("log holds %q:\n%s", form, buf.String())
+		}
+	}
+	_ = slog.Default
+}
