@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -296,6 +298,9 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
+	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
+		return started{}, err
+	}
 	argv, deathSig := spec.Argv, syscall.SIGKILL
 	if len(u.opts.Shim) > 0 {
 		argv, deathSig = append(append([]string{}, u.opts.Shim...), argv...), syscall.SIGHUP
@@ -540,4 +545,17 @@ func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool {
 	u.spec = spec
 	u.prepared = false
 	return true
+}
+
+// findProgram checks that the server's program exists before anything is
+// spawned, so that a missing uvx or npx reads as that, not as a crash.
+// A PATH in the server's own envs is left to the spawn to use.
+func findProgram(name string, env map[string]string) error {
+	if _, ownPath := env["PATH"]; ownPath || strings.Contains(name, "/") {
+		return nil // a path is the spawn's to check, relative to the server's dir
+	}
+	if _, err := exec.LookPath(name); err != nil {
+		return fmt.Errorf("start: %w (install it in the template, or check PATH)", err)
+	}
+	return nil
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,32 @@ type daemon struct {
 	token    string
 	report   *ipc.Reporter
 	log      *supervisor.Log // set by serve
+	out      io.Writer       // `serve` prints its ready line here; nil for the detached daemon
+}
+
+// timeoutHint suggests what to do about servers that did not start in
+// time: pre-install catalog and GitHub servers with pull (SPEC §2.4); a
+// local command can only be made faster or given more time.
+func timeoutHint(servers []adapters.Server, slow []string) string {
+	var pullable, local []string
+	for _, s := range servers {
+		if !slices.Contains(slow, s.Name) {
+			continue
+		}
+		if s.Spec.Kind == "command" {
+			local = append(local, s.Name)
+		} else {
+			pullable = append(pullable, s.Name)
+		}
+	}
+	var hints []string
+	if len(pullable) > 0 {
+		hints = append(hints, "pre-install them in the template with `mcp-gateway pull "+strings.Join(pullable, " ")+"`")
+	}
+	if len(local) > 0 {
+		hints = append(hints, "make "+strings.Join(local, ", ")+" start faster or raise --startup-timeout")
+	}
+	return strings.Join(hints, "; ")
 }
 
 // resolveServers loads the catalog and the external adapters, and resolves
@@ -132,8 +160,8 @@ func (d *daemon) serve() error {
 		sup.Shutdown(stopCtx)
 		stop()
 		if starting := supervisor.TimedOut(err); len(starting) > 0 {
-			err = fmt.Errorf("startup timed out after %s; still starting: %s; pre-install them in the template with `mcp-gateway pull %s`: %w",
-				d.settings.StartupTimeout, strings.Join(starting, ", "), strings.Join(starting, " "), err)
+			err = fmt.Errorf("startup timed out after %s; still starting: %s; %s: %w",
+				d.settings.StartupTimeout, strings.Join(starting, ", "), timeoutHint(servers, starting), err)
 		}
 		logger.Error("start failed", "error", err)
 		return err
@@ -162,7 +190,7 @@ func (d *daemon) serve() error {
 		// Idle keep-alive connections are closed, so that clients that
 		// open many and say nothing cannot use up the daemon's descriptors.
 		IdleTimeout: 60 * time.Second,
-		ErrorLog:          nil,
+		ErrorLog:    nil,
 	}
 
 	var g run.Group
@@ -185,6 +213,10 @@ func (d *daemon) serve() error {
 	// Catalog watcher and control socket (control.go), after the supervisor.
 	d.addControlActors(&g, ctl, sup, gw, logger, ln.Addr().String())
 
+	if d.out != nil { // serve: the ready line goes to stdout
+		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %d servers, %d tools; log in %s)\n",
+			displayAddr(ln.Addr().String()), os.Getpid(), len(servers), gw.ToolCount(), d.settings.LogFile)
+	}
 	d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()})
 	logger.Info("ready", "addr", ln.Addr().String(), "servers", len(servers), "tools", gw.ToolCount())
 

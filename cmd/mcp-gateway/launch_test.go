@@ -124,7 +124,7 @@ func TestLaunchTimeoutNamesSlowServers(t *testing.T) {
 	if code == 0 {
 		t.Fatal("launch succeeded")
 	}
-	for _, want := range []string{"timed out after 1s", "still starting: slow", "mcp-gateway pull"} {
+	for _, want := range []string{"timed out after 1s", "still starting: slow", "make slow start faster or raise --startup-timeout"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q lacks %q", errOut, want)
 		}

@@ -41,7 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printWarnings(stderr, warnings)
 	}
-	d := &daemon{settings: s, config: config, token: token}
+	d := &daemon{settings: s, config: config, token: token, out: stdout}
 	if err := d.run(); err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
