@@ -37,3 +37,10 @@ fuzz:
 
 clean:
 	rm -rf bin .run
+
+# The benchmark of issue 8 (bench/): every figure directly over stdio, through
+# the gateway, and through a minimal net/http proxy (the floor), 3 repetitions;
+# prints the table and writes bench/results/latest.json. About 2 minutes.
+# `make test` runs it at a small size (go test ./bench/).
+bench: npm
+	$(GO) run ./bench/cmd/bench -out bench/results/latest.json

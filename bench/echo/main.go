@@ -1,0 +1,160 @@
+// Command echo is the benchmark's upstream: a stdio MCP server that costs
+// as little as possible, so that what the benchmark measures is the
+// gateway. It speaks raw newline-delimited JSON-RPC (no SDK) and answers
+// requests one at a time, in order.
+//
+//	initialize                 → protocolVersion as asked, tools capability
+//	notifications/initialized  → ignored (as every notification)
+//	ping                       → {}
+//	tools/list                 → one tool, echo
+//	tools/call echo {"message": s}            → {"content":[{"type":"text","text":s}]}
+//	tools/call echo {"message": s, "bytes": n} → text of n bytes instead
+//	                                             (the "big" mode: an 8 MiB result
+//	                                             from a small request, or a small
+//	                                             result for an 8 MiB argument)
+//
+// Flags: --start-delay D sleeps D before answering initialize (a slow
+// server, for the ready-time figures).
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/bench/internal/rawjson"
+)
+
+const tools = `{"tools":[{"name":"echo","description":"Echo the message, or reply with bytes bytes of text.","inputSchema":{"type":"object","properties":{"message":{"type":"string"},"bytes":{"type":"integer"}}}}]}`
+
+func main() {
+	delay := flag.Duration("start-delay", 0, "sleep this long before answering initialize")
+	flag.Parse()
+	if err := serve(os.Stdin, os.Stdout, *delay); err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(os.Stderr, "echo:", err)
+		os.Exit(1)
+	}
+}
+
+func serve(in io.Reader, out io.Writer, delay time.Duration) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	w := bufio.NewWriterSize(out, 64<<10)
+	var line, big []byte
+	for {
+		var err error
+		line, err = readLine(r, line[:0])
+		if err != nil {
+			return err
+		}
+		var id, method, params []byte
+		_ = rawjson.Each(line, func(k, v []byte) bool {
+			switch string(k) {
+			case "id":
+				id = v
+			case "method":
+				method = v
+			case "params":
+				params = v
+			}
+			return true
+		})
+		if len(id) == 0 || string(id) == "null" {
+			continue // a notification
+		}
+		w.WriteString(`{"jsonrpc":"2.0","id":`)
+		w.Write(id)
+		switch string(method) {
+		case `"initialize"`:
+			time.Sleep(delay)
+			delay = 0
+			version, ok := rawjson.Get(params, "protocolVersion")
+			if !ok {
+				version = []byte(`"2025-06-18"`)
+			}
+			w.WriteString(`,"result":{"protocolVersion":`)
+			w.Write(version)
+			w.WriteString(`,"capabilities":{"tools":{}},"serverInfo":{"name":"bench-echo","version":"1"}}}`)
+		case `"ping"`:
+			w.WriteString(`,"result":{}}`)
+		case `"tools/list"`:
+			w.WriteString(`,"result":`)
+			w.WriteString(tools)
+			w.WriteString(`}`)
+		case `"tools/call"`:
+			var name, args []byte
+			_ = rawjson.Each(params, func(k, v []byte) bool {
+				switch string(k) {
+				case "name":
+					name = v
+				case "arguments":
+					args = v
+				}
+				return true
+			})
+			if string(name) != `"echo"` {
+				w.WriteString(`,"error":{"code":-32602,"message":"unknown tool"}}`)
+				break
+			}
+			text, size := []byte(`""`), -1
+			_ = rawjson.Each(args, func(k, v []byte) bool {
+				switch string(k) {
+				case "message":
+					text = v
+				case "bytes":
+					if n, ok := rawjson.Int(v); ok && n >= 0 {
+						size = int(n)
+					}
+				}
+				return true
+			})
+			if size >= 0 {
+				big = filler(big, size)
+				text = big
+			}
+			w.WriteString(`,"result":{"content":[{"type":"text","text":`)
+			w.Write(text)
+			w.WriteString(`}]}}`)
+		default:
+			w.WriteString(`,"error":{"code":-32601,"message":"method not found"}}`)
+		}
+		w.WriteByte('\n')
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// filler returns a JSON string of n letters (n+2 bytes with the quotes),
+// reusing buf.
+func filler(buf []byte, n int) []byte {
+	if len(buf) == n+2 {
+		return buf
+	}
+	buf = append(buf[:0], '"')
+	for i := range n {
+		buf = append(buf, 'a'+byte(i%26))
+	}
+	return append(buf, '"')
+}
+
+// readLine appends the next line (without its newline) to buf.
+func readLine(r *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(buf) > 0:
+			return buf, nil
+		default:
+			return buf, err
+		}
+	}
+}

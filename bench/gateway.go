@@ -1,0 +1,350 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Binaries are the programs the benchmark runs.
+type Binaries struct {
+	Gateway string // mcp-gateway, built from this tree
+	Echo    string // bench/echo
+	Floor   string // bench/floor
+}
+
+// Build builds the gateway (as `make build` does, without stripping), the
+// echo server and the floor proxy into dir.
+func Build(ctx context.Context, dir string) (Binaries, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return Binaries{}, err
+	}
+	b := Binaries{Gateway: filepath.Join(dir, "mcp-gateway"), Echo: filepath.Join(dir, "echo"), Floor: filepath.Join(dir, "floor")}
+	for _, t := range []struct{ out, pkg string }{{b.Gateway, "./cmd/mcp-gateway"}, {b.Echo, "./bench/echo"}, {b.Floor, "./bench/floor"}} {
+		cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", t.out, t.pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return Binaries{}, fmt.Errorf("go build %s: %v\n%s", t.pkg, err, out)
+		}
+	}
+	return b, nil
+}
+
+// ModuleRoot returns the directory of this module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command(goTool(), "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("not inside the mcp-gateway module")
+	}
+	return filepath.Dir(mod), nil
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// Gateway is one running daemon, started with `mcp-gateway --config`.
+type Gateway struct {
+	PID   int
+	URL   string // http://127.0.0.1:port/mcp
+	Base  string // http://127.0.0.1:port
+	Token string
+	Dir   string
+	// Ready is the launcher's wall time: start → exit 0.
+	Ready time.Duration
+
+	stopped bool
+}
+
+var readyLine = regexp.MustCompile(`ready on (http://\S+/mcp) \(pid (\d+)`)
+
+// LaunchGateway runs `mcp-gateway --config config` with its files under a
+// fresh directory in dir, on an ephemeral loopback port, and returns once
+// the launcher exited 0.
+func LaunchGateway(ctx context.Context, bin, config, dir string, env ...string) (*Gateway, error) {
+	d, err := os.MkdirTemp(dir, "gw-")
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{Dir: d, Token: "bench-token-" + strconv.Itoa(os.Getpid())}
+	cmd := exec.CommandContext(ctx, bin, "--config", config,
+		"--port", "0", "--listen", "127.0.0.1",
+		"--token-file", filepath.Join(d, "token"),
+		"--log-file", filepath.Join(d, "gateway.log"),
+		"--run-dir", filepath.Join(d, "run"),
+		"--catalog-file", filepath.Join(d, "catalog.json"),
+		"--servers-dir", filepath.Join(d, "servers"),
+		"--adapters-dir", filepath.Join(d, "adapters"),
+		"--startup-timeout", "30s")
+	cmd.Env = append(append(os.Environ(), env...), "GATEWAY_ACCESS_TOKEN="+g.Token)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err = cmd.Run()
+	g.Ready = time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("mcp-gateway --config: %v\n%s%s\nlog: %s", err, out.String(), errOut.String(), tailFile(filepath.Join(d, "gateway.log")))
+	}
+	m := readyLine.FindStringSubmatch(out.String())
+	if m == nil {
+		return nil, fmt.Errorf("mcp-gateway --config: no ready line in %q", out.String())
+	}
+	g.URL = m[1]
+	g.Base = strings.TrimSuffix(m[1], "/mcp")
+	g.PID, _ = strconv.Atoi(m[2])
+	return g, nil
+}
+
+// Floor is a running floor proxy (bench/floor) in front of one upstream.
+type Floor struct {
+	cmd     *exec.Cmd
+	URL     string
+	stopped bool
+}
+
+// StartFloor starts the floor proxy over upstream argv.
+func StartFloor(bin string, argv []string) (*Floor, error) {
+	cmd := exec.Command(bin, append([]string{"--"}, argv...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("floor proxy did not start: %q %v %s", line, err, stderr.String())
+	}
+	return &Floor{cmd: cmd, URL: url}, nil
+}
+
+// PID is the proxy's process id.
+func (f *Floor) PID() int { return f.cmd.Process.Pid }
+
+// Stop stops the proxy, which stops its upstream first. Later calls do
+// nothing.
+func (f *Floor) Stop() {
+	if f.stopped {
+		return
+	}
+	f.stopped = true
+	_ = f.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = f.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = f.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// ServerPIDs returns the pids /health shows (each server's shim).
+func (g *Gateway) ServerPIDs() ([]int, error) {
+	resp, err := http.Get(g.Base + "/health")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Servers []struct {
+			PID int `json:"pid"`
+		} `json:"servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, s := range h.Servers {
+		pids = append(pids, s.PID)
+	}
+	return pids, nil
+}
+
+// Stop sends SIGTERM and waits for the daemon to be gone (SIGKILL after
+// 15 s). Later calls do nothing.
+func (g *Gateway) Stop() error {
+	// Once only: after it is reaped, its pid may belong to another process.
+	if g.stopped {
+		return nil
+	}
+	g.stopped = true
+	_ = syscall.Kill(g.PID, syscall.SIGTERM)
+	deadline := time.Now().Add(15 * time.Second)
+	for alive(g.PID) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(g.PID, syscall.SIGKILL)
+			return fmt.Errorf("gateway pid %d did not stop within 15 s of SIGTERM", g.PID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Reap it if it was reparented to us (see Subreaper); ECHILD otherwise.
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(g.PID, &ws, syscall.WNOHANG, nil)
+	return nil
+}
+
+// Subreaper makes this process the reaper of its orphaned descendants, so
+// that the daemons it launched (which the launcher leaves behind, in their
+// own session) are reaped by Stop instead of lingering as zombies where
+// PID 1 does not reap.
+func Subreaper() {
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// alive reports whether pid exists and is not a zombie. The daemon is not
+// our child (it runs in its own session), so it is reaped elsewhere.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// Mem is a process's memory from /proc/<pid>/status, in KiB. RSS is
+// Anon (private heap and stacks) + File (mapped pages of the executable
+// and libraries, shared by every process running the same binary).
+type Mem struct{ RSS, HWM, Anon, File int64 }
+
+// ReadMem reads VmRSS, VmHWM, RssAnon and RssFile of pid.
+func ReadMem(pid int) (Mem, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return Mem{}, err
+	}
+	var m Mem
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			m.RSS = n
+		case "VmHWM:":
+			m.HWM = n
+		case "RssAnon:":
+			m.Anon = n
+		case "RssFile:":
+			m.File = n
+		}
+	}
+	return m, nil
+}
+
+// ProcCPU returns the CPU time of pid: the sum over its threads of
+// /proc/<pid>/task/<tid>/schedstat (nanoseconds on a CPU), or, where that
+// is missing, utime+stime from /proc/<pid>/stat (10 ms ticks).
+func ProcCPU(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += n
+		}
+	}
+	if sum > 0 {
+		return time.Duration(sum)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// After the command: state is field 3; utime and stime are 14 and 15.
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// SelfCPU returns this process's user+system CPU time.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Children returns the pids of pid's children. Each thread lists the
+// children it forked, so every thread is read.
+func Children(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func tailFile(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+// shellQuote quotes s for /bin/sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runCmd is argv as a runCmd.
+func runCmd(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,203 @@
+package bench
+
+// In-process benchmarks, for profiling the gateway: the daemon is a
+// separate process in Run, so these build the same pieces it does
+// (supervisor.New + aggregator.New + its HTTP handler, as
+// aggregator/main_test.go does) behind an httptest server, with the Go
+// echo as the upstream. The load generator runs in the same process, so
+// its frames (net/http client, HTTPClient) appear in the profile too.
+//
+//	go test ./bench/ -run '^$' -bench 'Inproc' -cpuprofile cpu.out
+//	go tool pprof -top bench.test cpu.out
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+const inprocToken = "bench-inproc-token"
+
+type inproc struct {
+	srv *httptest.Server
+	sup *supervisor.Supervisor
+	gw  *aggregator.Gateway
+	hc  *HTTPClient
+}
+
+func startInproc(b *testing.B) *inproc {
+	b.Helper()
+	bin := testBinaries(b)
+	log := supervisor.NewLog(io.Discard)
+	var gw *aggregator.Gateway
+	sup := supervisor.New([]adapters.Server{{Name: "echo", Spec: adapters.LaunchSpec{Argv: []string{bin.Echo}}}},
+		supervisor.Options{Log: log, OnToolsChanged: func(string) {
+			if gw != nil {
+				gw.Rebuild()
+			}
+		}})
+	gw = aggregator.New(sup.Upstreams(), "bench", log.Logger())
+	if err := sup.StartAll(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	gw.Rebuild()
+	srv := httptest.NewServer(gw.Handler(aggregator.HTTPOptions{Token: inprocToken, Health: func() any { return gw.Health() }}))
+	p := &inproc{srv: srv, sup: sup, gw: gw, hc: NewHTTPClient(srv.URL+"/mcp", inprocToken)}
+	b.Cleanup(func() {
+		p.hc.CloseIdle()
+		srv.CloseClientConnections()
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		sup.Shutdown(ctx)
+	})
+	return p
+}
+
+func (p *inproc) session(b *testing.B) *Session {
+	s, err := p.hc.NewSession(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func mustCall(b *testing.B, call callFunc, params []byte, want string) {
+	res, err := call(context.Background(), "tools/call", params)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !bytes.Contains(res, []byte(want)) {
+		b.Fatalf("unexpected result %s", truncate(res, 200))
+	}
+}
+
+// BenchmarkInprocDirect is the baseline: the Go echo over stdio.
+func BenchmarkInprocDirect(b *testing.B) {
+	c, err := StartStdio([]string{testBinaries(b).Echo})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		mustCall(b, c.Call, echoParams, "hello")
+	}
+}
+
+// BenchmarkInprocSupervisor is the gateway's upstream half alone:
+// Upstream.Call on the stdio connection, no HTTP, no go-sdk.
+func BenchmarkInprocSupervisor(b *testing.B) {
+	p := startInproc(b)
+	u, _ := p.sup.Upstream("echo")
+	params := []byte(`{"name":"echo","arguments":{"message":"hello"}}`)
+	for b.Loop() {
+		res, err := u.Call(context.Background(), "tools/call", params, nil)
+		if err != nil || !bytes.Contains(res, []byte("hello")) {
+			b.Fatal(err, string(res))
+		}
+	}
+}
+
+// BenchmarkInprocHTTP is one sequential tools/call through the whole
+// gateway over loopback HTTP.
+func BenchmarkInprocHTTP(b *testing.B) {
+	p := startInproc(b)
+	s := p.session(b)
+	for b.Loop() {
+		mustCall(b, s.Call, echoParams, "hello")
+	}
+}
+
+// BenchmarkInprocHTTPParallel is 16 concurrent clients, with one shared
+// session or one session each.
+func BenchmarkInprocHTTPParallel(b *testing.B) {
+	for _, shared := range []bool{true, false} {
+		name := "16sessions"
+		if shared {
+			name = "1session"
+		}
+		b.Run(name, func(b *testing.B) {
+			p := startInproc(b)
+			one := p.session(b)
+			b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				s := one
+				if !shared {
+					s = p.session(b)
+				}
+				for pb.Next() {
+					mustCall(b, s.Call, echoParams, "hello")
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkInprocBig is an 8 MiB result and an 8 MiB argument through the
+// gateway (and directly, for the ratio).
+func BenchmarkInprocBig(b *testing.B) {
+	const n = 8 << 20
+	result := []byte(fmt.Sprintf(`{"name":"echo","arguments":{"message":"x","bytes":%d}}`, n))
+	argument := []byte(`{"name":"echo","arguments":{"bytes":2,"message":"` + strings.Repeat("abcdefgh", n/8) + `"}}`)
+	for _, tc := range []struct {
+		name   string
+		params []byte
+		want   string
+	}{{"result", result, "abcdefgh"}, {"argument", argument, `"ab"`}} {
+		b.Run(tc.name+"/gateway", func(b *testing.B) {
+			p := startInproc(b)
+			s := p.session(b)
+			b.SetBytes(n)
+			for b.Loop() {
+				mustCall(b, s.Call, tc.params, tc.want)
+			}
+		})
+		b.Run(tc.name+"/direct", func(b *testing.B) {
+			c, err := StartStdio([]string{testBinaries(b).Echo})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.Initialize(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(n)
+			for b.Loop() {
+				mustCall(b, c.Call, tc.params, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkInprocFloor is the load generator's HTTPClient against the
+// floor proxy (a separate process): its profile is the client's cost.
+func BenchmarkInprocFloor(b *testing.B) {
+	bin := testBinaries(b)
+	f, err := StartFloor(bin.Floor, []string{bin.Echo})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Stop()
+	hc := NewHTTPClient(f.URL, "")
+	defer hc.CloseIdle()
+	s, err := hc.NewSession(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		mustCall(b, s.Call, echoParams, "hello")
+	}
+}
