@@ -195,6 +195,7 @@ func TestKill9OfDaemonLeavesNoServerProcess(t *testing.T) {
 	}
 	_ = syscall.Kill(daemon, syscall.SIGKILL)
 	killed := time.Now()
+	waitExit(t, daemon, 5*time.Second) // its pid lock goes with it
 	for _, k := range kids {
 		if !waitExit(t, k, 5*time.Second) {
 			b, _ := os.ReadFile("/proc/" + itoaInt(k) + "/cmdline")
