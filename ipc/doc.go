@@ -1,6 +1,12 @@
-// Package ipc owns the local channels between the launcher and the daemon
-// (SPEC §2.6, §8): the hand-over of config and token over a pipe (never
-// argv, environment or disk), the readiness report back over a second pipe,
-// the run dir's pid file that makes a second daemon fail fast (SPEC §2.7),
-// and the token file (SPEC §2.5).
+// Package ipc owns the local channels between the launcher, the daemon and
+// the operator's commands (SPEC §2.6, §8):
+//
+//   - the hand-over of config and token over a pipe (never argv,
+//     environment or disk) and the readiness report back over a second
+//     pipe (handover.go, report.go);
+//   - the run dir's pid file, flocked for the daemon's life, so a second
+//     daemon fails fast and a stale file never blocks (SPEC §2.7, pidfile.go);
+//   - the 0600 control socket beside it, with its versioned one-request
+//     JSON protocol for status, stop and reload (control.go);
+//   - the token file, written atomically with mode 0600 (SPEC §2.5, token.go).
 package ipc
