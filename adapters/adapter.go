@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 )
 
 // Adapter turns one config entry into a LaunchSpec. Resolve must not start
@@ -52,18 +54,6 @@ type LaunchSpec struct {
 // Equal reports whether two specs launch the same process. Prepare is
 // compared by presence only.
 func (s LaunchSpec) Equal(o LaunchSpec) bool {
-	if s.Kind != o.Kind || s.Dir != o.Dir || len(s.Argv) != len(o.Argv) || len(s.Env) != len(o.Env) || (s.Prepare == nil) != (o.Prepare == nil) {
-		return false
-	}
-	for i := range s.Argv {
-		if s.Argv[i] != o.Argv[i] {
-			return false
-		}
-	}
-	for k, v := range s.Env {
-		if ov, ok := o.Env[k]; !ok || ov != v {
-			return false
-		}
-	}
-	return true
+	return s.Kind == o.Kind && s.Dir == o.Dir && (s.Prepare == nil) == (o.Prepare == nil) &&
+		slices.Equal(s.Argv, o.Argv) && maps.Equal(s.Env, o.Env)
 }

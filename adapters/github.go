@@ -34,7 +34,7 @@ func (a *githubAdapter) spec(owner, repo string, e Entry) LaunchSpec {
 			return nil
 		}
 		if err := RunShell(ctx, dir, env, install, out); err != nil {
-			return fmt.Errorf("install (%s): %w", install, err)
+			return fmt.Errorf("install: %w", err) // RunShell's error quotes the command
 		}
 		return nil
 	}

@@ -108,9 +108,7 @@ func (g *Gateway) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		case "logging/setLevel":
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-					g.levelsMu.Lock()
-					g.levels[ss] = p.Level
-					g.levelsMu.Unlock()
+					g.setLevel(ss, p.Level)
 				}
 			}
 		}
@@ -178,16 +176,22 @@ type rawCallTool struct {
 	raw json.RawMessage
 }
 
-func (r *rawCallTool) MarshalJSON() ([]byte, error) {
-	if len(r.raw) == 0 {
-		return []byte("{}"), nil
-	}
-	return r.raw, nil
-}
+func (r *rawCallTool) MarshalJSON() ([]byte, error) { return r.raw, nil }
 
-// forget drops per-session state when a session ends.
-func (g *Gateway) forget(ss *mcp.ServerSession) {
+// setLevel records a session's logging level. go-sdk has no hook for a
+// session's end, so sessions that have ended are dropped here: the map
+// never holds more than the live sessions (at most MaxSessions).
+func (g *Gateway) setLevel(ss *mcp.ServerSession, level mcp.LoggingLevel) {
+	live := map[*mcp.ServerSession]bool{}
+	for s := range g.server.Sessions() {
+		live[s] = true
+	}
 	g.levelsMu.Lock()
-	delete(g.levels, ss)
-	g.levelsMu.Unlock()
+	defer g.levelsMu.Unlock()
+	for s := range g.levels {
+		if !live[s] {
+			delete(g.levels, s)
+		}
+	}
+	g.levels[ss] = level
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -85,7 +86,7 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
-			writeJSONError(w, http.StatusUnauthorized, -32001, "unauthorized: send Authorization: Bearer <token> (the token is in /etc/mcp-gateway/.token)")
+			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token> (the token is in /etc/mcp-gateway/.token)", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -107,7 +108,7 @@ func checkOrigin(allowed []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && !originAllowed(origin, allowed) {
-			writeJSONError(w, http.StatusForbidden, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)")
+			writeRPCError(w, http.StatusForbidden, nil, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -155,7 +156,7 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if n >= c.max {
 		c.mu.Unlock()
 		w.Header().Set("Retry-After", "5")
-		writeJSONError(w, http.StatusServiceUnavailable, -32000, "too many sessions: the gateway serves at most "+itoa(c.max)+"; end one with DELETE /mcp or retry later")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, -32000, "too many sessions: the gateway serves at most "+strconv.Itoa(c.max)+"; end one with DELETE /mcp or retry later", nil)
 		return
 	}
 	c.inflight++
@@ -199,12 +200,3 @@ func (w *releaseWriter) Flush() {
 }
 
 func (w *releaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func writeJSONError(w http.ResponseWriter, status int, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
-	_, _ = w.Write(append(b, '\n'))
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -75,9 +75,7 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 					continue
 				}
 				def = jsonrpc.Encode(jsonrpc.Set(fields, "name", jsonrpc.Quote(name)))
-				if t != name {
-					log.Info("tool renamed", "server", s, "tool", t, "exported", name)
-				}
+				log.Info("tool renamed", "server", s, "tool", t, "exported", name)
 			}
 			r.routes[name] = route{upstream: byName[s], tool: t}
 			r.tools = append(r.tools, def)

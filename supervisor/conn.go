@@ -200,10 +200,7 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 		// No longer in c.pending, so nothing sends to notes any more. The
 		// notifications sent before the response reach the client first.
 		close(notes)
-		select {
-		case <-pc.delivered:
-		case <-ctx.Done():
-		}
+		<-pc.delivered // bounded: at most noteQueue notifications, each sent with ctx
 	}
 	return r.result, r.err
 }

@@ -106,10 +106,7 @@ func (l *Log) Mask(text string) string {
 
 // Line writes one line from source. Newlines in text are escaped.
 func (l *Log) Line(source, text string) {
-	if m := l.mask.Load(); m != nil {
-		text = m.Replace(text)
-	}
-	text = strings.ReplaceAll(text, "\n", `\n`)
+	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
 	var b strings.Builder
 	b.Grow(len(text) + len(source) + 32)
 	b.WriteString(time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"))

@@ -136,7 +136,7 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 // alive, and waits (bounded) for the stderr copier.
 func (p *process) own(errR *os.File, stderrDone *sync.WaitGroup) {
 	err := p.cmd.Wait()
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.kill()
 	copied := make(chan struct{})
 	go func() { stderrDone.Wait(); close(copied) }()
 	select {
@@ -178,7 +178,7 @@ func (p *process) stop(ctx context.Context, t StopTimeouts) {
 	if p.waitFor(ctx, t.TermWait) {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.kill()
 	<-p.exited
 }
 

@@ -144,18 +144,8 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	}
 	u.mu.Unlock()
 
-	s, err := u.session(u.opts.ctx)
-	if err != nil {
-		return true, err // names the server
-	}
-	// Shutdown may have begun while the new run started, and missed it.
-	u.mu.Lock()
-	orphan := u.stopped && u.cur == s
-	u.mu.Unlock()
-	if orphan {
-		s.proc.stop(context.Background(), u.opts.Stop)
-		<-s.done
-		return true, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+	if _, err := u.session(u.opts.ctx); err != nil {
+		return true, err // names the server; a shutdown that began meanwhile stopped the run
 	}
 	return true, nil
 }

@@ -97,17 +97,6 @@ func (s *Supervisor) StartAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Starting returns the names of servers not yet running.
-func (s *Supervisor) Starting() []string {
-	var names []string
-	for _, u := range s.upstreams {
-		if u.Status().State == StateStarting {
-			names = append(names, u.name)
-		}
-	}
-	return names
-}
-
 // Shutdown stops every server (in parallel) with the stop sequence and
 // waits for every owner goroutine. ctx bounds the graceful part; past it
 // the process groups are killed.

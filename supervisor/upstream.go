@@ -233,6 +233,15 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 		if spec.Prepare != nil {
 			u.prepared = true
 		}
+		if u.stopped {
+			// Shutdown began while this run started, and found nothing to
+			// stop; stop it here, or it would outlive the daemon.
+			u.mu.Unlock()
+			close(done)
+			s.s.proc.stop(context.Background(), u.opts.Stop)
+			<-s.s.done
+			return nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+		}
 		changed := !sameTools(u.tools, s.tools)
 		u.tools = s.tools
 		u.cur = s.s

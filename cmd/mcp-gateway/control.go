@@ -135,7 +135,7 @@ func (r *reloader) reload(ctx context.Context, trigger string) (*ipc.ReloadResul
 	cat, err := catalog.Load(r.settings.CatalogFile)
 	if err != nil {
 		r.log.Error("catalog reload failed; the last good catalog stays in force", "trigger", trigger, "error", err)
-		return nil, fmt.Errorf("%w; the last good catalog stays in force", err)
+		return nil, fmt.Errorf("reload catalog (the last good catalog stays in force): %w", err)
 	}
 	res := &ipc.ReloadResult{}
 	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
@@ -429,10 +429,10 @@ func printReload(w io.Writer, res *ipc.ReloadResult) {
 		}
 	}
 	for _, f := range res.Failed {
-		fmt.Fprintf(w, "FAILED to restart %s: %s\n", f.Server, f.Error)
+		fmt.Fprintf(w, "FAILED to restart: %s\n", f.Error) // the error names the server
 	}
 	for _, k := range res.Kept {
-		fmt.Fprintf(w, "warning: %s keeps running on its last command: %s\n", k.Server, oneLine(k.Error, 200))
+		fmt.Fprintf(w, "warning: kept running on its last command: %s\n", oneLine(k.Error, 200)) // the error names the server
 	}
 }
 

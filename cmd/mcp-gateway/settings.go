@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // Settings are the daemon's paths and limits (SPEC §10). Flags win over
@@ -63,10 +67,10 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 		return sf
 	}
 	fs.StringVar(&sf.port, "port", envOr("MCP_GATEWAY_PORT", "50005"), "port (env MCP_GATEWAY_PORT)")
-	fs.DurationVar(&sf.s.StartupTimeout, "startup-timeout", 55*time.Second, "how long the servers may take to start (SPEC §2.4)")
+	fs.DurationVar(&sf.s.StartupTimeout, "startup-timeout", supervisor.DefaultStartTimeout, "how long the servers may take to start (SPEC §2.4)")
 	fs.StringVar(&sf.origins, "allowed-origins", envOr("MCP_GATEWAY_ALLOWED_ORIGINS", ""), "comma-separated Origin values allowed besides localhost (env MCP_GATEWAY_ALLOWED_ORIGINS)")
-	fs.DurationVar(&sf.s.SessionTimeout, "session-timeout", time.Hour, "idle session expiry")
-	fs.IntVar(&sf.s.MaxSessions, "max-sessions", 100, "most concurrent MCP sessions")
+	fs.DurationVar(&sf.s.SessionTimeout, "session-timeout", aggregator.DefaultSessionTimeout, "idle session expiry")
+	fs.IntVar(&sf.s.MaxSessions, "max-sessions", aggregator.DefaultMaxSessions, "most concurrent MCP sessions")
 	return sf
 }
 
@@ -97,7 +101,7 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 		}
 	}
 	if s.StartupTimeout <= 0 && sf.port != "" {
-		return s, fmt.Errorf("--startup-timeout must be positive")
+		return s, errors.New("--startup-timeout must be positive")
 	}
 	return s, nil
 }

@@ -88,7 +88,7 @@ func ParseIntID(id json.RawMessage) (int64, bool) {
 
 // Request encodes a request line (without newline).
 func Request(id json.RawMessage, method string, params json.RawMessage) []byte {
-	return appendMessage(nil, id, method, params, nil, nil)
+	return appendMessage(make([]byte, 0, len(id)+len(method)+len(params)+48), id, method, params, nil, nil)
 }
 
 // Notification encodes a notification line (without newline).
@@ -98,7 +98,7 @@ func Notification(method string, params json.RawMessage) []byte {
 
 // Response encodes a result response line.
 func Response(id, result json.RawMessage) []byte {
-	return appendMessage(nil, id, "", nil, result, nil)
+	return appendMessage(make([]byte, 0, len(id)+len(result)+48), id, "", nil, result, nil)
 }
 
 // ErrorResponse encodes an error response line.
