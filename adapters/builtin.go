@@ -3,7 +3,9 @@ package adapters
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog"
@@ -76,7 +78,7 @@ func (a *commandAdapter) Resolve(_ string, e Entry) (LaunchSpec, []string, error
 		return LaunchSpec{}, nil, err
 	}
 	var warns []string
-	for _, k := range sortedKeys(e.Props) {
+	for _, k := range slices.Sorted(maps.Keys(e.Props)) {
 		warns = append(warns, fmt.Sprintf("unknown property %q ignored", k))
 	}
 	if e.InstallCmd != nil {
@@ -137,7 +139,7 @@ func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, erro
 		return LaunchSpec{}, nil, err
 	}
 	var warns []string
-	for _, k := range sortedKeys(e.Props) {
+	for _, k := range slices.Sorted(maps.Keys(e.Props)) {
 		warns = append(warns, fmt.Sprintf("unknown property %q ignored", k))
 	}
 	return a.spec(owner, repo, e), warns, nil

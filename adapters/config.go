@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 )
 
 // MaxServers is the most servers one config may name (SPEC §5.1).
@@ -37,14 +39,14 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 		warnings []string
 		errs     []error
 	)
-	for _, key := range sortedKeys(entries) {
+	for _, key := range slices.Sorted(maps.Keys(entries)) {
 		spec, warns, err := resolveEntry(key, entries[key], list)
 		for _, w := range warns {
 			warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
 		}
 		if err != nil {
 			// One line per problem, each naming the key.
-			for _, e := range flatten(err) {
+			for _, e := range errlist.Flatten(err) {
 				errs = append(errs, fmt.Errorf("server %q: %w", key, e))
 			}
 			continue
@@ -55,19 +57,6 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 		return nil, warnings, err
 	}
 	return servers, warnings, nil
-}
-
-// flatten lists the errors joined in err, depth first.
-func flatten(err error) []error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, flatten(e)...)
-	}
-	return out
 }
 
 func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, []string, error) {
@@ -191,7 +180,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 	}
 	e := Entry{Props: map[string]json.RawMessage{}}
 	var errs []error
-	for _, k := range sortedKeys(fields) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		v := fields[k]
 		switch k {
 		case "runCmd", "installCmd":
@@ -237,7 +226,7 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	}
 	envs := make(map[string]string, len(fields))
 	var errs []error
-	for _, name := range sortedKeys(fields) {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		if !envName.MatchString(name) {
 			errs = append(errs, fmt.Errorf("envs: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", name))
 			continue
@@ -278,13 +267,4 @@ func jsonKind(raw []byte) string {
 		}
 		return "invalid JSON"
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

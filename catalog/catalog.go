@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 )
 
 //go:embed builtin.json
@@ -90,7 +92,7 @@ func Load(path string) (*Catalog, error) {
 	if err != nil {
 		// One line per bad entry, each naming the file.
 		var errs []error
-		for _, e := range flatten(err) {
+		for _, e := range errlist.Flatten(err) {
 			errs = append(errs, fmt.Errorf("load catalog file %s: %w", path, e))
 		}
 		return nil, errors.Join(errs...)
@@ -120,7 +122,7 @@ func Parse(data []byte, src Source) (*Catalog, error) {
 	}
 	c := &Catalog{entries: make(map[string]*Entry, len(raw))}
 	var errs []error
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		e, err := parseEntry(name, raw[name])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("entry %q: %w", name, err))
@@ -158,7 +160,7 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			return nil, fmt.Errorf("install step %d is empty", i)
 		}
 	}
-	for _, pname := range sortedKeys(e.Properties) {
+	for _, pname := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[pname]
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
 			return nil, fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
@@ -189,7 +191,7 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			}
 		}
 	}
-	for _, k := range sortedKeys(e.Env) {
+	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 		if !envName.MatchString(k) {
 			return nil, fmt.Errorf("env: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", k)
 		}
@@ -222,29 +224,7 @@ func (c *Catalog) Lookup(name string) (*Entry, bool) {
 
 // Names returns the entry names, sorted.
 func (c *Catalog) Names() []string {
-	return sortedKeys(c.entries)
-}
-
-// flatten lists the errors joined in err, depth first.
-func flatten(err error) []error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, flatten(e)...)
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(c.entries))
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

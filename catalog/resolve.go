@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -27,14 +29,14 @@ type Resolved struct {
 // a required one is missing or empty.
 func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, error) {
 	var warnings []string
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if _, ok := e.Properties[name]; !ok {
 			warnings = append(warnings, fmt.Sprintf("unknown property %q ignored (known: %s)", name, e.propertyList()))
 		}
 	}
 	values := make(map[string][]string, len(e.Properties))
 	var errs []error
-	for _, name := range sortedKeys(e.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[name]
 		raw, ok := props[name]
 		if !ok || isNull(raw) {
@@ -106,7 +108,7 @@ func (e *Entry) propertyList() string {
 	if len(e.Properties) == 0 {
 		return "none"
 	}
-	return strings.Join(sortedKeys(e.Properties), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(e.Properties)), ", ")
 }
 
 // placeholder reports whether arg is exactly "{{name}}".

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
@@ -270,21 +272,12 @@ func (e *StartError) Unwrap() error { return e.Err }
 // StartAll) ran out of time.
 func TimedOut(err error) []string {
 	var names []string
-	var walk func(error)
-	walk = func(err error) {
-		if se, ok := err.(*StartError); ok {
-			if errors.Is(se.Err, context.DeadlineExceeded) {
-				names = append(names, se.Server)
-			}
-			return
-		}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
-				walk(e)
-			}
+	for _, e := range errlist.Flatten(err) {
+		var se *StartError
+		if errors.As(e, &se) && errors.Is(se.Err, context.DeadlineExceeded) {
+			names = append(names, se.Server)
 		}
 	}
-	walk(err)
 	return names
 }
 

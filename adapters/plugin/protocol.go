@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -164,7 +166,7 @@ func (s *rpcServer) handle(method string, in []byte) ([]byte, error) {
 		spec, warns, err := s.impl.Resolve(req.Key, e)
 		resp := resolveResponse{Warnings: warns}
 		if err != nil {
-			for _, e := range flatten(err) {
+			for _, e := range errlist.Flatten(err) {
 				resp.Errors = append(resp.Errors, e.Error())
 			}
 		} else {
@@ -248,17 +250,4 @@ func encodeEntry(e adapters.Entry) map[string]json.RawMessage {
 		}
 	}
 	return obj
-}
-
-// flatten lists the errors joined in err, depth first.
-func flatten(err error) []error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, flatten(e)...)
-	}
-	return out
 }
