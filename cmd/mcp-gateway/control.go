@@ -45,7 +45,7 @@ const (
 // progress, and the supervisor's interrupt is what cuts a restart's start
 // short.
 func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *supervisor.Supervisor, gw *aggregator.Gateway, logger *slog.Logger, addr string) {
-	rl := newReloader(d.settings, d.config, sup, gw, logger)
+	rl := newReloader(d.settings, d.config, d.cat, sup, gw, logger)
 	rl.adapterLog = d.log
 
 	watchCtx, watchCancel := context.WithCancel(context.Background())
@@ -74,7 +74,7 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
 		case ipc.CmdReload:
-			res, err := rl.reload(ctx, "mcp-gateway reload")
+			res, err := rl.reload(ctx, triggerCommand)
 			if err != nil {
 				return ipc.Response{Error: err.Error()}
 			}
@@ -95,6 +95,10 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 // logged only if it changed something.
 const triggerStart = "changed while the gateway started"
 
+// triggerCommand is an operator's `mcp-gateway reload`: it always resolves
+// every server again, re-running the external adapters too.
+const triggerCommand = "mcp-gateway reload"
+
 // reloader re-reads the catalog and applies it to the running servers.
 // One reload runs at a time, whether the watcher or `reload` asked.
 type reloader struct {
@@ -110,15 +114,13 @@ type reloader struct {
 	cat *catalog.Catalog // the last good catalog
 }
 
-func newReloader(s Settings, config []byte, sup *supervisor.Supervisor, gw *aggregator.Gateway, log *slog.Logger) *reloader {
-	r := &reloader{settings: s, sup: sup, gw: gw, log: log}
+// newReloader starts from cat, the catalog the servers were resolved
+// against, so that the watcher's first look catches up with any change
+// made while they started.
+func newReloader(s Settings, config []byte, cat *catalog.Catalog, sup *supervisor.Supervisor, gw *aggregator.Gateway, log *slog.Logger) *reloader {
+	r := &reloader{settings: s, sup: sup, gw: gw, log: log, cat: cat}
 	// The config was validated at start; this cannot fail.
 	_ = json.Unmarshal(config, &r.config)
-	cat, err := catalog.Load(s.CatalogFile)
-	if err != nil {
-		cat = catalog.Builtin() // changed since start; the watcher will see it
-	}
-	r.cat = cat
 	return r
 }
 
@@ -140,6 +142,11 @@ func (r *reloader) reload(ctx context.Context, trigger string) (*ipc.ReloadResul
 	res := &ipc.ReloadResult{}
 	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
 	r.cat = cat
+	if trigger != triggerCommand && len(res.Added)+len(res.Removed)+len(res.Changed) == 0 {
+		// The file was touched but no entry changed, so no catalog spec
+		// can have; only an operator's reload re-runs the adapters.
+		return res, nil
+	}
 
 	list, closeAll, err := adapterList(r.settings, cat, r.adapterLog)
 	if err != nil {

@@ -36,6 +36,7 @@ type daemon struct {
 	report   *ipc.Reporter
 	log      *supervisor.Log // set by serve
 	out      io.Writer       // `serve` prints its ready line here; nil for the detached daemon
+	cat      *catalog.Catalog // the catalog the servers were resolved against
 }
 
 // timeoutHint suggests what to do about servers that did not start in
@@ -66,16 +67,24 @@ func timeoutHint(servers []adapters.Server, slow []string) string {
 // resolveServers loads the catalog and the external adapters, and resolves
 // the config. log receives the adapters' output (nil discards it).
 func resolveServers(s Settings, config []byte, log plugin.Log) ([]adapters.Server, []string, error) {
+	servers, warnings, _, err := resolveWithCatalog(s, config, log)
+	return servers, warnings, err
+}
+
+// resolveWithCatalog is resolveServers, also returning the catalog it
+// resolved against: the baseline a later reload compares with.
+func resolveWithCatalog(s Settings, config []byte, log plugin.Log) ([]adapters.Server, []string, *catalog.Catalog, error) {
 	cat, err := catalog.Load(s.CatalogFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	list, closeAll, err := adapterList(s, cat, log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer closeAll()
-	return adapters.Parse(config, list)
+	servers, warnings, err := adapters.Parse(config, list)
+	return servers, warnings, cat, err
 }
 
 // adapterList returns the built-in adapters, which take precedence,
@@ -116,10 +125,11 @@ func (d *daemon) serve() error {
 	d.log = log
 	logger := log.Logger()
 
-	servers, _, err := resolveServers(d.settings, d.config, log)
+	servers, _, cat, err := resolveWithCatalog(d.settings, d.config, log)
 	if err != nil {
 		return err
 	}
+	d.cat = cat
 	lock, err := ipc.LockPID(d.settings.RunDir)
 	if err != nil {
 		return err
