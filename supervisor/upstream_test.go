@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,5 +278,20 @@ func TestStopKillsGrandchildren(t *testing.T) {
 			t.Fatalf("grandchild %s still alive after stop", child)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A restart after a crash does not prepare (clone, install) again.
+func TestRestartDoesNotPrepareAgain(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	var prepares atomic.Int32
+	spec := u.spec
+	spec.Prepare = func(context.Context, []string, io.Writer) error { prepares.Add(1); return nil }
+	u.spec = spec
+	mustText(t, u, "echo", `{"text":"a"}`)
+	_, _ = callText(t, u, "crash", `{}`)
+	mustText(t, u, "echo", `{"text":"b"}`)
+	if n := prepares.Load(); n != 1 {
+		t.Errorf("prepared %d times across a crash and restart, want 1", n)
 	}
 }
