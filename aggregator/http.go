@@ -135,13 +135,30 @@ func originAllowed(origin string, allowed []string) bool {
 
 // sessionCap answers 503 to an initialize (a POST without Mcp-Session-Id)
 // when MaxSessions sessions exist (SPEC §3.5). go-sdk has no such option.
+//
+// It counts the sessions it admitted (pruned to those go-sdk still has)
+// plus the initializes in flight. A session moves from in flight to
+// admitted, under one lock, when its response starts, so it is never
+// counted twice; counting go-sdk's own list as well did, while go-sdk had
+// registered a session whose response had not started yet.
 type sessionCap struct {
 	g        *Gateway
 	max      int
 	next     http.Handler
 	mu       sync.Mutex
 	inflight int
+	admitted map[string]*admission // by session id
 }
+
+// admission is a session the cap let in.
+type admission struct {
+	at   time.Time
+	seen bool // it has been in go-sdk's session list
+}
+
+// registerGrace is how long an admitted session may be missing from
+// go-sdk's list before it is taken to have ended.
+const registerGrace = 10 * time.Second
 
 func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
@@ -149,11 +166,23 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.mu.Lock()
-	n := c.inflight
-	for range c.g.server.Sessions() {
-		n++
+	// The snapshot is taken under c.mu: a stale one could drop a session
+	// another admission has just seen registered.
+	live := map[string]bool{}
+	for ss := range c.g.server.Sessions() {
+		live[ss.ID()] = true
 	}
-	if n >= c.max {
+	for id, a := range c.admitted {
+		switch {
+		case live[id]:
+			a.seen = true
+		case a.seen || time.Since(a.at) > registerGrace:
+			// Ended; or never registered (go-sdk may set the id header
+			// before the session is in its list, hence the grace).
+			delete(c.admitted, id)
+		}
+	}
+	if len(c.admitted)+c.inflight >= c.max {
 		c.mu.Unlock()
 		w.Header().Set("Retry-After", "5")
 		writeRPCError(w, http.StatusServiceUnavailable, nil, -32000, "too many sessions: the gateway serves at most "+strconv.Itoa(c.max)+"; end one with DELETE /mcp or retry later", nil)
@@ -161,21 +190,28 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.inflight++
 	c.mu.Unlock()
-	// The reservation ends when the response starts: by then go-sdk has
-	// registered the new session, which Sessions() counts. Holding it until
-	// the handler returned counted the session twice while its stream
-	// closed, and a client that had already read its initialize result
-	// and started the next one could get a spurious 503.
-	var once sync.Once
-	release := func() {
-		once.Do(func() {
-			c.mu.Lock()
-			c.inflight--
-			c.mu.Unlock()
-		})
+	// The reservation becomes an admitted session as soon as the response
+	// carries its id (go-sdk may write or flush before setting it), or
+	// ends with the handler.
+	released := false
+	release := func(final bool) {
+		id := w.Header().Get("Mcp-Session-Id")
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if released || (id == "" && !final) {
+			return
+		}
+		released = true
+		c.inflight--
+		if id != "" {
+			if c.admitted == nil {
+				c.admitted = map[string]*admission{}
+			}
+			c.admitted[id] = &admission{at: time.Now()}
+		}
 	}
-	defer release()
-	c.next.ServeHTTP(&releaseWriter{ResponseWriter: w, release: release}, r)
+	defer release(true)
+	c.next.ServeHTTP(&releaseWriter{ResponseWriter: w, release: func() { release(false) }}, r)
 }
 
 // releaseWriter calls release when the response starts.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -566,9 +567,12 @@ func TestJSONOnlyClientGetsOneJSONResponse(t *testing.T) {
 // 4. GET /mcp
 
 func TestGetOpensTheStream(t *testing.T) {
-	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{})
 	c := newClient(t, srv)
 	for _, accept := range []string{"text/event-stream", "*/*", "text/event-stream, application/json", unset} {
+		// A session has one GET stream at a time, and the previous one may
+		// not have been torn down server-side yet: use a session each.
+		c := newClient(t, srv)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		req, _ := http.NewRequestWithContext(ctx, "GET", c.url, nil)
 		req.Header.Set("Authorization", "Bearer "+testToken)
@@ -768,5 +772,39 @@ func TestIsErrorResultPassesUnchanged(t *testing.T) {
 	msg := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"raw"}}`)
 	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":2,"result":`+res+`}`, string(msg)); diff != "" {
 		t.Errorf("isError result (-want +got):\n%s", diff)
+	}
+}
+
+// Opening sessions up to the cap, 16 at a time, never gets a 503 before
+// the cap is reached: a session being registered is not counted twice.
+func TestSessionCapHasNoSpuriousRefusals(t *testing.T) {
+	const max = 40
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: max})
+	var refused atomic.Int32
+	for batch := 0; batch < max; batch += 16 {
+		var wg sync.WaitGroup
+		for range min(16, max-batch) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := &rawClient{t: t, url: srv.URL + "/mcp"}
+				resp := c.post(initBody("2025-06-18"))
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusServiceUnavailable {
+					refused.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if n := refused.Load(); n != 0 {
+		t.Errorf("%d of %d sessions refused below the cap", n, max)
+	}
+	c := &rawClient{t: t, url: srv.URL + "/mcp"}
+	resp := c.post(initBody("2025-06-18"))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("session %d: %d, want 503", max+1, resp.StatusCode)
 	}
 }
