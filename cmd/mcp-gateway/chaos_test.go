@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -16,67 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// session is a raw MCP client session over HTTP.
-type session struct {
-	t      *testing.T
-	url    string
-	token  string
-	id     string
-	client *http.Client
-	next   atomic.Int64
-}
-
-func openSession(t *testing.T, url, token string) *session {
-	s := &session{t: t, url: url + "/mcp", token: token, client: &http.Client{Timeout: 20 * time.Second}}
-	if _, err := s.do(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.do(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// do posts one message and returns the response message ("" for a
-// notification).
-func (s *session) do(body string) (string, error) {
-	req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		s.id = id
-	}
-	if resp.StatusCode == 202 {
-		return "", nil
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
-			return d, nil
-		}
-	}
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
-	}
-	return string(b), sc.Err()
-}
-
-func (s *session) call(tool, args string) (string, error) {
-	id := s.next.Add(1)
-	return s.do(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
-}
 
 // TestChaos makes calls from 8 sessions while a random server is SIGKILLed
 // every 200 calls (issue 3). No call may hang; failed calls are answered

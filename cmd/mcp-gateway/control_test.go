@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -166,29 +164,15 @@ func TestStatusReloadStop(t *testing.T) {
 
 // mcpCallNoFatal is mcpCall for a goroutine other than the test's.
 func mcpCallNoFatal(url, token, tool, args string) string {
-	session := ""
-	post := func(body string) string {
-		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		defer resp.Body.Close()
-		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
-			session = s
-		}
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+	s, err := dialSession(url, token)
+	if err != nil {
+		return "error: " + err.Error()
 	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+	res, err := s.call(tool, args)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return res
 }
 
 // A daemon killed with SIGKILL leaves its pid file and socket behind; they

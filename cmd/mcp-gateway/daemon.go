@@ -34,8 +34,8 @@ type daemon struct {
 	config   []byte
 	token    string
 	report   *ipc.Reporter
-	log      *supervisor.Log // set by serve
-	out      io.Writer       // `serve` prints its ready line here; nil for the detached daemon
+	log      *supervisor.Log  // set by serve
+	out      io.Writer        // `serve` prints its ready line here; nil for the detached daemon
 	cat      *catalog.Catalog // the catalog the servers were resolved against
 }
 

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -195,38 +196,87 @@ func serverPID(h map[string]any, name string) int {
 	return 0
 }
 
-// mcpCall opens a session with raw HTTP, calls a tool and returns the raw
-// response message.
+// mcpCall opens a session, calls a tool and returns the raw response
+// message.
 func mcpCall(t *testing.T, url, token, tool, args string) string {
 	t.Helper()
-	session := ""
-	post := func(body string) string {
-		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
-			session = s
-		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
-				return d
-			}
-		}
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+	res, err := openSession(t, url, token).call(tool, args)
+	if err != nil {
+		t.Fatal(err)
 	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+	return res
+}
+
+// session is a raw MCP client session over HTTP.
+type session struct {
+	url    string
+	token  string
+	id     string
+	client *http.Client
+	next   atomic.Int64
+}
+
+// dialSession initialises a session; it does not need the test, so other
+// goroutines may use it.
+func dialSession(url, token string) (*session, error) {
+	s := &session{url: url + "/mcp", token: token, client: &http.Client{Timeout: 20 * time.Second}}
+	if _, err := s.do(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); err != nil {
+		return nil, err
+	}
+	if s.id == "" {
+		return nil, fmt.Errorf("no Mcp-Session-Id from initialize")
+	}
+	if _, err := s.do(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func openSession(t *testing.T, url, token string) *session {
+	t.Helper()
+	s, err := dialSession(url, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// do posts one message and returns the response message ("" for a
+// notification).
+func (s *session) do(body string) (string, error) {
+	req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if s.id != "" {
+		req.Header.Set("Mcp-Session-Id", s.id)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		s.id = id
+	}
+	if resp.StatusCode == 202 {
+		return "", nil
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
+			return d, nil
+		}
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	return string(b), sc.Err()
+}
+
+func (s *session) call(tool, args string) (string, error) {
+	id := s.next.Add(1)
+	return s.do(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -68,27 +67,7 @@ func writeRenameOver(t *testing.T, path string, data []byte) {
 // returns a channel that receives each notifications/tools/list_changed.
 func listChanged(t *testing.T, url, token string) <-chan struct{} {
 	t.Helper()
-	post := func(session, body string) string {
-		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		io.Copy(io.Discard, resp.Body)
-		return resp.Header.Get("Mcp-Session-Id")
-	}
-	session := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if session == "" {
-		t.Fatal("no Mcp-Session-Id from initialize")
-	}
-	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	session := openSession(t, url, token).id
 
 	req, _ := http.NewRequest("GET", url+"/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
