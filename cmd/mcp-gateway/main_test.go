@@ -120,12 +120,21 @@ func (e *env) daemonPID() int {
 	return pid
 }
 
+// alive reports whether any thread of pid still runs. A killed process's
+// leader shows as a zombie while its other threads are still exiting and
+// still hold its files (and so its flock), so every thread is checked.
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return false
 	}
-	return !strings.Contains(string(b), ") Z ")
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err == nil && !strings.Contains(string(b), ") Z ") {
+			return true
+		}
+	}
+	return false
 }
 
 func waitExit(t *testing.T, pid int, d time.Duration) bool {
