@@ -268,6 +268,12 @@ func TestContract(t *testing.T) {
 		t.Errorf("unknown server: error %v, want it to list %q", err, want)
 	}
 
+	// What the adapter writes to os.Stderr after Serve travels on go-plugin's
+	// gRPC stdio stream, which nothing can wait for: a line still in flight
+	// when the adapter is stopped is lost. Wait for it, generously.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(log.String(), "resolving fake/srv") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	closeAll()
 	got := log.String()
 	for _, want := range []string{"[adapter:fake] fake adapter starting", "[adapter:fake] resolving fake/srv"} {
