@@ -15,7 +15,9 @@ func watching(t *testing.T, path string, poll time.Duration) <-chan struct{} {
 	changes := make(chan struct{}, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	w := &Watcher{Path: path, Poll: poll, OnChange: func() { changes <- struct{}{} }}
+	// NotifyAtStart's first call says Run has its first fingerprint and its
+	// watch: only then may the test act (a sleep was not enough under load).
+	w := &Watcher{Path: path, Poll: poll, NotifyAtStart: true, OnChange: func() { changes <- struct{}{} }}
 	go func() { done <- w.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -28,8 +30,11 @@ func watching(t *testing.T, path string, poll time.Duration) <-chan struct{} {
 			t.Error("Run did not return after cancel")
 		}
 	})
-	// Let Run take its first fingerprint and arm before the test acts.
-	time.Sleep(150 * time.Millisecond)
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not start within 10s")
+	}
 	return changes
 }
 
