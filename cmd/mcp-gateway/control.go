@@ -388,7 +388,7 @@ func processGone(pid int) bool {
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.
 func runReload(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", stderr)
+	fs := newFlagSet("reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", stderr)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	sf := addSettingsFlags(fs, false)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -424,15 +424,15 @@ func printReload(w io.Writer, res *ipc.ReloadResult) {
 		fmt.Fprintf(w, "catalog: added %s; removed %s; changed %s\n", list(res.Added), list(res.Removed), list(res.Changed))
 	}
 	if len(res.Updated) == 0 {
-		fmt.Fprintln(w, "servers: no command changed; nothing restarted")
+		fmt.Fprintln(w, "servers: no command or environment changed; nothing restarted")
 	}
 	for _, name := range res.Updated {
 		switch {
 		case slices.Contains(res.Restarted, name):
-			fmt.Fprintf(w, "restarted %s: its command changed\n", name)
+			fmt.Fprintf(w, "restarted %s: its command or environment changed\n", name)
 		case slices.ContainsFunc(res.Failed, func(e ipc.ServerError) bool { return e.Server == name }):
 		default:
-			fmt.Fprintf(w, "updated %s: its command changed; it was not running and starts with the new one on its next call\n", name)
+			fmt.Fprintf(w, "updated %s: its command or environment changed; it was not running and starts with the new one on its next call\n", name)
 		}
 	}
 	for _, f := range res.Failed {
