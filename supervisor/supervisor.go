@@ -81,16 +81,42 @@ func (s *Supervisor) Upstream(name string) (*Upstream, bool) {
 	return u, ok
 }
 
-// StartAll starts every server in parallel and waits for all of them, or
-// ctx. The error joins one error per server that failed, each naming it.
+// StartAll starts every server in parallel and waits for all of them. The
+// error joins one error per server that failed, each naming it, in
+// config-key order.
+//
+// The first server that fails for a reason other than its start timeout
+// ends the others' starts at once: a launch with a failed server fails
+// anyway (SPEC §2.3), and the launcher should not wait up to the startup
+// timeout (55 s) for slow servers first. That cancels the supervisor, as
+// Shutdown does; the starts it ended are left out of the error. Timeouts
+// do not end the others: they all expire together, and the error lists
+// every server still starting.
 func (s *Supervisor) StartAll(ctx context.Context) error {
 	errs := make([]error, len(s.upstreams))
-	var wg sync.WaitGroup
+	var (
+		mu       sync.Mutex
+		failFast bool
+		wg       sync.WaitGroup
+	)
 	for i, u := range s.upstreams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = u.Start(ctx)
+			err := u.Start(ctx)
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if failFast && errors.Is(err, context.Canceled) {
+				return // ended by the first failure
+			}
+			errs[i] = err
+			if !failFast && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				failFast = true
+				s.cancel()
+			}
 		}()
 	}
 	wg.Wait()

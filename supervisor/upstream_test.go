@@ -200,6 +200,28 @@ func TestMissingCommandIsClear(t *testing.T) {
 	contains(t, "error", err.Error(), "/nonexistent/mcp-server")
 }
 
+// A server that cannot start fails the launch at once: StartAll does not
+// wait for a slow one first, and the error names only the real failure.
+func TestStartAllFailsFast(t *testing.T) {
+	s := New([]adapters.Server{
+		{Name: "ghost", Spec: adapters.LaunchSpec{Argv: []string{"/nonexistent/mcp-server"}}},
+		{Name: "slow", Spec: fakeSpec("slow", map[string]string{"MCP_FAKE_START_DELAY": "30000"})},
+	}, Options{Log: NewLog(&syncBuffer{}), StartTimeout: 60 * time.Second})
+	defer s.Shutdown(context.Background())
+	start := time.Now()
+	err := s.StartAll(context.Background())
+	if err == nil {
+		t.Fatal("start succeeded")
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("StartAll returned after %v: it waited for the slow server", d)
+	}
+	contains(t, "error", err.Error(), `server "ghost"`)
+	if strings.Contains(err.Error(), `"slow"`) {
+		t.Errorf("error names the server whose start it ended: %v", err)
+	}
+}
+
 type recordingPeer struct {
 	mu    sync.Mutex
 	notes []string
