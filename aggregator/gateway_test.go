@@ -150,9 +150,15 @@ func TestAuth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s: %d %q, want 401 with WWW-Authenticate: Bearer", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+		// An unauthenticated caller learns nothing of where the token is
+		// (and the token file is a flag: a fixed path would be wrong).
+		if !strings.Contains(string(body), `"code":-32001`) || strings.Contains(string(body), ".token") {
+			t.Errorf("%s: body %s", name, body)
 		}
 	}
 }

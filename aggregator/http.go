@@ -86,7 +86,7 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
-			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token> (the token is in /etc/mcp-gateway/.token)", nil)
+			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
