@@ -18,11 +18,22 @@ const PIDFileName = "mcp-gateway.pid"
 // ErrRunning is returned when a daemon already holds the run dir.
 var ErrRunning = errors.New("a gateway daemon is already running")
 
-// RunningError names the running daemon.
-type RunningError struct{ PID int }
+// DefaultRunDir is the run dir when neither --run-dir nor
+// MCP_GATEWAY_RUN_DIR says otherwise (SPEC §10).
+const DefaultRunDir = "/run/mcp-gateway"
+
+// RunningError names the running daemon, and the command that stops it.
+type RunningError struct {
+	PID    int
+	RunDir string // the daemon's run dir; "" for DefaultRunDir
+}
 
 func (e *RunningError) Error() string {
-	return fmt.Sprintf("%v (pid %d); stop it first with `mcp-gateway stop` (or kill -TERM %d)", ErrRunning, e.PID, e.PID)
+	stop := "mcp-gateway stop"
+	if e.RunDir != "" && e.RunDir != DefaultRunDir {
+		stop += " --run-dir " + e.RunDir
+	}
+	return fmt.Sprintf("%v (pid %d); stop it first with `%s` (or kill -TERM %d)", ErrRunning, e.PID, stop, e.PID)
 }
 
 func (e *RunningError) Unwrap() error { return ErrRunning }
@@ -46,7 +57,7 @@ func LockPID(runDir string) (*PIDLock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		pid, _ := ReadPID(runDir)
-		return nil, &RunningError{PID: pid}
+		return nil, &RunningError{PID: pid, RunDir: runDir}
 	}
 	if err := f.Truncate(0); err != nil {
 		f.Close()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -49,6 +50,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		case "reload":
 			return runReload(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
+			fs := newFlagSet("version", "Usage: mcp-gateway version\n\nPrints the version.", stderr)
+			if code, ok := parseFlags(fs, args[1:]); !ok {
+				return code
+			}
 			fmt.Fprintln(stdout, "mcp-gateway", version)
 			return 0
 		case daemonCommand:
@@ -56,8 +61,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		case supervisor.ShimCommand:
 			return supervisor.ShimMain(args[1:])
 		case "help", "-h", "--help", "-help":
-			fmt.Fprint(stdout, usage)
-			return 0
+			fmt.Fprint(stdout, usage+"\nThe launcher's flags:\n\n")
+			return runLaunch([]string{"--help"}, stdout, stdout)
 		}
 		if !strings.HasPrefix(args[0], "-") {
 			fmt.Fprintf(stderr, "mcp-gateway: unknown command %q\n\n%s", args[0], usage)
@@ -93,11 +98,26 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// usageError is a readConfig error that is bad usage (exit 2); the
+// others, such as an unreadable file, are failures (exit 1).
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// configExit is the exit status for a readConfig error.
+func configExit(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
 // readConfig returns the config from --config or --config-file.
 func readConfig(inline, file string) ([]byte, error) {
 	switch {
 	case inline != "" && file != "":
-		return nil, errors.New("give --config or --config-file, not both")
+		return nil, usageError("give --config or --config-file, not both")
 	case inline != "":
 		return bytes.TrimPrefix([]byte(inline), utf8BOM), nil
 	case file != "":
@@ -107,7 +127,7 @@ func readConfig(inline, file string) ([]byte, error) {
 		}
 		return bytes.TrimPrefix(b, utf8BOM), nil
 	default:
-		return nil, errors.New(`no config: give --config '<json>' (e.g. '{"time": {}}') or --config-file FILE`)
+		return nil, usageError(`no config: give --config '<json>' (e.g. '{"time": {}}') or --config-file FILE`)
 	}
 }
 
@@ -140,4 +160,12 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
 	return b, nil
+}
+
+// count says "1 server", "3 servers".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

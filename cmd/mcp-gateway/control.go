@@ -309,8 +309,8 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 }
 
 func printStatus(w io.Writer, doc statusDoc) {
-	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %d servers, %d tools\n",
-		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), doc.ServerCount, doc.ToolCount)
+	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %s, %s\n",
+		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
 	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")

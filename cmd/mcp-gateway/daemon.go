@@ -224,8 +224,8 @@ func (d *daemon) serve() error {
 	d.addControlActors(&g, ctl, sup, gw, logger, ln.Addr().String())
 
 	if d.out != nil { // serve: the ready line goes to stdout
-		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %d servers, %d tools; log in %s)\n",
-			displayAddr(ln.Addr().String()), os.Getpid(), len(servers), gw.ToolCount(), d.settings.LogFile)
+		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
+			displayAddr(ln.Addr().String()), os.Getpid(), count(len(servers), "server"), count(gw.ToolCount(), "tool"), d.settings.TokenFile, d.settings.LogFile)
 	}
 	d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()})
 	logger.Info("ready", "addr", ln.Addr().String(), "servers", len(servers), "tools", gw.ToolCount())

@@ -40,7 +40,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	config, err := readConfig(*inline, *file)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return 2
+		return configExit(err)
 	}
 	// Validate before anything starts (SPEC §2.1).
 	servers, warnings, err := resolveServers(s, config, nil)
@@ -50,7 +50,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	}
 	printWarnings(stderr, warnings)
 	if pid := ipc.Running(s.RunDir); pid != 0 {
-		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid})
+		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid, RunDir: s.RunDir})
 		return 1
 	}
 	token, ok := os.LookupEnv(supervisor.TokenEnv)
@@ -63,8 +63,8 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %d servers, %d tools; token in %s; log in %s)\n",
-		displayAddr(rep.Addr), rep.PID, len(servers), rep.Tools, s.TokenFile, s.LogFile)
+	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
+		displayAddr(rep.Addr), rep.PID, count(len(servers), "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
 	return 0
 }
 

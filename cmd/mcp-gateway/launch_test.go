@@ -138,7 +138,8 @@ func TestSecondLaunchFails(t *testing.T) {
 		t.Fatalf("first launch: %s", errOut)
 	}
 	code, _, errOut := e.run(nil, append([]string{"--config", cfg}, e.flags()...)...)
-	if code == 0 || !strings.Contains(errOut, "already running (pid ") || !strings.Contains(errOut, "mcp-gateway stop") {
+	// The hint works as written: it carries the run dir the test uses.
+	if code == 0 || !strings.Contains(errOut, "already running (pid ") || !strings.Contains(errOut, "`mcp-gateway stop --run-dir "+e.path("run")+"`") {
 		t.Errorf("second launch: exit %d, %q", code, errOut)
 	}
 }

@@ -28,7 +28,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	config, err := readConfig(*inline, *file)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return 2
+		return configExit(err)
 	}
 	token, ok := os.LookupEnv(supervisor.TokenEnv)
 	if !ok {

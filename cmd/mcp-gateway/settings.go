@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -45,7 +46,7 @@ var pathFlags = []struct {
 	{"token-file", "MCP_GATEWAY_TOKEN_FILE", "/etc/mcp-gateway/.token", "token file, written 0600", func(s *Settings) *string { return &s.TokenFile }},
 	{"catalog-file", "MCP_GATEWAY_CATALOG_FILE", "/etc/mcp-gateway/catalog.json", "catalog override file", func(s *Settings) *string { return &s.CatalogFile }},
 	{"log-file", "MCP_GATEWAY_LOG_FILE", "/var/log/mcp-gateway.log", "log file (rotated at 10 MB)", func(s *Settings) *string { return &s.LogFile }},
-	{"run-dir", "MCP_GATEWAY_RUN_DIR", "/run/mcp-gateway", "run dir: pid file and control socket", func(s *Settings) *string { return &s.RunDir }},
+	{"run-dir", "MCP_GATEWAY_RUN_DIR", ipc.DefaultRunDir, "run dir: pid file and control socket", func(s *Settings) *string { return &s.RunDir }},
 	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where GitHub servers are cloned", func(s *Settings) *string { return &s.ServersDir }},
 	{"github-url", "MCP_GATEWAY_GITHUB_URL", "https://github.com", "GitHub base URL (tests, mirrors)", func(s *Settings) *string { return &s.GitHubURL }},
 	{"adapters-dir", "MCP_GATEWAY_ADAPTERS_DIR", "/etc/mcp-gateway/adapters", "external adapter binaries", func(s *Settings) *string { return &s.AdaptersDir }},
@@ -100,8 +101,16 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 			s.AllowedOrigins = append(s.AllowedOrigins, o)
 		}
 	}
-	if s.StartupTimeout <= 0 && sf.port != "" {
-		return s, errors.New("--startup-timeout must be positive")
+	if sf.port != "" { // the daemon's flags are registered
+		if s.StartupTimeout <= 0 {
+			return s, errors.New("--startup-timeout must be positive")
+		}
+		if s.SessionTimeout <= 0 {
+			return s, errors.New("--session-timeout must be positive")
+		}
+		if s.MaxSessions <= 0 {
+			return s, fmt.Errorf("--max-sessions must be at least 1, got %d", s.MaxSessions)
+		}
 	}
 	return s, nil
 }
