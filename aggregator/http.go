@@ -65,7 +65,7 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	capped := &sessionCap{g: g, max: o.MaxSessions, next: stream}
 	// transport (transport.go) fixes where go-sdk differs from the
 	// Streamable HTTP spec: sessions, bodies, Accept, versions, DELETE.
-	front := &transport{next: capped, maxBody: o.MaxBodyBytes, calls: callsFor(g.server)}
+	front := &transport{next: capped, maxBody: o.MaxBodyBytes, calls: callsFor(g.server), idleTimeout: o.SessionTimeout}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, front)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
@@ -210,8 +210,39 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.admitted[id] = &admission{at: time.Now()}
 		}
 	}
+	defer c.settle(w)
 	defer release(true)
 	c.next.ServeHTTP(&releaseWriter{ResponseWriter: w, release: func() { release(false) }}, r)
+}
+
+// settle runs when an initialize's handler has returned: go-sdk has then
+// registered the session, or closed it because initialize failed. A live
+// session is marked seen, so that it is dropped as soon as it ends; a dead
+// one is dropped now. Without this, a session was pruned only after the
+// next initialize had seen it live: a failed initialize, or a session that
+// expired before any other initialize came, held its slot for
+// registerGrace (10 s), and 100 bad initializes locked everyone out.
+func (c *sessionCap) settle(w http.ResponseWriter) {
+	id := w.Header().Get("Mcp-Session-Id")
+	if id == "" {
+		return
+	}
+	live := false
+	for ss := range c.g.server.Sessions() {
+		if ss.ID() == id {
+			live = true
+			break
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.admitted[id]; a != nil {
+		if live {
+			a.seen = true
+		} else {
+			delete(c.admitted, id)
+		}
+	}
 }
 
 // releaseWriter calls release when the response starts.

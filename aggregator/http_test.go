@@ -326,6 +326,67 @@ func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
 	}
 }
 
+// A session whose client dropped its POST while a call runs on a server
+// that never answers still expires: its call is cancelled upstream and
+// its slot under the cap returns. Before, go-sdk's expiry waited for the
+// call forever and every later initialize got 503.
+func TestIdleSessionWithARunningCallExpires(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	cancelFile := t.TempDir() + "/cancelled"
+	srv, gw := startGatewayWith(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS":       `[{"name":"sleep","inputSchema":{"type":"object"}}]`,
+		"MCP_FAKE_CANCEL_FILE": cancelFile,
+	}}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
+	c := newClient(t, srv)
+
+	ctx, drop := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000}}}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptBoth)
+	req.Header.Set("Mcp-Session-Id", c.session)
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach the upstream
+	drop()                             // the client goes away without DELETE
+	<-posted
+
+	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session is still open 10 s into a %v idle timeout", idle)
+		}
+	}
+	if b, err := os.ReadFile(cancelFile); err != nil || !strings.Contains(string(b), "requestId") {
+		t.Errorf("the upstream got no notifications/cancelled: %q %v", b, err)
+	}
+	resp, b := send(t, "POST", c.url, initBody("2025-06-18"), nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize after expiry: %d %s", resp.StatusCode, b)
+	}
+}
+
+// A failed initialize does not hold a slot under the cap: before, each
+// held one for 10 s, and a burst of them locked every client out.
+func TestFailedInitializeFreesItsSlot(t *testing.T) {
+	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 1})
+	u := srv.URL + "/mcp"
+	for i := range 3 {
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[]}`, nil)
+		if !strings.Contains(string(b), `"error"`) {
+			t.Fatalf("bad initialize %d: %d %s, want a JSON-RPC error", i, resp.StatusCode, b)
+		}
+	}
+	resp, b := send(t, "POST", u, initBody("2025-06-18"), nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize after failed ones: %d %s", resp.StatusCode, b)
+	}
+}
+
 func countSessions(gw *Gateway) int {
 	n := 0
 	for range gw.Server().Sessions() {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,9 +56,10 @@ const statelessProtocol = "2026-07-28"
 
 // transport is the front of /mcp, between auth and the session cap.
 type transport struct {
-	next    http.Handler
-	maxBody int64
-	calls   *sessionCalls
+	next        http.Handler
+	maxBody     int64
+	calls       *sessionCalls
+	idleTimeout time.Duration // a session's, as go-sdk's SessionTimeout
 }
 
 func (f *transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -147,6 +149,10 @@ func (f *transport) servePOST(ew *errorBodyWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	ew.id = id
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		f.calls.postStarted(sid)
+		defer f.calls.postEnded(sid, f.idleTimeout)
+	}
 	if !jsonOnly {
 		f.next.ServeHTTP(ew, r)
 		ew.finish()
@@ -407,11 +413,22 @@ func (w *jsonOnlyWriter) finish() {
 }
 
 // sessionCalls tracks the running requests of each session, so that DELETE
-// can cancel them (go-sdk's ServerSession.Close waits for them instead).
-// The cancelled context reaches the upstream as notifications/cancelled.
+// and idle expiry can cancel them. The cancelled context reaches the
+// upstream as notifications/cancelled.
+//
+// Expiry: go-sdk closes a session once no POST of it has been open for
+// SessionTimeout, but its ServerSession.Close then waits for the running
+// requests. A call whose client went away (a dropped POST, no DELETE) on
+// a server that never answers kept its session, and its slot under the
+// session cap, forever. So the same idle clock runs here, for sessions
+// with running requests only: paused while a POST of the session is open,
+// and when it runs out the session's requests are cancelled, which lets
+// go-sdk's Close finish.
 type sessionCalls struct {
-	mu    sync.Mutex
-	calls map[string]map[*context.CancelFunc]struct{}
+	mu     sync.Mutex
+	calls  map[string]map[*context.CancelFunc]struct{}
+	posts  map[string]int         // open POSTs by session id
+	expiry map[string]*time.Timer // idle clocks of sessions with running requests
 }
 
 // callsByServer holds one sessionCalls per go-sdk server, so that its
@@ -419,7 +436,11 @@ type sessionCalls struct {
 var callsByServer sync.Map // *mcp.Server → *sessionCalls
 
 func callsFor(s *mcp.Server) *sessionCalls {
-	sc := &sessionCalls{calls: map[string]map[*context.CancelFunc]struct{}{}}
+	sc := &sessionCalls{
+		calls:  map[string]map[*context.CancelFunc]struct{}{},
+		posts:  map[string]int{},
+		expiry: map[string]*time.Timer{},
+	}
 	if v, loaded := callsByServer.LoadOrStore(s, sc); loaded {
 		return v.(*sessionCalls)
 	}
@@ -449,6 +470,10 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			delete(sc.calls[id], key)
 			if len(sc.calls[id]) == 0 {
 				delete(sc.calls, id)
+				if t := sc.expiry[id]; t != nil {
+					t.Stop() // no request left to cancel: go-sdk's own expiry suffices
+					delete(sc.expiry, id)
+				}
 			}
 			sc.mu.Unlock()
 			cancel()
@@ -468,4 +493,49 @@ func (sc *sessionCalls) cancel(sessionID string) {
 	for _, f := range fns {
 		f()
 	}
+}
+
+// postStarted pauses the session's idle clock while one of its POSTs is
+// open, as go-sdk does.
+func (sc *sessionCalls) postStarted(sessionID string) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.posts[sessionID]++
+	if t := sc.expiry[sessionID]; t != nil {
+		t.Stop()
+		delete(sc.expiry, sessionID)
+	}
+}
+
+// postEnded restarts the idle clock (timeout, > 0) when the session's last
+// open POST ends with requests still running.
+func (sc *sessionCalls) postEnded(sessionID string, timeout time.Duration) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.posts[sessionID]--; sc.posts[sessionID] > 0 {
+		return
+	}
+	delete(sc.posts, sessionID)
+	if len(sc.calls[sessionID]) == 0 || timeout <= 0 {
+		return
+	}
+	if t := sc.expiry[sessionID]; t != nil {
+		t.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(timeout, func() { sc.expire(sessionID, t) })
+	sc.expiry[sessionID] = t
+}
+
+// expire cancels the requests of a session whose idle clock t ran out,
+// unless t was stopped or replaced since.
+func (sc *sessionCalls) expire(sessionID string, t *time.Timer) {
+	sc.mu.Lock()
+	if sc.expiry[sessionID] != t {
+		sc.mu.Unlock()
+		return
+	}
+	delete(sc.expiry, sessionID)
+	sc.mu.Unlock()
+	sc.cancel(sessionID)
 }
