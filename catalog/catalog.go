@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 )
 
@@ -81,7 +80,7 @@ func Load(path string) (*Catalog, error) {
 	if path == "" {
 		return base, nil
 	}
-	data, err := readFile(path)
+	data, err := boundedfile.Read(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return base, nil
 	}
@@ -231,28 +230,3 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 
 
 // MaxFileBytes bounds the override file: 16 MiB.
 const MaxFileBytes = 16 << 20
-
-// readFile reads a regular file of at most MaxFileBytes, so that a huge or
-// endless file (/dev/zero) is an error, not an out-of-memory crash.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
-	}
-	return b, nil
-}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 )
 
 // Default timings of a Watcher.
@@ -254,7 +255,7 @@ func (st *watchState) check() {
 // present, 2 unreadable (with the error hashed, so a changed error counts).
 func fingerprint(path string) [sha256.Size + 1]byte {
 	var fp [sha256.Size + 1]byte
-	b, err := readFile(path) // bounded: a huge file is an error, not a crash
+	b, err := boundedfile.Read(path, MaxFileBytes) // bounded: a huge file is an error, not a crash
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fp

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -121,9 +121,9 @@ func readConfig(inline, file string) ([]byte, error) {
 	case inline != "":
 		return bytes.TrimPrefix([]byte(inline), utf8BOM), nil
 	case file != "":
-		b, err := readLimited(file, maxConfigBytes)
+		b, err := boundedfile.Read(file, maxConfigBytes)
 		if err != nil {
-			return nil, fmt.Errorf("read config file: %w", err)
+			return nil, fmt.Errorf("read config file %s: %w", file, err)
 		}
 		return bytes.TrimPrefix(b, utf8BOM), nil
 	default:
@@ -137,30 +137,6 @@ const maxConfigBytes = 16 << 20
 // utf8BOM is dropped from the start of a config, as editors on some
 // systems write one.
 var utf8BOM = []byte("\xef\xbb\xbf")
-
-// readLimited reads a regular file of at most limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
-}
 
 // count says "1 server", "3 servers".
 func count(n int, noun string) string {
