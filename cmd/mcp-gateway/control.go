@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -61,6 +62,25 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 	}
 	g.Add(func() error { return w.Run(watchCtx) }, func(error) { watchCancel() })
 
+	// SIGHUP reloads, as daemons conventionally do; by default it would
+	// kill the daemon without a word, and logrotate configurations send
+	// it. Registered now, before readiness, so that none is missed.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	hupCtx, hupCancel := context.WithCancel(context.Background())
+	g.Add(func() error {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-hupCtx.Done():
+				return nil
+			case <-hup:
+				logger.Info("SIGHUP: reloading the catalog")
+				_, _ = rl.reload(hupCtx, triggerSignal) // logged there
+			}
+		}
+	}, func(error) { hupCancel() })
+
 	started := time.Now()
 	handle := func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
@@ -98,6 +118,9 @@ const triggerStart = "changed while the gateway started"
 // triggerCommand is an operator's `mcp-gateway reload`: it always resolves
 // every server again, re-running the external adapters too.
 const triggerCommand = "mcp-gateway reload"
+
+// triggerSignal is a SIGHUP, which reloads as `mcp-gateway reload` does.
+const triggerSignal = "SIGHUP"
 
 // reloader re-reads the catalog and applies it to the running servers.
 // One reload runs at a time, whether the watcher or `reload` asked.
@@ -142,7 +165,7 @@ func (r *reloader) reload(ctx context.Context, trigger string) (*ipc.ReloadResul
 	res := &ipc.ReloadResult{}
 	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
 	r.cat = cat
-	if trigger != triggerCommand && len(res.Added)+len(res.Removed)+len(res.Changed) == 0 {
+	if trigger != triggerCommand && trigger != triggerSignal && len(res.Added)+len(res.Removed)+len(res.Changed) == 0 {
 		// The file was touched but no entry changed, so no catalog spec
 		// can have; only an operator's reload re-runs the adapters.
 		return res, nil

@@ -287,3 +287,27 @@ func TestStopWhileStarting(t *testing.T) {
 		t.Error("the launcher did not return after its daemon was stopped")
 	}
 }
+
+// SIGHUP reloads the catalog instead of killing the daemon (logrotate
+// configurations send it).
+func TestSIGHUPReloads(t *testing.T) {
+	e := newEnv(t)
+	if code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": nil}), "GATEWAY_ACCESS_TOKEN=t"); code != 0 {
+		t.Fatal(errOut)
+	}
+	daemon := e.daemonPID()
+	if err := syscall.Kill(daemon, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(e.logText(), "SIGHUP: reloading the catalog"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload logged 10 s after SIGHUP:\n%s", e.logText())
+		}
+	}
+	if !alive(daemon) {
+		t.Fatal("SIGHUP killed the daemon")
+	}
+	if res := mcpCall(t, e.url(), "t", "echo", `{"text":"x"}`); !strings.Contains(res, "x from a") {
+		t.Errorf("call after SIGHUP: %s", res)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -123,6 +124,12 @@ func (d *daemon) serve() error {
 	defer log.Close()
 	log.AddSecrets(d.token)
 	d.log = log
+	// The daemon's stderr is /dev/null: a panic's or fatal error's trace
+	// goes to the log file instead, where an operator looks.
+	if f, err := os.OpenFile(d.settings.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // it keeps its own duplicate
+		f.Close()
+	}
 	logger := log.Logger()
 
 	servers, _, cat, err := resolveWithCatalog(d.settings, d.config, log)
