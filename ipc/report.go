@@ -40,21 +40,23 @@ type Reporter struct {
 func NewReporter(w io.WriteCloser) *Reporter { return &Reporter{w: w} }
 
 // Send writes one report. After ready or failed the pipe is closed, so the
-// launcher sees the end.
-func (r *Reporter) Send(rep Report) {
+// launcher sees the end. It returns the write's error: EPIPE means the
+// launcher is gone (nil for a nil Reporter).
+func (r *Reporter) Send(rep Report) error {
 	if r == nil {
-		return
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w == nil {
-		return
+		return nil
 	}
-	_ = json.NewEncoder(r.w).Encode(rep)
+	err := json.NewEncoder(r.w).Encode(rep)
 	if rep.Event != EventProgress {
 		r.w.Close()
 		r.w = nil
 	}
+	return err
 }
 
 // ReadReports calls fn for each report read from r until fn returns false,

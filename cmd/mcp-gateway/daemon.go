@@ -234,7 +234,17 @@ func (d *daemon) serve() error {
 		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
 			displayAddr(ln.Addr().String()), os.Getpid(), count(len(servers), "server"), count(gw.ToolCount(), "tool"), d.settings.TokenFile, d.settings.LogFile)
 	}
-	d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()})
+	if err := d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: ln.Addr().String(), PID: os.Getpid(), Servers: len(servers), Tools: gw.ToolCount()}); err != nil {
+		// The launcher was killed while it waited: its caller saw a
+		// failure, so a daemon serving now would be a surprise that
+		// holds the run dir against the retry.
+		logger.Error("the launcher exited before the gateway was ready; stopping", "error", err)
+		_ = os.Remove(d.settings.TokenFile)
+		sigCancel()
+		supCancel()
+		sup.Shutdown(context.Background())
+		return fmt.Errorf("report readiness: %w", err)
+	}
 	logger.Info("ready", "addr", ln.Addr().String(), "servers", len(servers), "tools", gw.ToolCount())
 
 	err = g.Run()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -132,7 +133,19 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	}()
 	timer := time.NewTimer(s.StartupTimeout + launchGrace)
 	defer timer.Stop()
+	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
+	// the daemon with it: a daemon that became ready after its launcher
+	// had failed would hold the run dir, and the retry would find it
+	// "already running". (A launcher killed with SIGKILL cannot do this;
+	// the daemon then notices at readiness that nobody is listening.)
+	interrupt := make(chan os.Signal, 1)
+	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(interrupt)
 	select {
+	case sig := <-interrupt:
+		killDaemon(pid, exited)
+		repR.Close()
+		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; the daemon (pid %d) was stopped", sig, pid)
 	case o := <-done:
 		repR.Close()
 		switch {

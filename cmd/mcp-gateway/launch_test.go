@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
 func fakeConfig(servers map[string][]string) string {
@@ -208,5 +211,51 @@ func TestKill9OfDaemonLeavesNoServerProcess(t *testing.T) {
 	e.port = freePort(t)
 	if code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": nil})); code != 0 {
 		t.Fatalf("launch after kill -9: %s", errOut)
+	}
+}
+
+// A launcher stopped while the daemon starts leaves nothing behind: on
+// SIGTERM it stops the daemon itself; killed with SIGKILL, the daemon
+// notices at readiness that nobody waits for it, and stops. Before, the
+// daemon became ready anyway, and the SDK's retry found it "already
+// running".
+func TestLauncherStoppedWhileStartingLeavesNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			e := newEnv(t)
+			cfg := fakeConfig(map[string][]string{"slow": {"MCP_FAKE_START_DELAY=2000"}})
+			cmd := exec.Command(gatewayBin, append([]string{"--config", cfg}, e.flags()...)...)
+			cmd.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN=t")
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var daemon int
+			for deadline := time.Now().Add(10 * time.Second); daemon == 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no daemon pid file within 10 s")
+				}
+				daemon, _ = ipc.ReadPID(e.path("run"))
+			}
+			_ = cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if err == nil {
+				t.Fatalf("the launcher exited 0 after %v", sig)
+			}
+			if sig == syscall.SIGTERM && !strings.Contains(errOut.String(), "interrupted by terminated") {
+				t.Errorf("launcher stderr: %q", errOut.String())
+			}
+			// The slow server is ready 2 s in; give it that and more.
+			if !waitExit(t, daemon, 15*time.Second) {
+				t.Fatalf("the daemon (pid %d) still runs after its launcher got %v", daemon, sig)
+			}
+			if _, err := os.Stat(e.path("token")); !os.IsNotExist(err) {
+				t.Errorf("token file left behind: %v", err)
+			}
+			if sig == syscall.SIGKILL && !strings.Contains(e.logText(), "the launcher exited before the gateway was ready") {
+				t.Errorf("log lacks the reason:\n%s", e.logText())
+			}
+		})
 	}
 }
