@@ -548,12 +548,24 @@ func TestMalformedBodiesGet400AndServingGoesOn(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600},
 		{`{"jsonrpc":"2.0","id":1,"method":""}`, -32600},
 		{`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, -32600},
+		// Ids go-sdk would answer under another id.
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":-0,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600},
 	} {
 		for _, h := range []map[string]string{sessionHeaders(c), nil} {
 			resp, b := send(t, "POST", c.url, tc.body, h)
 			wantRPCError(t, fmt.Sprintf("body %q (session %v)", tc.body, h != nil), resp, b, 400, tc.code)
 		}
 		result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
+	}
+	// The largest id allowed comes back exactly.
+	for _, id := range []string{"9007199254740991", "-9007199254740991", `"9007199254740993"`} {
+		if msg := string(c.rpc(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)); !strings.Contains(msg, `"id":`+id+`,`) && !strings.Contains(msg, `"id":`+id+`}`) {
+			t.Errorf("id %s came back as %s", id, msg)
+		}
 	}
 }
 

@@ -241,11 +241,12 @@ func parseBody(body []byte) (msgs []bodyMsg, batch bool, code int, msg string) {
 		if m.JSONRPC != "2.0" {
 			return nil, batch, -32600, `Invalid Request: "jsonrpc" must be "2.0"`
 		}
-		// An id is a string or a number; null only on an error response
-		// (to a message whose id could not be read).
+		// An id is a string or an integer (MCP, Base Protocol: "a string
+		// or integer ID"); null only on an error response (to a message
+		// whose id could not be read).
 		nullID := string(m.ID) == "null"
-		if len(m.ID) > 0 && !nullID && m.ID[0] != '"' && m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9') {
-			return nil, batch, -32600, "Invalid Request: id must be a string or a number"
+		if len(m.ID) > 0 && !nullID && m.ID[0] != '"' && !integerID(m.ID) {
+			return nil, batch, -32600, "Invalid Request: id must be a string or an integer of at most 2^53-1 in magnitude, got " + string(m.ID)
 		}
 		switch {
 		case m.Method != nil && *m.Method != "" && !nullID:
@@ -257,6 +258,22 @@ func parseBody(body []byte) (msgs []bodyMsg, batch bool, code int, msg string) {
 		}
 	}
 	return msgs, batch, 0, ""
+}
+
+// integerID reports whether a JSON number is an integer that go-sdk keeps
+// exactly: it decodes ids through float64, so only |n| ≤ 2^53-1 (also
+// JavaScript's safe integers). go-sdk turned 1.5 into 1, 1e2 into 100,
+// 9007199254740993 into 9007199254740992 and 99999999999999999999999 into
+// -9223372036854775808, so the client got its answer under another id,
+// and 1.5 collided with 1 in flight.
+func integerID(raw json.RawMessage) bool {
+	const maxSafe = 1<<53 - 1
+	s := string(raw)
+	if s == "-0" || (len(s) > 1 && s[0] == '0') || (len(s) > 2 && s[:2] == "-0") {
+		return false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n >= -maxSafe && n <= maxSafe
 }
 
 // writeRPCError writes a JSON-RPC error response with an HTTP status.
