@@ -49,6 +49,11 @@ func Decode(line []byte) (*Message, error) {
 	if err := json.Unmarshal(t, &m); err != nil {
 		return nil, fmt.Errorf("decode message: %w", err)
 	}
+	// "error": null beside a result is no error; a server that wrote it
+	// had its result turned into an error of code 0.
+	if string(bytes.TrimSpace(m.Error)) == "null" {
+		m.Error = nil
+	}
 	return &m, nil
 }
 
@@ -63,13 +68,19 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
 }
 
-// DecodeError parses a raw error object.
+// DecodeError parses a raw error object. One that is not an object with
+// an integer code becomes CodeInternalError, with the raw object as data
+// (its code would otherwise go out as 0, which JSON-RPC does not define).
 func DecodeError(raw json.RawMessage) *Error {
-	var e Error
-	if err := json.Unmarshal(raw, &e); err != nil {
+	var e struct {
+		Code    *int64          `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil || e.Code == nil {
 		return &Error{Code: CodeInternalError, Message: "upstream sent a malformed error object", Data: rawString(string(raw))}
 	}
-	return &e
+	return &Error{Code: *e.Code, Message: e.Message, Data: e.Data}
 }
 
 func rawString(s string) json.RawMessage {
@@ -80,9 +91,15 @@ func rawString(s string) json.RawMessage {
 // IntID renders an integer id.
 func IntID(n int64) json.RawMessage { return strconv.AppendInt(nil, n, 10) }
 
-// ParseIntID returns the integer in id, if it is one.
+// ParseIntID returns the integer in id, if it is one. The gateway's own
+// ids are integers; a server that echoes one back as a string ("14") is
+// matched too, rather than leaving the call waiting forever.
 func ParseIntID(id json.RawMessage) (int64, bool) {
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(id)), 10, 64)
+	s := string(bytes.TrimSpace(id))
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
 
