@@ -88,6 +88,10 @@ type session struct {
 	done     chan struct{}  // closed when the run is over and pending calls failed
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
 	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
+
+	// relisting says a re-list runs; relistAgain that another list_changed
+	// came meanwhile. Both under Upstream.mu.
+	relisting, relistAgain bool
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
@@ -475,30 +479,54 @@ func listTools(ctx context.Context, c *conn) ([]Tool, error) {
 	}
 }
 
-// relist re-reads the tools after the server's own list_changed.
+// relist re-reads the tools after the server's own list_changed. Bursts
+// are coalesced: while one re-list runs, further notifications make it
+// run once more when it ends, never a second one alongside (20,000
+// notifications started 20,000 concurrent tools/list, and the daemon's
+// memory tripled).
 func (u *Upstream) relist(s *session) {
+	u.mu.Lock()
+	if s.relisting {
+		s.relistAgain = true
+		u.mu.Unlock()
+		return
+	}
+	s.relisting = true
+	u.mu.Unlock()
 	s.conn.handlers.Add(1)
 	go func() {
 		defer s.conn.handlers.Done()
-		ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
-		defer cancel()
-		tools, err := listTools(ctx, s.conn)
-		if err != nil {
-			u.opts.Logger.Warn("re-list tools after list_changed failed", "server", u.name, "error", err)
-			return
-		}
-		u.mu.Lock()
-		if u.cur != s {
-			u.mu.Unlock()
-			return
-		}
-		changed := !sameTools(u.tools, tools)
-		u.tools = tools
-		u.mu.Unlock()
-		if changed && u.opts.OnToolsChanged != nil {
-			u.opts.OnToolsChanged(u.name)
+		for u.relistOnce(s) {
 		}
 	}()
+}
+
+// relistOnce lists the tools once and reports whether another
+// list_changed came meanwhile.
+func (u *Upstream) relistOnce(s *session) (again bool) {
+	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+	defer cancel()
+	tools, err := listTools(ctx, s.conn)
+	u.mu.Lock()
+	again, s.relistAgain = s.relistAgain, false
+	if err != nil || u.cur != s {
+		again = false // the run failed or ended: nothing to list again
+	}
+	s.relisting = again
+	if err != nil || u.cur != s {
+		u.mu.Unlock()
+		if err != nil {
+			u.opts.Logger.Warn("re-list tools after list_changed failed", "server", u.name, "error", err)
+		}
+		return false
+	}
+	changed := !sameTools(u.tools, tools)
+	u.tools = tools
+	u.mu.Unlock()
+	if changed && u.opts.OnToolsChanged != nil {
+		u.opts.OnToolsChanged(u.name)
+	}
+	return again
 }
 
 func sameTools(a, b []Tool) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,5 +316,37 @@ func TestRestartDoesNotPrepareAgain(t *testing.T) {
 	mustText(t, u, "echo", `{"text":"b"}`)
 	if n := prepares.Load(); n != 1 {
 		t.Errorf("prepared %d times across a crash and restart, want 1", n)
+	}
+}
+
+// A burst of list_changed is coalesced: a re-list runs at most once at a
+// time, plus once more for what came meanwhile, and the final list is the
+// server's. Before, 20,000 notifications started 20,000 tools/list at once.
+func TestListChangedBurstIsCoalesced(t *testing.T) {
+	tools := `[{"name":"changeflood","inputSchema":{"type":"object"}},{"name":"lists","inputSchema":{"type":"object"}}]`
+	s := fakes(t, nil, adapters.Server{Name: "a", Spec: fakeSpec("a", map[string]string{"MCP_FAKE_TOOLS": tools})})
+	u, _ := s.Upstream("a")
+	if out, err := call(u, "changeflood", `{"n":2000}`); err != nil || out != "flooded" {
+		t.Fatalf("changeflood: %q %v", out, err)
+	}
+	// Let the re-lists settle: the count stops moving.
+	var n, last int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, err := call(u, "lists", `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ = strconv.Atoi(out)
+		if n == last || time.Now().After(deadline) {
+			break
+		}
+		last = n
+	}
+	t.Logf("2000 list_changed → %d tools/list (1 at start)", n)
+	if n > 100 {
+		t.Errorf("%d tools/list for 2000 list_changed: not coalesced", n)
+	}
+	if n < 2 {
+		t.Errorf("%d tools/list: the notifications were not acted on", n)
 	}
 }

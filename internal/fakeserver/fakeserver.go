@@ -37,6 +37,8 @@
 //	closeout                  → reply, then close stdout and keep running
 //	deep                      → a result nested 20,000 arrays deep
 //	change                    → send tools/list_changed (tools from MCP_FAKE_TOOLS2 from now on)
+//	changeflood {"n": k}      → send k tools/list_changed at once, then text "flooded"
+//	lists                     → text content: how many tools/list it has answered
 package fakeserver
 
 import (
@@ -66,6 +68,7 @@ type server struct {
 	mu     sync.Mutex
 	waits  map[string]chan json.RawMessage
 	tools  string
+	lists  int // tools/list answered
 }
 
 // Main runs the fake server on stdin/stdout until stdin closes, and
@@ -206,6 +209,7 @@ func (s *server) handle(id json.RawMessage, method string, params json.RawMessag
 func (s *server) listTools(id json.RawMessage, params json.RawMessage) {
 	s.mu.Lock()
 	tools := s.tools
+	s.lists++
 	s.mu.Unlock()
 	page, _ := strconv.Atoi(os.Getenv("MCP_FAKE_PAGE"))
 	if page <= 0 {
@@ -306,6 +310,16 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		cmd := exec.Command("sleep", "300")
 		_ = cmd.Start()
 		s.reply(id, text(strconv.Itoa(cmd.Process.Pid)))
+	case "changeflood":
+		for range a.N {
+			s.notify("notifications/tools/list_changed", `{}`)
+		}
+		s.reply(id, text("flooded"))
+	case "lists":
+		s.mu.Lock()
+		n := s.lists
+		s.mu.Unlock()
+		s.reply(id, text(strconv.Itoa(n)))
 	case "change":
 		s.mu.Lock()
 		s.tools = os.Getenv("MCP_FAKE_TOOLS2")
