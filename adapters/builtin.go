@@ -57,7 +57,7 @@ func (a *catalogAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, err
 			env[k] = v
 		}
 	}
-	return LaunchSpec{Argv: r.Argv, Env: env, Install: entry.Install}, warns, nil
+	return LaunchSpec{Argv: r.Argv, Env: env, Install: entry.Install, Secrets: r.Secrets}, warns, nil
 }
 
 // commandAdapter runs a local runCmd with /bin/sh -c (SPEC §5.4).

@@ -77,17 +77,19 @@ func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, 
 				return LaunchSpec{}, warns, err
 			}
 			spec.Kind = a.Kind()
-			spec.Secrets = secrets(e.Envs)
+			spec.Secrets = secrets(spec.Secrets, e.Envs)
 			return spec, warns, nil
 		}
 	}
 	return LaunchSpec{}, nil, unknownServerError(list)
 }
 
-// secrets returns the envs values to mask in the log, sorted so that the
-// spec is deterministic; an empty value hides nothing and is left out.
-func secrets(envs map[string]string) []string {
-	var out []string
+// secrets returns the values to mask in the log: the adapter's own (for
+// the catalog, property values placed in the env) and the envs values,
+// sorted so that the spec is deterministic; an empty value hides nothing
+// and is left out.
+func secrets(own []string, envs map[string]string) []string {
+	out := slices.Clone(own)
 	for _, v := range envs {
 		if v != "" {
 			out = append(out, v)

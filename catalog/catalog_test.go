@@ -490,6 +490,10 @@ func TestLoadOverrideResolve(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"WEATHER_API_KEY": "k", "WEATHER_MODE": "batch"}, r.Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
+	// The key's value is masked in the log; the mode, a plain word, is not.
+	if diff := cmp.Diff([]string{"k"}, r.Secrets); diff != "" {
+		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
 	if _, _, err := w.Resolve(nil); err == nil || !strings.Contains(err.Error(), `property "apiKey" is required`) {
 		t.Errorf("Resolve(nil) error = %v, want apiKey required", err)
 	}

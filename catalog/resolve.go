@@ -14,6 +14,12 @@ import (
 type Resolved struct {
 	Argv []string          // program and arguments, placeholders expanded
 	Env  map[string]string // the entry's env, placeholders expanded
+	// Secrets are the property values placed in Env variables whose names
+	// say they hold a secret (an "apiKey" property feeding BRAVE_API_KEY,
+	// say; see secretName): they are masked in the log as envs values are
+	// (SPEC §7.5). Other values ("fast") are not: masking replaces every
+	// occurrence in the log, and would hide ordinary words.
+	Secrets []string
 }
 
 // Resolve expands the entry's placeholders with props, the config entry's
@@ -98,10 +104,26 @@ groups:
 			}
 			if vals, set := values[name]; set {
 				r.Env[k] = strings.Join(vals, ",")
+				if r.Env[k] != "" && secretName(k) {
+					r.Secrets = append(r.Secrets, r.Env[k])
+				}
 			}
 		}
 	}
 	return r, warnings, nil
+}
+
+// secretName reports whether an environment variable's name says it holds
+// a secret: it contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or
+// AUTH, in any case.
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"} {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Entry) propertyList() string {
