@@ -231,9 +231,10 @@ func TestDeleteCancelsCallsAndClosesStreams(t *testing.T) {
 
 	// go-sdk sends the POST's response headers with its first event, so
 	// the call is posted in the background.
+	started := t.TempDir() + "/started"
 	callDone := make(chan string, 1)
 	go func() {
-		req, _ := http.NewRequest("POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20000}}}`))
+		req, _ := http.NewRequest("POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20000,"started":"`+started+`"}}}`))
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", acceptBoth)
@@ -245,7 +246,7 @@ func TestDeleteCancelsCallsAndClosesStreams(t *testing.T) {
 		}
 		callDone <- <-drain(resp)
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the upstream
+	waitFile(t, started) // the call reached the upstream
 
 	start := time.Now()
 	resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c))
@@ -339,8 +340,9 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 	}}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
 	c := newClient(t, srv)
 
+	started := t.TempDir() + "/started"
 	ctx, drop := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000}}}`))
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000,"started":"`+started+`"}}}`))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", acceptBoth)
@@ -352,8 +354,8 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the upstream
-	drop()                             // the client goes away without DELETE
+	waitFile(t, started) // the call reached the upstream
+	drop()               // the client goes away without DELETE
 	<-posted
 
 	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(50 * time.Millisecond) {
@@ -384,6 +386,19 @@ func TestFailedInitializeFreesItsSlot(t *testing.T) {
 	resp, b := send(t, "POST", u, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("initialize after failed ones: %d %s", resp.StatusCode, b)
+	}
+}
+
+// waitFile waits (up to 10 s) for path to exist.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not created within 10 s", path)
+		}
 	}
 }
 

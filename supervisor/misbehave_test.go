@@ -44,8 +44,9 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	alice, bob := &sessionPeer{id: "alice"}, &sessionPeer{id: "bob"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000}}`), bob)
-	time.Sleep(200 * time.Millisecond)
+	started := t.TempDir() + "/started"
+	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
+	waitFile(t, started)
 	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
 	if err != nil {
 		t.Fatal(err)
@@ -54,12 +55,17 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	if len(alice.requests)+len(bob.requests) != 0 {
 		t.Errorf("the request reached a client: alice %v, bob %v", alice.requests, bob.requests)
 	}
-	// With one session's calls only, it is relayed.
+	// With one session's calls only, it is relayed (once bob's cancelled
+	// call has left the in-flight set).
 	cancel()
-	time.Sleep(100 * time.Millisecond)
-	res, err = u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
-	if err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		res, err = u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(res), "from alice") || time.Now().After(deadline) {
+			break
+		}
 	}
 	contains(t, "result", string(res), "from alice")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,15 +73,18 @@ func TestGracefulRestartDrainsAndQueues(t *testing.T) {
 	u, _ := s.Upstream("fake")
 	pid1 := u.Status().PID
 
+	started := t.TempDir() + "/started"
 	slow := make(chan string, 1)
+	var slowEnd time.Time
 	go func() {
-		out, err := call(u, "sleep", `{"ms":1500}`)
+		out, err := call(u, "sleep", `{"ms":1500,"started":"`+started+`"}`)
+		slowEnd = time.Now()
 		if err != nil {
 			out = "error: " + err.Error()
 		}
 		slow <- out
 	}()
-	time.Sleep(300 * time.Millisecond) // the sleep call is in flight
+	waitFile(t, started) // the sleep call is in flight
 
 	if !u.SetSpec(fakeSpec("new", nil)) {
 		t.Fatal("SetSpec reported no change")
@@ -90,24 +94,26 @@ func TestGracefulRestartDrainsAndQueues(t *testing.T) {
 		err       error
 	}
 	restarted := make(chan result, 1)
-	start := time.Now()
 	go func() {
 		r, err := u.Restart(context.Background(), 10*time.Second)
 		restarted <- result{r, err}
 	}()
-	time.Sleep(200 * time.Millisecond) // the restart is draining
-	if st := u.Status(); st.State != StateStarting {
-		t.Errorf("state while draining = %s, want starting", st.State)
+	// The restart is draining.
+	for deadline := time.Now().Add(5 * time.Second); u.Status().State != StateStarting; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("state = %s 5 s into the restart, want starting", u.Status().State)
+		}
 	}
 	// This call arrives during the drain: it waits, then reaches the new run.
 	if got := mustText(t, u, "echo", `{"text":"x"}`); got != "x from new" {
 		t.Errorf("call during the restart = %q, want %q", got, "x from new")
 	}
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("call during the restart returned after %v, before the call in flight could finish", d)
-	}
+	echoEnd := time.Now()
 	if got := <-slow; got != "slept" {
 		t.Errorf("call in flight during the restart = %q, want slept", got)
+	}
+	if echoEnd.Before(slowEnd) {
+		t.Errorf("the call during the restart returned %v before the call in flight finished", slowEnd.Sub(echoEnd))
 	}
 	r := <-restarted
 	if !r.restarted || r.err != nil {
@@ -124,12 +130,13 @@ func TestGracefulRestartDrainsAndQueues(t *testing.T) {
 func TestGracefulRestartDrainIsBounded(t *testing.T) {
 	s := fakes(t, nil, adapters.Server{Name: "fake", Spec: fakeSpec("old", nil)})
 	u, _ := s.Upstream("fake")
+	started := t.TempDir() + "/started"
 	slow := make(chan error, 1)
 	go func() {
-		_, err := call(u, "sleep", `{"ms":20000}`)
+		_, err := call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
 		slow <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	waitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	start := time.Now()
 	if r, err := u.Restart(context.Background(), 300*time.Millisecond); !r || err != nil {
@@ -267,8 +274,9 @@ func TestGracefulRestartUnderLoad(t *testing.T) {
 func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	s := fakes(t, nil, adapters.Server{Name: "fake", Spec: fakeSpec("old", nil)})
 	u, _ := s.Upstream("fake")
-	go call(u, "sleep", `{"ms":20000}`)
-	time.Sleep(300 * time.Millisecond)
+	started := t.TempDir() + "/started"
+	go call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
+	waitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	done := make(chan error, 1)
 	go func() { _, err := u.Restart(context.Background(), time.Minute); done <- err }()
@@ -290,5 +298,18 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	}
 	if st := u.Status(); st.PID != 0 {
 		t.Errorf("after shutdown: %+v", st)
+	}
+}
+
+// waitFile waits (up to 10 s) for path to exist.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not created within 10 s", path)
+		}
 	}
 }

@@ -59,15 +59,18 @@ func TestPendingCallsFailAtOnceOnCrash(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
 	ended := make([]time.Time, 3)
+	dir := t.TempDir()
 	for i := range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = callText(t, u, "sleep", `{"ms":15000}`)
+			_, errs[i] = callText(t, u, "sleep", fmt.Sprintf(`{"ms":15000,"started":"%s/%d"}`, dir, i))
 			ended[i] = time.Now()
 		}()
 	}
-	time.Sleep(200 * time.Millisecond)
+	for i := range 3 {
+		waitFile(t, fmt.Sprintf("%s/%d", dir, i)) // all 3 in flight
+	}
 	crashed := time.Now()
 	_, _ = callText(t, u, "crash", `{}`)
 	wg.Wait()

@@ -22,7 +22,7 @@
 //	echo {"text": s}          → text content s
 //	raw                       → MCP_FAKE_RESULT verbatim as the result
 //	fail                      → JSON-RPC error {code: -32042, message, data}
-//	sleep {"ms": n}           → sleep, then text "slept"
+//	sleep {"ms": n}           → sleep, then text "slept" ("started": path → create path first)
 //	crash                     → SIGKILL itself (after sleep "ms", default 0)
 //	big {"bytes": n}          → text content of n bytes
 //	stderr {"bytes": n}       → write n bytes to stderr, then text "ok"
@@ -246,6 +246,9 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		MS    int    `json:"ms"`
 		Bytes int    `json:"bytes"`
 		N     int    `json:"n"`
+		// Started is a file that sleep creates as it starts, so that a
+		// test knows the call reached the server.
+		Started string `json:"started"`
 	}
 	_ = json.Unmarshal(p.Arguments, &a)
 	switch p.Name {
@@ -261,6 +264,9 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 	case "fail":
 		s.replyErr(id, -32042, "the fake failed on purpose", `{"why":"asked to","n":9007199254740993}`)
 	case "sleep":
+		if a.Started != "" {
+			_ = os.WriteFile(a.Started, nil, 0o644)
+		}
 		time.Sleep(time.Duration(a.MS) * time.Millisecond)
 		s.reply(id, text("slept"))
 	case "crash":
