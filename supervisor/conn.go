@@ -237,7 +237,7 @@ func (c *conn) readLoop(r io.Reader) {
 		}
 		msg, err := jsonrpc.Decode(line)
 		if err != nil {
-			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(string(line), 512))
+			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
 			c.undecodable(line, err)
 			continue
 		}
@@ -341,7 +341,7 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		}
 		c.mu.Unlock()
 		if pc == nil {
-			c.log.Line(c.name, "[notifications/message] "+truncate(string(msg.Params), 2048))
+			c.log.Line(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
 	case "notifications/tools/list_changed":
 		if c.onToolsChanged != nil {

@@ -46,8 +46,9 @@ type Log struct {
 	mu      sync.Mutex
 	out     io.Writer
 	closer  io.Closer
-	secrets []string
+	secrets []string // pairs for strings.NewReplacer: form, secretMask, …
 	mask    atomic.Pointer[strings.Replacer]
+	forms   atomic.Pointer[[]string] // the secret forms alone, longest first
 }
 
 // OpenLog opens (creating its directory) the log file at path, rotated by
@@ -93,7 +94,59 @@ func (l *Log) AddSecrets(values ...string) {
 	}
 	if len(l.secrets) > 0 {
 		l.mask.Store(strings.NewReplacer(l.secrets...))
+		var forms []string
+		for i := 0; i < len(l.secrets); i += 2 {
+			forms = append(forms, l.secrets[i])
+		}
+		l.forms.Store(&forms)
 	}
+}
+
+// safeCut returns where a piece of text may end, at or before cut, without
+// cutting through a secret: a long line is logged in pieces, and each piece
+// is masked on its own, so a secret split between two pieces would reach
+// the log (and the stderr tail in errors and /health) in two unmasked
+// halves. An occurrence that straddles cut moves the cut to its start.
+func (l *Log) safeCut(text string, cut int) int {
+	fp := l.forms.Load()
+	if fp == nil {
+		return cut
+	}
+	for moved := true; moved; {
+		moved = false
+		for _, f := range *fp {
+			lo, hi := max(0, cut-len(f)+1), min(len(text), cut+len(f)-1)
+			if lo >= hi {
+				continue
+			}
+			if i := strings.Index(text[lo:hi], f); i >= 0 && lo+i < cut {
+				cut, moved = lo+i, true
+			}
+		}
+	}
+	return cut
+}
+
+// holdBack is how many bytes at the end of a piece may be the start of a
+// secret that the next piece completes: the longest secret form, less one.
+func (l *Log) holdBack() int {
+	fp := l.forms.Load()
+	if fp == nil || len(*fp) == 0 {
+		return 0
+	}
+	return len((*fp)[0]) - 1
+}
+
+// piece splits an unfinished line: the part to log now (at most limit
+// bytes), and the rest to keep until more comes. The part never ends
+// inside a secret, nor where the rest could be a secret's start, so the
+// rest is at most about twice the longest secret form past the limit.
+func (l *Log) piece(buf string, limit int) (now, rest string) {
+	cut := l.safeCut(buf, max(1, min(limit, len(buf)-l.holdBack())))
+	if cut <= 0 {
+		cut = min(limit, len(buf)) // only a line that starts with a secret longer than limit
+	}
+	return buf[:cut], buf[cut:]
 }
 
 // Mask returns text with every registered secret masked.
@@ -170,9 +223,10 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.l.Line(w.source, string(bytes.TrimRight(w.buf[:i], "\r")))
 		w.buf = w.buf[i+1:]
 	}
-	for len(w.buf) > maxLogLine {
-		w.l.Line(w.source, string(w.buf[:maxLogLine])+"…")
-		w.buf = w.buf[maxLogLine:]
+	for len(w.buf) > maxLogLine+w.l.holdBack() {
+		now, rest := w.l.piece(string(w.buf), maxLogLine)
+		w.l.Line(w.source, now+"…")
+		w.buf = []byte(rest)
 	}
 	w.buf = bytes.Clone(w.buf)
 	return len(p), nil
@@ -193,19 +247,30 @@ func (w *lineWriter) Close() error {
 // reader never blocks the writer beyond the time it takes to write a line.
 func copyLines(l *Log, source string, r io.Reader, tail func(string)) {
 	br := bufio.NewReaderSize(r, maxLogLine)
+	emit := func(text string) {
+		l.Line(source, text)
+		if tail != nil {
+			tail(text)
+		}
+	}
+	var carry string // the unlogged end of an over-long line: see piece
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
-			text := string(bytes.TrimRight(line, "\r\n"))
+			text := carry + string(line)
+			carry = ""
 			if errors.Is(err, bufio.ErrBufferFull) {
-				text += "…"
-			}
-			l.Line(source, text)
-			if tail != nil {
-				tail(text)
+				var now string
+				now, carry = l.piece(text, len(text))
+				emit(now + "…")
+			} else {
+				emit(strings.TrimRight(text, "\r\n"))
 			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			if carry != "" {
+				emit(carry)
+			}
 			return
 		}
 	}

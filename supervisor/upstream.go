@@ -467,7 +467,7 @@ func listTools(ctx context.Context, c *conn) ([]Tool, error) {
 				Name string `json:"name"`
 			}
 			if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-				c.log.Line(c.name, "[gateway] tool without a name in tools/list; dropped: "+truncate(string(raw), 200))
+				c.log.Line(c.name, "[gateway] tool without a name in tools/list; dropped: "+truncate(c.log.Mask(string(raw)), 200))
 				continue
 			}
 			tools = append(tools, Tool{Name: t.Name, Raw: raw})
