@@ -227,6 +227,12 @@ func (c *conn) readLoop(r io.Reader) {
 		if err != nil {
 			var long *jsonrpc.LineTooLongError
 			if errors.As(err, &long) {
+				if long.Unterminated {
+					// Endless output: nothing more can be read from this
+					// run. The owner stops it and fails its calls.
+					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
+					return
+				}
 				c.tooLong(long)
 				continue
 			}
@@ -245,10 +251,13 @@ func (c *conn) readLoop(r io.Reader) {
 	}
 }
 
-// tooLong fails the call whose response was too long to read, if its id
-// can be found near the start or end of the line.
+// tooLong fails the call whose response is too long to read, if its id
+// can be found: near the start of the line as soon as it crosses the
+// limit, or near its end once it ends.
 func (c *conn) tooLong(e *jsonrpc.LineTooLongError) {
-	c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
+	if !e.Partial {
+		c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
+	}
 	for _, part := range [][]byte{e.Head, e.Tail} {
 		if id, ok := findID(part); ok {
 			c.mu.Lock()

@@ -3,11 +3,13 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
@@ -96,5 +98,29 @@ func TestSecretsAreMaskedInServerStderr(t *testing.T) {
 	contains(t, "log", log.String(), "the password is [REDACTED]!")
 	if strings.Contains(log.String(), "hunter2-secret") {
 		t.Error("the secret reached the log")
+	}
+}
+
+// A server that writes to stdout forever without a newline fails its call
+// (and is stopped) instead of hanging it: before, the call never returned
+// and the daemon read without end.
+func TestEndlessStdoutLineFailsTheCall(t *testing.T) {
+	_, u, logBuf := fake(t, map[string]string{"MCP_FAKE_TOOLS": `[{"name":"endless","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}}]`})
+	done := make(chan error, 1)
+	go func() { _, err := callText(t, u, "endless", `{}`); done <- err }()
+	select {
+	case err := <-done:
+		var exit *ExitError
+		if !errors.As(err, &exit) {
+			t.Errorf("endless call: %v, want the server's exit", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the call still hangs after 60 s")
+	}
+	if !strings.Contains(logBuf.String(), "with no end in sight; stopping the server") {
+		t.Errorf("log lacks the reason:\n%.2000s", logBuf.String())
+	}
+	if got, err := callText(t, u, "echo", `{"text":"after"}`); err != nil || got != "after" {
+		t.Errorf("next call: %q %v", got, err)
 	}
 }

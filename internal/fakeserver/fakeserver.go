@@ -39,6 +39,7 @@
 //	change                    → send tools/list_changed (tools from MCP_FAKE_TOOLS2 from now on)
 //	changeflood {"n": k}      → send k tools/list_changed at once, then text "flooded"
 //	lists                     → text content: how many tools/list it has answered
+//	endless                   → write "x" to stdout forever, with no newline
 package fakeserver
 
 import (
@@ -316,6 +317,14 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		cmd := exec.Command("sleep", "300")
 		_ = cmd.Start()
 		s.reply(id, text(strconv.Itoa(cmd.Process.Pid)))
+	case "endless":
+		s.wmu.Lock() // nothing else is written after this
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for {
+			if _, err := s.out.Write(chunk); err != nil {
+				os.Exit(1)
+			}
+		}
 	case "changeflood":
 		for range a.N {
 			s.notify("notifications/tools/list_changed", `{}`)

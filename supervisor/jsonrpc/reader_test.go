@@ -1,0 +1,67 @@
+package jsonrpc
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestReaderOverLongLines(t *testing.T) {
+	long := `{"id":7,"result":"` + strings.Repeat("a", 3000) + `"}`
+	rd := NewReader(strings.NewReader("short\n" + long + "\nnext\n"))
+	rd.Max = 1024
+	want := func(what string, line []byte, err error, wantLine string) {
+		t.Helper()
+		if err != nil || string(line) != wantLine {
+			t.Fatalf("%s: %q, %v; want %q", what, line, err, wantLine)
+		}
+	}
+	line, err := rd.ReadLine()
+	want("first", line, err, "short")
+	// As it crosses the limit: the head, with the id.
+	_, err = rd.ReadLine()
+	var e *LineTooLongError
+	if !errors.As(err, &e) || !e.Partial || !strings.HasPrefix(string(e.Head), `{"id":7,`) {
+		t.Fatalf("crossing: %v %+v", err, e)
+	}
+	// As it ends: its size and tail.
+	_, err = rd.ReadLine()
+	if !errors.As(err, &e) || e.Partial || e.Size != int64(len(long)+1) || !strings.HasSuffix(string(e.Tail), `aaa"}`) {
+		t.Fatalf("end: %v %+v", err, e)
+	}
+	line, err = rd.ReadLine()
+	want("after", line, err, "next")
+	if _, err = rd.ReadLine(); err != io.EOF {
+		t.Fatalf("end of stream: %v", err)
+	}
+}
+
+// A line that never ends is given up after MaxSkip bytes, instead of being
+// read (and the call it answers waited for) forever.
+func TestReaderUnterminatedLine(t *testing.T) {
+	rd := NewReader(io.MultiReader(strings.NewReader(strings.Repeat("x", 1<<20)), endless{}))
+	rd.Max, rd.MaxSkip = 1024, 64<<10
+	var e *LineTooLongError
+	for i := 0; ; i++ {
+		_, err := rd.ReadLine()
+		if errors.As(err, &e) && e.Unterminated {
+			break
+		}
+		if i > 10 || (err != nil && !errors.As(err, &e)) {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
+	if e.Size < 64<<10 || e.Size > 1<<20 {
+		t.Errorf("gave up after %d bytes, want just past 64 KiB", e.Size)
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
