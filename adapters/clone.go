@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,19 +80,26 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 		}
 	}()
 
-	fmt.Fprintf(out, "cloning %s into %s\n", opts.URL, opts.Dir)
+	// Credentials in the URL (a mirror's https://user:token@host/) are
+	// used as the clone's basic auth, like a token, and never shown or
+	// written into .git/config.
+	url, user, pass := splitUserinfo(opts.URL)
+	fmt.Fprintf(out, "cloning %s into %s\n", url, opts.Dir)
 	start := time.Now()
 	progress := &progressLines{w: out}
 	co := &git.CloneOptions{
-		URL:               opts.URL,
+		URL:               url,
 		Depth:             1,
 		SingleBranch:      true,
 		Tags:              git.NoTags,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Progress:          progress,
 	}
-	if opts.Token != "" {
+	switch {
+	case opts.Token != "":
 		co.Auth = &githttp.BasicAuth{Username: "x-access-token", Password: opts.Token}
+	case user != "" || pass != "":
+		co.Auth = &githttp.BasicAuth{Username: user, Password: pass}
 	}
 	_, err = git.PlainCloneContext(ctx, tmp, false, co)
 	progress.flush()
@@ -99,7 +107,7 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("fetch repository: %w", context.Cause(ctx))
 		}
-		return fmt.Errorf("fetch repository: %w", explainFetchError(err, opts.Token != ""))
+		return fmt.Errorf("fetch repository: %w", explainFetchError(err, co.Auth != nil))
 	}
 	if err := os.WriteFile(filepath.Join(tmp, ".git", completeMarker), []byte("complete\n"), 0o644); err != nil {
 		return fmt.Errorf("mark clone complete: %w", err)
@@ -210,4 +218,23 @@ func (p *progressLines) flush() {
 		_, _ = p.w.Write(append(p.buf, '\n'))
 		p.buf = p.buf[:0]
 	}
+}
+
+// splitUserinfo returns rawURL without its user:password@ part, and that
+// user and password. A URL that does not parse is returned as it is.
+func splitUserinfo(rawURL string) (clean, user, pass string) {
+	u, err := neturl.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL, "", ""
+	}
+	user = u.User.Username()
+	pass, _ = u.User.Password()
+	u.User = nil
+	return u.String(), user, pass
+}
+
+// RedactURL returns rawURL without credentials, for messages.
+func RedactURL(rawURL string) string {
+	clean, _, _ := splitUserinfo(rawURL)
+	return clean
 }

@@ -411,3 +411,46 @@ func TestCloneReplacesForeignDirectory(t *testing.T) {
 		t.Errorf("leftovers: %v", l)
 	}
 }
+
+// Credentials in the GitHub base URL (a mirror's https://user:pass@host)
+// authenticate the clone but are never shown nor written to disk: before,
+// the log, errors and .git/config held them.
+func TestGitHubCloneURLCredentials(t *testing.T) {
+	const user, pass = "oauth2", "URLSECRETTOKEN1234"
+	gs := newGitServer(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+				http.Error(w, "authentication required", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	gs.addRepo(t, "acme", "mirror", helloFiles)
+	servers := t.TempDir()
+	base := strings.Replace(gs.URL, "http://", "http://"+user+":"+pass+"@", 1)
+
+	var out bytes.Buffer
+	spec := githubSpec(t, base, servers, "github/acme/mirror", `{"runCmd": "true"}`)
+	if err := spec.Prepare(context.Background(), nil, &out); err != nil {
+		t.Fatalf("Prepare: %v\n%s", err, out.String())
+	}
+	// A failing clone's error has no credentials either.
+	spec = githubSpec(t, base, servers, "github/acme/missing", `{"runCmd": "true"}`)
+	err := spec.Prepare(context.Background(), nil, &out)
+	if err == nil {
+		t.Fatal("clone of a missing repository succeeded")
+	}
+	if strings.Contains(out.String()+err.Error(), pass) {
+		t.Errorf("output or error reveals the URL's password:\n%s\n%v", out.String(), err)
+	}
+	_ = filepath.WalkDir(servers, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pass)) {
+				t.Errorf("%s holds the URL's password", path)
+			}
+		}
+		return nil
+	})
+}

@@ -28,7 +28,7 @@ func (a *githubAdapter) spec(owner, repo string, e Entry) LaunchSpec {
 	}
 	spec.Prepare = func(ctx context.Context, env []string, out io.Writer) error {
 		if err := Clone(ctx, CloneOptions{URL: url, Dir: dir, Token: token, Out: out}); err != nil {
-			return fmt.Errorf("clone %s: %w", url, err)
+			return fmt.Errorf("clone %s: %w", RedactURL(url), err)
 		}
 		if install == "" {
 			return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -123,6 +124,11 @@ func (d *daemon) serve() error {
 	}
 	defer log.Close()
 	log.AddSecrets(d.token)
+	if u, err := url.Parse(d.settings.GitHubURL); err == nil && u.User != nil {
+		if pass, ok := u.User.Password(); ok {
+			log.AddSecrets(pass) // a mirror's credentials, should a server print them
+		}
+	}
 	d.log = log
 	// The daemon's stderr is /dev/null: a panic's or fatal error's trace
 	// goes to the log file instead, where an operator looks.
