@@ -196,6 +196,11 @@ func runDaemonChild(stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-gateway: this command is internal; use mcp-gateway --config")
 		return 2
 	}
+	// Inherited without close-on-exec: set it, or every server started
+	// before the ready report would hold the report pipe (and could write
+	// a report of its own to the launcher).
+	syscall.CloseOnExec(ipc.HandoverFD)
+	syscall.CloseOnExec(ipc.ReportFD)
 	h, err := ipc.ReadHandover(hand)
 	hand.Close()
 	report := ipc.NewReporter(repw)

@@ -259,3 +259,25 @@ func TestLauncherStoppedWhileStartingLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Servers inherit none of the daemon's hand-over pipes: before, every
+// server started before readiness held the report pipe's write end (fd 4)
+// and could have written a report of its own to the launcher.
+func TestServersInheritNoHandoverPipe(t *testing.T) {
+	e := newEnv(t)
+	fds := e.path("fds")
+	b, _ := json.Marshal(map[string]any{"a": map[string]string{"runCmd": "ls -l /proc/self/fd > " + fds + "; " + fakeserver.ShellCommand()}})
+	if code, _, errOut := e.launch(string(b)); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, err := os.ReadFile(fds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		// (ls's own fd 3 is the directory it lists.)
+		if f := strings.Fields(line); len(f) >= 3 && (f[len(f)-3] == "3" || f[len(f)-3] == "4") && strings.HasPrefix(f[len(f)-1], "pipe:") {
+			t.Errorf("the server inherited the daemon's fd: %s", line)
+		}
+	}
+}
