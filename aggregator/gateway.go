@@ -78,6 +78,15 @@ func sameList(a, b []json.RawMessage) bool {
 	return true
 }
 
+// CancelCalls cancels every tools/call still running, for every session:
+// each gets a JSON-RPC error (CodeServerUnavailable) with message, and its
+// upstream gets notifications/cancelled. The daemon calls it at shutdown,
+// once in-flight calls have had their drain time (SPEC §7.6), so that
+// their clients get an answer rather than a closed connection.
+func (g *Gateway) CancelCalls(message string) {
+	callsFor(g.server).cancelAll(&sdkrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: message})
+}
+
 // ToolCount returns the number of exported tools.
 func (g *Gateway) ToolCount() int { return len(g.reg.Load().tools) }
 
@@ -138,6 +147,10 @@ func (g *Gateway) call(ctx context.Context, r *mcp.CallToolRequest) (mcp.Result,
 	}
 	res, err := rt.upstream.Call(ctx, "tools/call", jsonrpc.Encode(fields), p)
 	if err != nil {
+		var why *sdkrpc.Error
+		if ctx.Err() != nil && errors.As(context.Cause(ctx), &why) {
+			return nil, why // cancelled by the gateway, which says why (CancelCalls)
+		}
 		return nil, wireError(err)
 	}
 	if t := bytes.TrimSpace(res); len(t) == 0 || t[0] != '{' {

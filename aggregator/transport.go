@@ -443,7 +443,7 @@ func (w *jsonOnlyWriter) finish() {
 // go-sdk's Close finish.
 type sessionCalls struct {
 	mu     sync.Mutex
-	calls  map[string]map[*context.CancelFunc]struct{}
+	calls  map[string]map[*context.CancelCauseFunc]struct{}
 	posts  map[string]int         // open POSTs by session id
 	expiry map[string]*time.Timer // idle clocks of sessions with running requests
 }
@@ -454,7 +454,7 @@ var callsByServer sync.Map // *mcp.Server → *sessionCalls
 
 func callsFor(s *mcp.Server) *sessionCalls {
 	sc := &sessionCalls{
-		calls:  map[string]map[*context.CancelFunc]struct{}{},
+		calls:  map[string]map[*context.CancelCauseFunc]struct{}{},
 		posts:  map[string]int{},
 		expiry: map[string]*time.Timer{},
 	}
@@ -474,11 +474,11 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		id := ss.ID()
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := context.WithCancelCause(ctx)
 		key := &cancel
 		sc.mu.Lock()
 		if sc.calls[id] == nil {
-			sc.calls[id] = map[*context.CancelFunc]struct{}{}
+			sc.calls[id] = map[*context.CancelCauseFunc]struct{}{}
 		}
 		sc.calls[id][key] = struct{}{}
 		sc.mu.Unlock()
@@ -493,7 +493,7 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				}
 			}
 			sc.mu.Unlock()
-			cancel()
+			cancel(nil)
 		}()
 		return next(ctx, method, req)
 	}
@@ -502,13 +502,29 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // cancel cancels every running request of the session.
 func (sc *sessionCalls) cancel(sessionID string) {
 	sc.mu.Lock()
-	var fns []context.CancelFunc
+	var fns []context.CancelCauseFunc
 	for k := range sc.calls[sessionID] {
 		fns = append(fns, *k)
 	}
 	sc.mu.Unlock()
 	for _, f := range fns {
-		f()
+		f(nil)
+	}
+}
+
+// cancelAll cancels every running request of every session, with cause
+// (a *jsonrpc.Error becomes the requests' answer: see Gateway.call).
+func (sc *sessionCalls) cancelAll(cause error) {
+	sc.mu.Lock()
+	var fns []context.CancelCauseFunc
+	for _, calls := range sc.calls {
+		for k := range calls {
+			fns = append(fns, *k)
+		}
+	}
+	sc.mu.Unlock()
+	for _, f := range fns {
+		f(cause)
 	}
 }
 

@@ -311,3 +311,42 @@ func TestSIGHUPReloads(t *testing.T) {
 		t.Errorf("call after SIGHUP: %s", res)
 	}
 }
+
+// A call still running when the drain of `mcp-gateway stop` ends gets a
+// JSON-RPC error that says why, not a closed connection (SPEC §7.6).
+func TestStopAnswersCallsPastTheDrain(t *testing.T) {
+	e := newEnv(t)
+	tools := `MCP_FAKE_TOOLS=[{"name":"sleep","inputSchema":{"type":"object"}}]`
+	if code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": {tools}}), "GATEWAY_ACCESS_TOKEN=t"); code != 0 {
+		t.Fatal(errOut)
+	}
+	s := openSession(t, e.url(), "t")
+	started := e.path("started")
+	answer := make(chan string, 1)
+	go func() {
+		res, err := s.call("sleep", `{"ms":60000,"started":"`+started+`"}`)
+		if err != nil {
+			res = "error: " + err.Error()
+		}
+		answer <- res
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call did not reach the server")
+		}
+	}
+	if code, _, errOut := e.ctl("stop"); code != 0 {
+		t.Fatalf("stop: %s", errOut)
+	}
+	select {
+	case res := <-answer:
+		if !strings.Contains(res, `"error"`) || !strings.Contains(res, "the gateway is shutting down") {
+			t.Errorf("the call's answer: %s", res)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer 20 s after stop")
+	}
+}

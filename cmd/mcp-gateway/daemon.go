@@ -226,7 +226,14 @@ func (d *daemon) serve() error {
 	}, func(error) {
 		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 		defer cancel()
-		_ = srv.Shutdown(ctx)
+		if srv.Shutdown(ctx) != nil {
+			// Calls still running past the drain get a JSON-RPC error,
+			// and a second to write it, before connections are closed.
+			gw.CancelCalls(fmt.Sprintf("the gateway is shutting down; the call was cancelled after a %s drain", drainTimeout))
+			last, cancelLast := context.WithTimeout(context.Background(), time.Second)
+			_ = srv.Shutdown(last)
+			cancelLast()
+		}
 		_ = srv.Close()
 	})
 	sigCtx, sigCancel := context.WithCancel(context.Background())
