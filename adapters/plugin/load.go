@@ -62,7 +62,7 @@ func Load(ctx context.Context, dir string, env []string, log Log) (list []adapte
 	if log == nil {
 		log = discardLog{}
 	}
-	paths, err := discover(dir)
+	paths, err := discover(dir, log)
 	if err != nil || len(paths) == 0 {
 		return nil, noop, err
 	}
@@ -100,8 +100,11 @@ func Load(ctx context.Context, dir string, env []string, log Log) (list []adapte
 }
 
 // discover lists the regular executable files in dir (following symbolic
-// links), sorted by name. Dotfiles are skipped.
-func discover(dir string) ([]string, error) {
+// links), sorted by name. Dotfiles are skipped quietly; anything else that
+// is not an executable file is skipped with a log line saying why, since a
+// config naming its prefix otherwise fails as an unknown server, with no
+// hint that the adapter was there.
+func discover(dir string, log Log) ([]string, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -119,7 +122,15 @@ func discover(dir string) ([]string, error) {
 		}
 		path := filepath.Join(dir, e.Name())
 		fi, err := os.Stat(path)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		switch {
+		case err != nil:
+			log.Line("adapter:"+e.Name(), fmt.Sprintf("skipped: %v", err))
+			continue
+		case !fi.Mode().IsRegular():
+			log.Line("adapter:"+e.Name(), fmt.Sprintf("skipped: not a regular file (%s)", fi.Mode().Type()))
+			continue
+		case fi.Mode().Perm()&0o111 == 0:
+			log.Line("adapter:"+e.Name(), fmt.Sprintf("skipped: not executable (mode %s); chmod +x it to use it", fi.Mode().Perm()))
 			continue
 		}
 		paths = append(paths, path)

@@ -435,9 +435,19 @@ func TestDiscovery(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("#!/bin/sh\nexit 1\n"), 0o755)
 	os.Mkdir(filepath.Join(dir, "subdir"), 0o755)
 	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling"))
-	paths, err := discover(dir)
+	log := &lines{}
+	paths, err := discover(dir, log)
 	if diff := cmp.Diff([]string{filepath.Join(dir, "fake")}, paths); err != nil || diff != "" {
 		t.Errorf("discover: %v (-want +got):\n%s", err, diff)
+	}
+	// Each skipped entry but the dotfile says why.
+	for _, want := range []string{"[adapter:README] skipped: not executable (mode -rw-r--r--)", "[adapter:subdir] skipped: not a regular file", "[adapter:dangling] skipped: "} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if strings.Contains(log.String(), ".hidden") {
+		t.Errorf("log names the dotfile:\n%s", log.String())
 	}
 
 	// A file that cannot be executed is an error naming it.
