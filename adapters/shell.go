@@ -14,7 +14,19 @@ import (
 // group; its stdout and stderr go to out. When ctx is done the whole group
 // is killed. The error carries the exit status.
 func RunShell(ctx context.Context, dir string, env []string, script string, out io.Writer) error {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	if err := Run(ctx, dir, env, []string{"/bin/sh", "-c", script}, out); err != nil {
+		return fmt.Errorf("run %q: %w", script, err)
+	}
+	return nil
+}
+
+// Run runs argv in dir (the current one if ""), with env (the process's if
+// nil), in its own process group; its stdout and stderr go to out. When
+// ctx is done the whole group is killed, and what the group left behind is
+// killed when argv exits. The error carries the exit status, and ctx's
+// error if it ended the run.
+func Run(ctx context.Context, dir string, env []string, argv []string, out io.Writer) error {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout = out
@@ -28,9 +40,9 @@ func RunShell(ctx context.Context, dir string, env []string, script string, out 
 	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("run %q: %w", script, errors.Join(ctxErr, err))
+			return errors.Join(ctxErr, err)
 		}
-		return fmt.Errorf("run %q: %w", script, err)
+		return err
 	}
 	return nil
 }

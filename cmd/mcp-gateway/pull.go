@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"slices"
 	"strings"
@@ -36,6 +35,7 @@ with exit status 1. Flags may come before or after the names.`
 func runPull(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("pull", pullSynopsis, stderr)
 	install := fs.String("install", "", "installCmd for the github/<owner>/<repo> servers named, run with /bin/sh -c in the clone")
+	timeout := fs.Duration("timeout", defaultPullTimeout, "how long each server's pull (clone, install) may take; 0: no limit")
 	sf := addSettingsFlags(fs, false)
 	names, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -58,12 +58,21 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	gh := adapters.GitHubOptions{BaseURL: sf.s.GitHubURL, ServersDir: sf.s.ServersDir}
 	for _, name := range names {
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if *timeout > 0 {
+			// A stalled mirror or install must not hang a template build.
+			pctx, cancel = context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("pull %s: timed out after %s (raise --timeout)", name, *timeout))
+		}
 		var err error
 		if isGitHubName(name) {
-			err = pullGitHub(ctx, name, *install, cat, gh, stdout)
+			err = pullGitHub(pctx, name, *install, cat, gh, stdout)
 		} else {
-			err = pullCatalog(ctx, name, cat, sf.s, stdout)
+			err = pullCatalog(pctx, name, cat, sf.s, stdout)
 		}
+		if pctx.Err() != nil && ctx.Err() == nil && err != nil {
+			err = fmt.Errorf("%w: %w", context.Cause(pctx), err)
+		}
+		cancel()
 		if err != nil {
 			fmt.Fprintln(stderr, "mcp-gateway:", err)
 			return 1
@@ -71,6 +80,10 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// defaultPullTimeout bounds each server's pull: a template build should
+// fail, not hang, on a stalled clone or install.
+const defaultPullTimeout = 15 * time.Minute
 
 func isGitHubName(name string) bool { return strings.HasPrefix(name, "github/") }
 
@@ -123,11 +136,8 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Setti
 	for i, step := range steps {
 		line := strings.Join(step, " ")
 		fmt.Fprintf(stdout, "pull %s: %s\n", name, line)
-		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
-		cmd.Stdout = stdout
-		cmd.Stderr = stdout
-		cmd.WaitDelay = 2 * time.Second // a grandchild holding the pipe does not hang the pull
-		if err := cmd.Run(); err != nil {
+		// In its own process group, killed whole on timeout or interrupt.
+		if err := adapters.Run(ctx, "", nil, step, stdout); err != nil {
 			return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, len(steps), line, err)
 		}
 	}

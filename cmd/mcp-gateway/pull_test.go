@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
@@ -165,5 +167,35 @@ func TestPullGitHubPreClones(t *testing.T) {
 	code, out, errOut = pullMain("--catalog-file", cat, "--servers-dir", servers, "--github-url", srv.URL, "github/acme/missing")
 	if code != 1 || !strings.Contains(errOut, "acme/missing") {
 		t.Errorf("pull of a missing repository: exit %d, want 1 naming it\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// A stalled install step ends with a clear error at --timeout, instead of
+// hanging a template build.
+func TestPullTimeout(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cat := writePullCatalog(t, map[string]catalog.Entry{
+		"stall": {Description: "never finishes installing", Command: [][]string{{"x"}},
+			Install: [][]string{{"/bin/sh", "-c", "sleep 601 & echo $! > " + pidFile + "; sleep 600"}}},
+	})
+	done := make(chan struct{})
+	var code int
+	var errOut string
+	go func() {
+		defer close(done)
+		code, _, errOut = pullMain("--catalog-file", cat, "--timeout", "500ms", "stall")
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pull still runs 30 s into a 500ms timeout")
+	}
+	if code != 1 || !strings.Contains(errOut, "pull stall: timed out after 500ms (raise --timeout)") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	// The step's whole process group went with it.
+	b, _ := os.ReadFile(pidFile)
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !waitExit(t, pid, 5*time.Second) {
+		t.Errorf("the install step's background process (%q) outlived the timeout", b)
 	}
 }
