@@ -12,9 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // CloneOptions says what to clone and where.
@@ -106,7 +109,14 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 	case user != "" || pass != "":
 		co.Auth = &githttp.BasicAuth{Username: user, Password: pass}
 	}
-	_, err = git.PlainCloneContext(ctx, tmp, false, co)
+	// git.PlainClone's filesystem rewrites an absolute symlink target to
+	// lie under the directory it checks out into, which is then renamed:
+	// "passwd -> /etc/passwd" became a broken link into the temporary
+	// directory. BoundOS keeps targets as git does (and keeps the checkout
+	// from writing through a symlink to outside the clone).
+	wt := osfs.New(tmp, osfs.WithBoundOS())
+	dot := osfs.New(filepath.Join(tmp, git.GitDirName), osfs.WithBoundOS())
+	_, err = git.CloneContext(ctx, filesystem.NewStorage(dot, cache.NewObjectLRUDefault()), wt, co)
 	progress.flush()
 	if err != nil {
 		if ctx.Err() != nil {

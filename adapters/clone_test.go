@@ -454,3 +454,34 @@ func TestGitHubCloneURLCredentials(t *testing.T) {
 		return nil
 	})
 }
+
+// Symlinks come out as git makes them: an absolute target stays absolute.
+// Before, go-git rewrote it under the temporary clone directory, which the
+// rename into place then left dangling.
+func TestGitHubCloneKeepsSymlinks(t *testing.T) {
+	gs := newGitServer(t, nil)
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"abs": "/etc/hostname", "rel": "README.md"} {
+		if err := os.Symlink(target, filepath.Join(work, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runGit(t, work, "init", "-q", "-b", "main")
+	runGit(t, work, "add", "-A")
+	runGit(t, work, "commit", "-q", "-m", "links")
+	runGit(t, "", "clone", "-q", "--bare", work, filepath.Join(gs.root, "acme", "links.git"))
+
+	servers := t.TempDir()
+	spec := githubSpec(t, gs.URL, servers, "github/acme/links", `{"runCmd": "true"}`)
+	if err := spec.Prepare(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for link, want := range map[string]string{"abs": "/etc/hostname", "rel": "README.md"} {
+		if got, err := os.Readlink(filepath.Join(servers, "github", "acme", "links", link)); err != nil || got != want {
+			t.Errorf("%s -> %q (%v), want %q", link, got, err, want)
+		}
+	}
+}
