@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -296,6 +297,9 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
 	env := Environ(u.opts.BaseEnv, spec.Env)
+	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
+		prepared = false // its directory (a clone) was removed: prepare again
+	}
 	if spec.Prepare != nil && !prepared {
 		out := u.opts.Log.Writer(u.name)
 		err := spec.Prepare(ctx, env, out)
@@ -306,6 +310,10 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 	}
 	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
 		return started{}, err
+	}
+	if spec.Dir != "" && !isDir(spec.Dir) {
+		// exec would blame the program: "fork/exec …: no such file".
+		return started{}, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
 	argv, deathSig := spec.Argv, syscall.SIGKILL
 	if len(u.opts.Shim) > 0 {
@@ -575,6 +583,11 @@ func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool {
 	u.spec = spec
 	u.prepared = false
 	return true
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // findProgram checks that the server's program exists before anything is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -351,5 +352,40 @@ func TestListChangedBurstIsCoalesced(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("%d tools/list: the notifications were not acted on", n)
+	}
+}
+
+// A server whose working directory (a clone) was removed is prepared again
+// on its next start; without a Prepare, the error names the directory, not
+// the program as exec does ("fork/exec …: no such file or directory").
+func TestMissingWorkingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "clone")
+	prepares := 0
+	spec := fakeSpec("a", nil)
+	spec.Dir = dir
+	spec.Prepare = func(context.Context, []string, io.Writer) error {
+		prepares++
+		return os.MkdirAll(dir, 0o755)
+	}
+	s := fakes(t, nil, adapters.Server{Name: "a", Spec: spec})
+	u, _ := s.Upstream("a")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = call(u, "crash", `{}`)
+	if got, err := call(u, "echo", `{"text":"x"}`); err != nil || got != "x from a" {
+		t.Errorf("call after the directory was removed: %q %v", got, err)
+	}
+	if prepares != 2 {
+		t.Errorf("prepared %d times, want 2 (again once its directory was gone)", prepares)
+	}
+
+	spec.Prepare = nil
+	s = fakes(t, nil, adapters.Server{Name: "b", Spec: fakeSpec("b", nil)})
+	b, _ := s.Upstream("b")
+	b.SetSpec(adapters.LaunchSpec{Kind: "command", Argv: spec.Argv, Env: spec.Env, Dir: filepath.Join(dir, "gone")})
+	_, _ = call(b, "crash", `{}`)
+	if _, err := call(b, "echo", `{"text":"x"}`); err == nil || !strings.Contains(err.Error(), "working directory "+filepath.Join(dir, "gone")+" does not exist") {
+		t.Errorf("start in a missing directory: %v", err)
 	}
 }
