@@ -70,6 +70,21 @@ func (gs *gitServer) addRepo(t *testing.T, owner, repo string, files map[string]
 	runGit(t, "", "clone", "-q", "--bare", work, filepath.Join(gs.root, owner, repo+".git"))
 }
 
+// basicAuthOnly is git server middleware that answers 401 unless the
+// request has HTTP basic auth user:pass.
+func basicAuthOnly(user, pass string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+				http.Error(w, "authentication required", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 func runGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com"}, args...)...)
@@ -303,16 +318,7 @@ func TestGitHubInstallFails(t *testing.T) {
 
 func TestGitHubClonePrivateWithToken(t *testing.T) {
 	const token = "ghp_s3cretTOKENvalue0123456789"
-	gs := newGitServer(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if u, p, ok := r.BasicAuth(); !ok || u != "x-access-token" || p != token {
-				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-				http.Error(w, "authentication required", http.StatusUnauthorized)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	gs := newGitServer(t, basicAuthOnly("x-access-token", token))
 	gs.addRepo(t, "acme", "private", helloFiles)
 	servers := t.TempDir()
 
@@ -417,16 +423,7 @@ func TestCloneReplacesForeignDirectory(t *testing.T) {
 // the log, errors and .git/config held them.
 func TestGitHubCloneURLCredentials(t *testing.T) {
 	const user, pass = "oauth2", "URLSECRETTOKEN1234"
-	gs := newGitServer(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
-				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-				http.Error(w, "authentication required", http.StatusUnauthorized)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	gs := newGitServer(t, basicAuthOnly(user, pass))
 	gs.addRepo(t, "acme", "mirror", helloFiles)
 	servers := t.TempDir()
 	base := strings.Replace(gs.URL, "http://", "http://"+user+":"+pass+"@", 1)

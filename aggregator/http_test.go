@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -246,7 +247,7 @@ func TestDeleteCancelsCallsAndClosesStreams(t *testing.T) {
 		}
 		callDone <- <-drain(resp)
 	}()
-	waitFile(t, started) // the call reached the upstream
+	fakeserver.WaitFile(t, started) // the call reached the upstream
 
 	start := time.Now()
 	resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c))
@@ -354,8 +355,8 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFile(t, started) // the call reached the upstream
-	drop()               // the client goes away without DELETE
+	fakeserver.WaitFile(t, started) // the call reached the upstream
+	drop()                          // the client goes away without DELETE
 	<-posted
 
 	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(50 * time.Millisecond) {
@@ -363,7 +364,7 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 			t.Fatalf("the session is still open 10 s into a %v idle timeout", idle)
 		}
 	}
-	waitFile(t, cancelFile) // the upstream got notifications/cancelled
+	fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
 	resp, b := send(t, "POST", c.url, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("initialize after expiry: %d %s", resp.StatusCode, b)
@@ -384,19 +385,6 @@ func TestFailedInitializeFreesItsSlot(t *testing.T) {
 	resp, b := send(t, "POST", u, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("initialize after failed ones: %d %s", resp.StatusCode, b)
-	}
-}
-
-// waitFile waits (up to 10 s) for path to exist.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not created within 10 s", path)
-		}
 	}
 }
 

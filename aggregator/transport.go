@@ -501,25 +501,25 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // cancel cancels every running request of the session.
 func (sc *sessionCalls) cancel(sessionID string) {
-	sc.mu.Lock()
-	var fns []context.CancelCauseFunc
-	for k := range sc.calls[sessionID] {
-		fns = append(fns, *k)
-	}
-	sc.mu.Unlock()
-	for _, f := range fns {
-		f(nil)
-	}
+	sc.cancelWhere(func(id string) bool { return id == sessionID }, nil)
 }
 
 // cancelAll cancels every running request of every session, with cause
 // (a *jsonrpc.Error becomes the requests' answer: see Gateway.call).
 func (sc *sessionCalls) cancelAll(cause error) {
+	sc.cancelWhere(func(string) bool { return true }, cause)
+}
+
+// cancelWhere cancels the running requests of the sessions match accepts,
+// with cause (nil: context.Canceled).
+func (sc *sessionCalls) cancelWhere(match func(sessionID string) bool, cause error) {
 	sc.mu.Lock()
 	var fns []context.CancelCauseFunc
-	for _, calls := range sc.calls {
-		for k := range calls {
-			fns = append(fns, *k)
+	for id, calls := range sc.calls {
+		if match(id) {
+			for k := range calls {
+				fns = append(fns, *k)
+			}
 		}
 	}
 	sc.mu.Unlock()

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
 
 // sessionPeer is a client session that records what reaches it.
@@ -46,7 +48,7 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	defer cancel()
 	started := t.TempDir() + "/started"
 	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
-	waitFile(t, started)
+	fakeserver.WaitFile(t, started)
 	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
 	if err != nil {
 		t.Fatal(err)

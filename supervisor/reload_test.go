@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -84,7 +83,7 @@ func TestGracefulRestartDrainsAndQueues(t *testing.T) {
 		}
 		slow <- out
 	}()
-	waitFile(t, started) // the sleep call is in flight
+	fakeserver.WaitFile(t, started) // the sleep call is in flight
 
 	if !u.SetSpec(fakeSpec("new", nil)) {
 		t.Fatal("SetSpec reported no change")
@@ -136,7 +135,7 @@ func TestGracefulRestartDrainIsBounded(t *testing.T) {
 		_, err := call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
 		slow <- err
 	}()
-	waitFile(t, started)
+	fakeserver.WaitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	start := time.Now()
 	if r, err := u.Restart(context.Background(), 300*time.Millisecond); !r || err != nil {
@@ -276,7 +275,7 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	u, _ := s.Upstream("fake")
 	started := t.TempDir() + "/started"
 	go call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
-	waitFile(t, started)
+	fakeserver.WaitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	done := make(chan error, 1)
 	go func() { _, err := u.Restart(context.Background(), time.Minute); done <- err }()
@@ -298,18 +297,5 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	}
 	if st := u.Status(); st.PID != 0 {
 		t.Errorf("after shutdown: %+v", st)
-	}
-}
-
-// waitFile waits (up to 10 s) for path to exist.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not created within 10 s", path)
-		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
@@ -70,7 +71,7 @@ func TestPendingCallsFailAtOnceOnCrash(t *testing.T) {
 		}()
 	}
 	for i := range 3 {
-		waitFile(t, fmt.Sprintf("%s/%d", dir, i)) // all 3 in flight
+		fakeserver.WaitFile(t, fmt.Sprintf("%s/%d", dir, i)) // all 3 in flight
 	}
 	crashed := time.Now()
 	_, _ = callText(t, u, "crash", `{}`)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -330,14 +331,7 @@ func TestStopAnswersCallsPastTheDrain(t *testing.T) {
 		}
 		answer <- res
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the call did not reach the server")
-		}
-	}
+	fakeserver.WaitFile(t, started) // the call reached the server
 	if code, _, errOut := e.ctl("stop"); code != 0 {
 		t.Fatalf("stop: %s", errOut)
 	}

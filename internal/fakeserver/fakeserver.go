@@ -52,6 +52,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -391,4 +392,19 @@ func ShellCommand(env ...string) string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// WaitFile waits up to 10 s for path to exist: the file the sleep tool's
+// "started" argument names, say, which tells a test that the call reached
+// the server. It fails the test if the file does not appear.
+func WaitFile(t testing.TB, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not created within 10 s", path)
+		}
+	}
 }
