@@ -78,15 +78,38 @@ func resolveServers(s Settings, config []byte, log plugin.Log) ([]adapters.Serve
 func resolveWithCatalog(s Settings, config []byte, log plugin.Log) ([]adapters.Server, []string, *catalog.Catalog, error) {
 	cat, err := catalog.Load(s.CatalogFile)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, &resolveError{"invalid catalog file", err}
 	}
 	list, closeAll, err := adapterList(s, cat, log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, &resolveError{"external adapters failed", err}
 	}
 	defer closeAll()
 	servers, warnings, err := adapters.Parse(config, list)
-	return servers, warnings, cat, err
+	if err != nil {
+		return nil, warnings, nil, &resolveError{"invalid config", err}
+	}
+	return servers, warnings, cat, nil
+}
+
+// resolveError says which input a resolve failed on, for the launcher's
+// heading: the config, the catalog file, or the external adapters.
+type resolveError struct {
+	what string
+	err  error
+}
+
+func (e *resolveError) Error() string { return e.err.Error() }
+func (e *resolveError) Unwrap() error { return e.err }
+
+// printResolveError prints err under a heading naming what was wrong.
+func printResolveError(w io.Writer, err error) {
+	what := "invalid config"
+	var re *resolveError
+	if errors.As(err, &re) {
+		what = re.what
+	}
+	fmt.Fprintf(w, "mcp-gateway: %s:\n%s\n", what, indent(err.Error()))
 }
 
 // adapterList returns the built-in adapters, which take precedence,

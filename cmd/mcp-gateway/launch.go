@@ -46,7 +46,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	// Validate before anything starts (SPEC §2.1).
 	servers, warnings, err := resolveServers(s, config, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
+		printResolveError(stderr, err)
 		return 1
 	}
 	printWarnings(stderr, warnings)

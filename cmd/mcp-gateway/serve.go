@@ -36,7 +36,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	warnToken(stderr, token)
 	if _, warnings, err := resolveServers(s, config, nil); err != nil {
-		fmt.Fprintf(stderr, "mcp-gateway: invalid config:\n%s\n", indent(err.Error()))
+		printResolveError(stderr, err)
 		return 1
 	} else {
 		printWarnings(stderr, warnings)
