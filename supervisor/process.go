@@ -237,10 +237,14 @@ func (t *tail) String() string {
 type ExitError struct {
 	Status string // "exit status 1", "signal: killed"
 	Stderr string // the last stderr lines, " | "-joined
+	Reason string // why the gateway stopped it; "" if it exited by itself
 }
 
 func (e *ExitError) Error() string {
 	msg := "server exited (" + e.Status + ")"
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
 	if e.Stderr != "" {
 		msg += "; last stderr: " + e.Stderr
 	}

@@ -124,6 +124,7 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	case <-u.opts.ctx.Done():
 	}
 	timer.Stop()
+	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
 	old.proc.stop(u.opts.ctx, u.opts.Stop)
 	<-old.done
 	select {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,8 +147,9 @@ func TestGracefulRestartDrainIsBounded(t *testing.T) {
 	}
 	select {
 	case err := <-slow:
-		if !errors.Is(err, ErrExited) {
-			t.Errorf("call past the drain: %v, want ErrExited", err)
+		// The error says the gateway stopped it, and why.
+		if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "stopped by the gateway to restart it on its new launch spec (catalog reload), after a 300ms drain") {
+			t.Errorf("call past the drain: %v, want ErrExited with the reason", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call past the drain did not fail")

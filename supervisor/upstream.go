@@ -90,6 +90,10 @@ type session struct {
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
 	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
+	// stopReason says why the gateway stopped this run, for the error of
+	// the calls it ends ("" if the server exited by itself).
+	stopReason atomic.Pointer[string]
+
 	// relisting says a re-list runs; relistAgain that another list_changed
 	// came meanwhile. Both under Upstream.mu.
 	relisting, relistAgain bool
@@ -382,6 +386,9 @@ func (u *Upstream) own(s *session) {
 	s.proc.stdout.Close()
 	<-readDone
 	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
+	if r := s.stopReason.Load(); r != nil {
+		exitErr.Reason = *r
+	}
 	s.conn.fail(exitErr)
 	s.conn.handlers.Wait()
 	s.proc.stdin.Close()
@@ -567,10 +574,15 @@ func (u *Upstream) shutdown(ctx context.Context) {
 	u.mu.Lock()
 	u.stopped = true
 	u.state = StateStopped
+	if u.cur != nil {
+		u.cur.stopReason.Store(ptr("stopped by the gateway, which is shutting down"))
+	}
 	u.mu.Unlock()
 	u.Stop(ctx)
 	u.sessions.Wait()
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // SetSpec replaces the launch spec (catalog reload). It reports whether
 // the spec changed; the caller restarts the server if it did.
