@@ -197,6 +197,11 @@ func (c *ControlServer) Serve(h Handler) error {
 				defer func() { <-c.slots }()
 				c.handle(conn, h)
 			default:
+				// Read the request first: a reply to a client still writing
+				// reached it as "broken pipe" instead of this.
+				_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+				var req Request
+				_ = json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req)
 				c.reply(conn, Response{Error: "the daemon is busy with other control requests; try again"})
 			}
 		}()

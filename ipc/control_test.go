@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -237,5 +238,32 @@ func TestControlClientHonoursContext(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// Past maxControlConns requests at once, the next gets the daemon's "busy"
+// answer, not a broken pipe.
+func TestControlBusyIsAnAnswer(t *testing.T) {
+	release := make(chan struct{})
+	var held atomic.Int32
+	dir, _, _ := serving(t, func(_ context.Context, req Request) Response {
+		held.Add(1)
+		<-release
+		return echoHandler(context.Background(), req)
+	})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(release)
+	for range maxControlConns {
+		wg.Go(func() { _, _ = Control(ctx5(t), dir, Request{Cmd: CmdStatus}) })
+	}
+	for deadline := time.Now().Add(5 * time.Second); held.Load() < maxControlConns; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests reached the handler", held.Load(), maxControlConns)
+		}
+	}
+	_, err := Control(ctx5(t), dir, Request{Cmd: CmdStatus})
+	if err == nil || !strings.Contains(err.Error(), "busy with other control requests") {
+		t.Errorf("request past the limit: %v, want the busy answer", err)
 	}
 }

@@ -471,7 +471,7 @@ func controlFailed(stderr io.Writer, cmd, runDir string, err error) int {
 	if errors.Is(err, ipc.ErrNoDaemon) {
 		switch pid := ipc.Running(runDir); {
 		case pid > 0:
-			fmt.Fprintf(stderr, "mcp-gateway: %s: the gateway (pid %d) does not answer on its control socket yet; it may still be starting\n", cmd, pid)
+			fmt.Fprintf(stderr, "mcp-gateway: %s: the gateway (pid %d) does not answer on its control socket; it may be starting or stopping\n", cmd, pid)
 		case pid < 0:
 			fmt.Fprintf(stderr, "mcp-gateway: %s: a gateway holds %s but does not answer on its control socket\n", cmd, runDir)
 		default:
