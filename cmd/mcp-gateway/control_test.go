@@ -269,7 +269,7 @@ func TestStopWhileStarting(t *testing.T) {
 	waitFor(t, 20*time.Second, "the daemon's pid file", func() bool { return ipc.Running(e.path("run")) > 0 })
 	daemon := e.daemonPID()
 	code, _, errOut := e.ctl("status")
-	if code == 0 || !strings.Contains(errOut, "may still be starting") {
+	if code == 0 || !strings.Contains(errOut, "may be starting or stopping") {
 		t.Errorf("status while starting: exit %d, %q", code, errOut)
 	}
 	code, out, errOut := e.ctl("stop")
