@@ -445,8 +445,12 @@ type sessionCalls struct {
 	mu     sync.Mutex
 	calls  map[string]map[*context.CancelCauseFunc]struct{}
 	posts  map[string]int         // open POSTs by session id
-	expiry map[string]*time.Timer // idle clocks of sessions with running requests
+	expiry map[string]*idleClock // of sessions with running requests
 }
+
+// idleClock is one session's idle timer; its identity tells a firing that
+// was stopped or replaced meanwhile from the current one.
+type idleClock struct{ timer *time.Timer }
 
 // callsByServer holds one sessionCalls per go-sdk server, so that its
 // middleware is added once however often Handler is called.
@@ -456,7 +460,7 @@ func callsFor(s *mcp.Server) *sessionCalls {
 	sc := &sessionCalls{
 		calls:  map[string]map[*context.CancelCauseFunc]struct{}{},
 		posts:  map[string]int{},
-		expiry: map[string]*time.Timer{},
+		expiry: map[string]*idleClock{},
 	}
 	if v, loaded := callsByServer.LoadOrStore(s, sc); loaded {
 		return v.(*sessionCalls)
@@ -487,8 +491,8 @@ func (sc *sessionCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			delete(sc.calls[id], key)
 			if len(sc.calls[id]) == 0 {
 				delete(sc.calls, id)
-				if t := sc.expiry[id]; t != nil {
-					t.Stop() // no request left to cancel: go-sdk's own expiry suffices
+				if c := sc.expiry[id]; c != nil {
+					c.timer.Stop() // no request left to cancel: go-sdk's own expiry suffices
 					delete(sc.expiry, id)
 				}
 			}
@@ -534,8 +538,8 @@ func (sc *sessionCalls) postStarted(sessionID string) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.posts[sessionID]++
-	if t := sc.expiry[sessionID]; t != nil {
-		t.Stop()
+	if c := sc.expiry[sessionID]; c != nil {
+		c.timer.Stop()
 		delete(sc.expiry, sessionID)
 	}
 }
@@ -552,19 +556,19 @@ func (sc *sessionCalls) postEnded(sessionID string, timeout time.Duration) {
 	if len(sc.calls[sessionID]) == 0 || timeout <= 0 {
 		return
 	}
-	if t := sc.expiry[sessionID]; t != nil {
-		t.Stop()
+	if c := sc.expiry[sessionID]; c != nil {
+		c.timer.Stop()
 	}
-	var t *time.Timer
-	t = time.AfterFunc(timeout, func() { sc.expire(sessionID, t) })
-	sc.expiry[sessionID] = t
+	c := &idleClock{}
+	c.timer = time.AfterFunc(timeout, func() { sc.expire(sessionID, c) })
+	sc.expiry[sessionID] = c
 }
 
-// expire cancels the requests of a session whose idle clock t ran out,
-// unless t was stopped or replaced since.
-func (sc *sessionCalls) expire(sessionID string, t *time.Timer) {
+// expire cancels the requests of a session whose idle clock c ran out,
+// unless c was stopped or replaced since.
+func (sc *sessionCalls) expire(sessionID string, c *idleClock) {
 	sc.mu.Lock()
-	if sc.expiry[sessionID] != t {
+	if sc.expiry[sessionID] != c {
 		sc.mu.Unlock()
 		return
 	}
