@@ -223,10 +223,14 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.l.Line(w.source, string(bytes.TrimRight(w.buf[:i], "\r")))
 		w.buf = w.buf[i+1:]
 	}
-	for len(w.buf) > maxLogLine+w.l.holdBack() {
-		now, rest := w.l.piece(string(w.buf), maxLogLine)
+	for h := w.l.holdBack(); len(w.buf) > maxLogLine+h; {
+		// piece looks no further than a secret's length past the cut:
+		// hand it that window, not the whole buffer (a 100 MB write would
+		// be copied once per 16 KiB piece).
+		window := w.buf[:min(len(w.buf), maxLogLine+2*h+2)]
+		now, _ := w.l.piece(string(window), maxLogLine)
 		w.l.Line(w.source, now+"…")
-		w.buf = []byte(rest)
+		w.buf = w.buf[len(now):]
 	}
 	w.buf = bytes.Clone(w.buf)
 	return len(p), nil
