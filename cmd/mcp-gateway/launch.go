@@ -77,6 +77,15 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	if err != nil {
 		return ipc.Report{}, fmt.Errorf("find own executable: %w", err)
 	}
+	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
+	// the daemon with it: a daemon that became ready after its launcher
+	// had failed would hold the run dir, and the retry would find it
+	// "already running". (A launcher killed with SIGKILL cannot do this;
+	// the daemon then notices at readiness that nobody is listening.)
+	// Caught from before the daemon starts, so that none is missed.
+	interrupt := make(chan os.Signal, 1)
+	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(interrupt)
 	handR, handW, err := os.Pipe()
 	if err != nil {
 		return ipc.Report{}, fmt.Errorf("make hand-over pipe: %w", err)
@@ -133,14 +142,6 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	}()
 	timer := time.NewTimer(s.StartupTimeout + launchGrace)
 	defer timer.Stop()
-	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
-	// the daemon with it: a daemon that became ready after its launcher
-	// had failed would hold the run dir, and the retry would find it
-	// "already running". (A launcher killed with SIGKILL cannot do this;
-	// the daemon then notices at readiness that nobody is listening.)
-	interrupt := make(chan os.Signal, 1)
-	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(interrupt)
 	select {
 	case sig := <-interrupt:
 		killDaemon(pid, exited)
