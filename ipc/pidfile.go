@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // PIDFileName is the daemon's pid file in the run dir. The daemon holds an
@@ -54,7 +55,7 @@ func LockPID(runDir string) (*PIDLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pid file: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockWaitingForExit(f, runDir, syscall.LOCK_EX); err != nil {
 		f.Close()
 		pid, _ := ReadPID(runDir)
 		return nil, &RunningError{PID: pid, RunDir: runDir}
@@ -88,7 +89,7 @@ func Running(runDir string) int {
 		return 0
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+	if err := flockWaitingForExit(f, runDir, syscall.LOCK_SH); err == nil {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		return 0 // nobody holds it: stale
 	}
@@ -97,6 +98,41 @@ func Running(runDir string) int {
 		pid = -1
 	}
 	return pid
+}
+
+// exitGrace is how long a lock held by a daemon that is exiting is waited
+// for: a daemon killed with SIGKILL shows as a zombie while its other
+// threads still hold its files, for milliseconds.
+const exitGrace = 2 * time.Second
+
+// flockWaitingForExit takes the lock (how: LOCK_EX or LOCK_SH) without
+// blocking on a live holder. While the pid file names a process that is
+// exiting (gone, or a zombie), it retries for up to exitGrace, so that a
+// relaunch right after `kill -9` of the daemon is not refused as "already
+// running".
+func flockWaitingForExit(f *os.File, runDir string, how int) error {
+	deadline := time.Now().Add(exitGrace)
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if pid, _ := ReadPID(runDir); pid > 0 && !exiting(pid) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exiting reports whether pid is gone or its leader is a zombie.
+func exiting(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) == 0 || fields[0] == "Z" || fields[0] == "X"
 }
 
 // ReadPID reads the pid file.
