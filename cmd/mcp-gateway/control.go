@@ -428,6 +428,7 @@ func runReload(args []string, stdout, stderr io.Writer) int {
 		res = &ipc.ReloadResult{}
 	}
 	if *asJSON {
+		res.Normalize()
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)
