@@ -284,7 +284,7 @@ type serverStatus struct {
 func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) statusDoc {
 	h := gw.Health()
 	doc := statusDoc{
-		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
+		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: displayAddr(addr),
 		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
 		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
 	}
