@@ -81,11 +81,10 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 		}
 	}, func(error) { hupCancel() })
 
-	started := time.Now()
 	handle := func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
-			b, err := json.Marshal(d.status(gw, addr, started))
+			b, err := json.Marshal(d.status(gw, addr, d.started))
 			if err != nil {
 				return ipc.Response{Error: "encode status: " + err.Error()}
 			}

@@ -39,6 +39,7 @@ type daemon struct {
 	log      *supervisor.Log  // set by serve
 	out      io.Writer        // `serve` prints its ready line here; nil for the detached daemon
 	cat      *catalog.Catalog // the catalog the servers were resolved against
+	started  time.Time        // when serve began: the gateway's uptime counts from here
 }
 
 // timeoutHint suggests what to do about servers that did not start in
@@ -141,6 +142,7 @@ func (d *daemon) run() error {
 }
 
 func (d *daemon) serve() error {
+	d.started = time.Now()
 	log, err := supervisor.OpenLog(d.settings.LogFile)
 	if err != nil {
 		return fmt.Errorf("open log file: %w", err)
