@@ -75,7 +75,10 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(o.Health())
 	})
-	mux.HandleFunc("/", http.NotFound)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close") // as for 401: do not wait for a body
+		http.NotFound(w, r)
+	})
 	return mux
 }
 
@@ -86,6 +89,10 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
+			// Closing, net/http does not wait to drain the unread body:
+			// a caller without the token sending a body it never finishes
+			// held its connection, and enough of them all descriptors.
+			w.Header().Set("Connection", "close")
 			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
 			return
 		}

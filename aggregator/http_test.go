@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -880,5 +882,62 @@ func TestSessionCapHasNoSpuriousRefusals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("session %d: %d, want 503", max+1, resp.StatusCode)
+	}
+}
+
+// A caller that sends headers and never its body gets its answer at once
+// and the connection closed: before, net/http waited to drain the body of
+// a 401 or 404, so such callers could hold every descriptor.
+func TestUnsentBodyDoesNotHoldTheConnection(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	for _, path := range []string{"/mcp", "/elsewhere"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", path)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s: no response within 5 s: %v", path, err)
+		}
+		if resp.StatusCode != 401 && resp.StatusCode != 404 || !resp.Close {
+			t.Errorf("%s: %d, close %v; want 401 or 404 and the connection closed", path, resp.StatusCode, resp.Close)
+		}
+		conn.Close()
+	}
+}
+
+// DELETE ends a session at once even while one of its responses is stuck
+// on a client that does not read: before, DELETE and then every request of
+// the session waited for as long as that client did.
+func TestDeleteWhileAResponseIsStuck(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"big","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"bytes":20000000}}}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: %s\r\nMcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n%s",
+		testToken, acceptBoth, c.session, len(body), body)
+	time.Sleep(2 * time.Second) // the 20 MB answer fills the socket buffers and blocks; the client never reads
+
+	done := make(chan int, 1)
+	go func() {
+		resp, _ := send(t, "DELETE", c.url, "", sessionHeaders(c))
+		done <- resp.StatusCode
+	}()
+	select {
+	case code := <-done:
+		if code != 200 && code != 204 {
+			t.Errorf("DELETE: %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("DELETE still waits 10 s later, on the stuck response")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,7 +87,7 @@ func (f *transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("Accept", "text/event-stream")
 	case http.MethodDelete:
 		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			f.calls.cancel(id)
+			f.calls.end(id)
 		}
 	case http.MethodPost:
 		f.servePOST(ew, r)
@@ -112,7 +113,13 @@ func (f *transport) servePOST(ew *errorBodyWriter, r *http.Request) {
 	if f.maxBody > 0 {
 		rd = http.MaxBytesReader(ew.ResponseWriter, r.Body, f.maxBody)
 	}
+	// A body trickled in a byte at a time held the connection for as long
+	// as the client liked: bound its reading (the deadline is cleared after,
+	// so that it does not cut the response stream).
+	rc := http.NewResponseController(ew.ResponseWriter)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	body, err := io.ReadAll(rd)
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -150,8 +157,8 @@ func (f *transport) servePOST(ew *errorBodyWriter, r *http.Request) {
 	r.ContentLength = int64(len(body))
 	ew.id = id
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
-		f.calls.postStarted(sid)
-		defer f.calls.postEnded(sid, f.idleTimeout)
+		f.calls.postStarted(sid, ew)
+		defer f.calls.postEnded(sid, ew, f.idleTimeout)
 	}
 	if !jsonOnly {
 		f.next.ServeHTTP(ew, r)
@@ -296,10 +303,47 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 // into JSON-RPC error bodies with the same status and message.
 type errorBodyWriter struct {
 	http.ResponseWriter
-	id     json.RawMessage
-	wrote  bool
-	status int // non-zero: a plain-text error is being collected
-	buf    bytes.Buffer
+	id      json.RawMessage
+	wrote   bool
+	status  int // non-zero: a plain-text error is being collected
+	buf     bytes.Buffer
+	aborted atomic.Bool // the session was deleted: see abort
+}
+
+// bodyReadTimeout bounds reading a POST body: 64 MiB (the default cap) at
+// about 1 MB/s.
+const bodyReadTimeout = 60 * time.Second
+
+// writeStall bounds one write to a client that does not read: a response
+// stuck in a blocked write held go-sdk's stream, so the session's DELETE,
+// and then every request of it, waited for as long as the client did.
+const writeStall = 60 * time.Second
+
+// errAborted fails writes to the response of a deleted session.
+var errAborted = errors.New("write response: the session was deleted")
+
+// guard bounds the write about to be made by writeStall; call the function
+// it returns when the write is done. The deadline is cleared after each
+// write, since it stays on the connection: a stream idle for longer would
+// otherwise fail its next write at once.
+func (w *errorBodyWriter) guard() func() {
+	rc := http.NewResponseController(w.ResponseWriter)
+	if rc.SetWriteDeadline(time.Now().Add(writeStall)) != nil {
+		return func() {}
+	}
+	return func() {
+		if !w.aborted.Load() {
+			_ = rc.SetWriteDeadline(time.Time{})
+		}
+	}
+}
+
+// abort fails the write in progress, if any, and every later one: DELETE
+// ends a session at once, even while a response of it is stuck on a
+// client that does not read (SPEC §3.5).
+func (w *errorBodyWriter) abort() {
+	w.aborted.Store(true)
+	_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now())
 }
 
 func (w *errorBodyWriter) WriteHeader(code int) {
@@ -321,11 +365,16 @@ func (w *errorBodyWriter) Write(b []byte) (int, error) {
 	if w.status != 0 {
 		return w.buf.Write(b)
 	}
+	if w.aborted.Load() {
+		return 0, errAborted
+	}
+	defer w.guard()()
 	return w.ResponseWriter.Write(b)
 }
 
 func (w *errorBodyWriter) Flush() {
-	if w.status == 0 {
+	if w.status == 0 && !w.aborted.Load() {
+		defer w.guard()()
 		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }
@@ -444,8 +493,8 @@ func (w *jsonOnlyWriter) finish() {
 type sessionCalls struct {
 	mu     sync.Mutex
 	calls  map[string]map[*context.CancelCauseFunc]struct{}
-	posts  map[string]int         // open POSTs by session id
-	expiry map[string]*idleClock // of sessions with running requests
+	posts  map[string]map[*errorBodyWriter]struct{} // open POSTs by session id
+	expiry map[string]*idleClock                    // of sessions with running requests
 }
 
 // idleClock is one session's idle timer; its identity tells a firing that
@@ -459,7 +508,7 @@ var callsByServer sync.Map // *mcp.Server → *sessionCalls
 func callsFor(s *mcp.Server) *sessionCalls {
 	sc := &sessionCalls{
 		calls:  map[string]map[*context.CancelCauseFunc]struct{}{},
-		posts:  map[string]int{},
+		posts:  map[string]map[*errorBodyWriter]struct{}{},
 		expiry: map[string]*idleClock{},
 	}
 	if v, loaded := callsByServer.LoadOrStore(s, sc); loaded {
@@ -508,6 +557,22 @@ func (sc *sessionCalls) cancel(sessionID string) {
 	sc.cancelWhere(func(id string) bool { return id == sessionID }, nil)
 }
 
+// end is DELETE: it cancels the session's running requests and aborts its
+// open POST responses, so that a response stuck on a client that does not
+// read cannot hold the session.
+func (sc *sessionCalls) end(sessionID string) {
+	sc.cancel(sessionID)
+	sc.mu.Lock()
+	var open []*errorBodyWriter
+	for w := range sc.posts[sessionID] {
+		open = append(open, w)
+	}
+	sc.mu.Unlock()
+	for _, w := range open {
+		w.abort()
+	}
+}
+
 // cancelAll cancels every running request of every session, with cause
 // (a *jsonrpc.Error becomes the requests' answer: see Gateway.call).
 func (sc *sessionCalls) cancelAll(cause error) {
@@ -532,12 +597,16 @@ func (sc *sessionCalls) cancelWhere(match func(sessionID string) bool, cause err
 	}
 }
 
-// postStarted pauses the session's idle clock while one of its POSTs is
-// open, as go-sdk does.
-func (sc *sessionCalls) postStarted(sessionID string) {
+// postStarted records an open POST of the session, whose response w a
+// DELETE aborts, and pauses the session's idle clock while it is open, as
+// go-sdk does.
+func (sc *sessionCalls) postStarted(sessionID string, w *errorBodyWriter) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	sc.posts[sessionID]++
+	if sc.posts[sessionID] == nil {
+		sc.posts[sessionID] = map[*errorBodyWriter]struct{}{}
+	}
+	sc.posts[sessionID][w] = struct{}{}
 	if c := sc.expiry[sessionID]; c != nil {
 		c.timer.Stop()
 		delete(sc.expiry, sessionID)
@@ -546,10 +615,10 @@ func (sc *sessionCalls) postStarted(sessionID string) {
 
 // postEnded restarts the idle clock (timeout, > 0) when the session's last
 // open POST ends with requests still running.
-func (sc *sessionCalls) postEnded(sessionID string, timeout time.Duration) {
+func (sc *sessionCalls) postEnded(sessionID string, w *errorBodyWriter, timeout time.Duration) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if sc.posts[sessionID]--; sc.posts[sessionID] > 0 {
+	if delete(sc.posts[sessionID], w); len(sc.posts[sessionID]) > 0 {
 		return
 	}
 	delete(sc.posts, sessionID)
