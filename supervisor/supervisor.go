@@ -123,6 +123,11 @@ func (s *Supervisor) StartAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Interrupt ends the starts in progress (StartAll then returns with their
+// errors, and a prepare step's process group is killed) and makes later
+// starts fail. Call Shutdown after it to stop the servers that run.
+func (s *Supervisor) Interrupt() { s.cancel() }
+
 // Shutdown stops every server (in parallel) with the stop sequence and
 // waits for every owner goroutine. ctx bounds the graceful part; past it
 // the process groups are killed.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -162,6 +163,14 @@ func (d *daemon) serve() error {
 		f.Close()
 	}
 	logger := log.Logger()
+	// SIGTERM/SIGINT are caught from here on, for the daemon's whole life,
+	// on one channel: during startup they end the starts (an installCmd's
+	// process group included) with a log line, instead of killing the
+	// daemon by default and orphaning the install; afterwards the run
+	// group's signal actor reads the same channel, so none falls between.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
 
 	servers, _, cat, err := resolveWithCatalog(d.settings, d.config, log)
 	if err != nil {
@@ -201,9 +210,29 @@ func (d *daemon) serve() error {
 	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
 
 	startCtx, cancel := context.WithTimeout(context.Background(), d.settings.StartupTimeout)
+	var interrupted os.Signal
+	startDone := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() { // owned here: waited for below
+		defer close(watchDone)
+		select {
+		case interrupted = <-sigs:
+			logger.Warn("signal while the servers start; stopping them", "signal", interrupted.String())
+			sup.Interrupt()
+		case <-startDone:
+		}
+	}()
 	err = sup.StartAll(startCtx)
+	close(startDone)
+	<-watchDone
 	cancel()
+	if err == nil && interrupted != nil {
+		err = errors.New("the servers' starts were ended")
+	}
 	if err != nil {
+		if interrupted != nil {
+			err = fmt.Errorf("interrupted by %v while the servers started: %w", interrupted, err)
+		}
 		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 		sup.Shutdown(stopCtx)
 		stop()
@@ -262,7 +291,14 @@ func (d *daemon) serve() error {
 		_ = srv.Close()
 	})
 	sigCtx, sigCancel := context.WithCancel(context.Background())
-	g.Add(run.SignalHandler(sigCtx, syscall.SIGTERM, syscall.SIGINT))
+	g.Add(func() error {
+		select {
+		case sig := <-sigs:
+			return run.SignalError{Signal: sig} // as run.SignalHandler's
+		case <-sigCtx.Done():
+			return sigCtx.Err()
+		}
+	}, func(error) { sigCancel() })
 	supCtx, supCancel := context.WithCancel(context.Background())
 	g.Add(func() error { return sup.Run(supCtx) }, func(error) { supCancel() })
 	// Catalog watcher and control socket (control.go), after the supervisor.

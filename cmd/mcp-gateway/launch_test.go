@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,5 +280,45 @@ func TestServersInheritNoHandoverPipe(t *testing.T) {
 		if f := strings.Fields(line); len(f) >= 3 && (f[len(f)-3] == "3" || f[len(f)-3] == "4") && strings.HasPrefix(f[len(f)-1], "pipe:") {
 			t.Errorf("the server inherited the daemon's fd: %s", line)
 		}
+	}
+}
+
+// SIGTERM to the launcher while a GitHub server's installCmd runs leaves
+// nothing: the daemon ends the starts, killing the install's process
+// group, and logs why. Before, the daemon died of the signal's default
+// action, and the install's children ran on under init.
+func TestSIGTERMDuringInstallLeavesNothing(t *testing.T) {
+	srv := gitRepoServer(t)
+	e := newEnv(t)
+	pidFile := e.path("install.pid")
+	b, _ := json.Marshal(map[string]any{"github/acme/hello": map[string]string{
+		"installCmd": "sleep 600 & echo $! > " + pidFile + "; wait",
+		"runCmd":     fakeserver.ShellCommand(),
+	}})
+	cmd := exec.Command(gatewayBin, append([]string{"--config", string(b), "--github-url", srv.URL}, e.flags()...)...)
+	cmd.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN=t")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fakeserver.WaitFile(t, pidFile) // the install runs
+	daemon := e.daemonPID()
+	raw, _ := os.ReadFile(pidFile)
+	sleeper, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatalf("install pid %q: %v", raw, err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err == nil {
+		t.Error("the launcher exited 0 after SIGTERM")
+	}
+	if !waitExit(t, daemon, 10*time.Second) {
+		t.Fatalf("the daemon (pid %d) still runs", daemon)
+	}
+	if !waitExit(t, sleeper, 10*time.Second) {
+		t.Errorf("the install's child (pid %d) outlived the launch", sleeper)
+		_ = syscall.Kill(sleeper, syscall.SIGKILL)
+	}
+	if log := e.logText(); !strings.Contains(log, "signal while the servers start; stopping them") {
+		t.Errorf("log lacks the reason:\n%s", log)
 	}
 }

@@ -115,32 +115,7 @@ func TestPullUnknownName(t *testing.T) {
 }
 
 func TestPullGitHubPreClones(t *testing.T) {
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git binary not found; needed for the test's http-backend")
-	}
-	// A bare repository acme/hello.git served by git http-backend.
-	root, work := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main", work},
-		{"-C", work, "add", "-A"},
-		{"-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
-		{"clone", "-q", "--bare", work, filepath.Join(root, "acme", "hello.git")},
-	} {
-		cmd := exec.Command(gitBin, args...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	srv := httptest.NewServer(&cgi.Handler{
-		Path: gitBin, Args: []string{"http-backend"}, Stderr: io.Discard,
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
-	})
-	defer srv.Close()
+	srv := gitRepoServer(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GH_TOKEN", "")
 
@@ -198,4 +173,36 @@ func TestPullTimeout(t *testing.T) {
 	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !waitExit(t, pid, 5*time.Second) {
 		t.Errorf("the install step's background process (%q) outlived the timeout", b)
 	}
+}
+
+// gitRepoServer serves a bare repository acme/hello.git (a README.md) with
+// git http-backend, for the github adapter; it skips the test without git.
+func gitRepoServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git binary not found; needed for the test's http-backend")
+	}
+	root, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main", work},
+		{"-C", work, "add", "-A"},
+		{"-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
+		{"clone", "-q", "--bare", work, filepath.Join(root, "acme", "hello.git")},
+	} {
+		cmd := exec.Command(gitBin, args...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	srv := httptest.NewServer(&cgi.Handler{
+		Path: gitBin, Args: []string{"http-backend"}, Stderr: io.Discard,
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
+	})
+	t.Cleanup(srv.Close)
+	return srv
 }
