@@ -116,6 +116,12 @@ func (g *Gateway) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			return g.call(ctx, r)
 		case "logging/setLevel":
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+				// MCP, Logging: an invalid level is -32602 (go-sdk
+				// accepted "bogus", "" and null).
+				if _, ok := logLevels[p.Level]; !ok {
+					return nil, &sdkrpc.Error{Code: jsonrpc.CodeInvalidParams,
+						Message: fmt.Sprintf("invalid log level %q; want debug, info, notice, warning, error, critical, alert or emergency", p.Level)}
+				}
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 					g.setLevel(ss, p.Level)
 				}
@@ -133,6 +139,14 @@ func (g *Gateway) call(ctx context.Context, r *mcp.CallToolRequest) (mcp.Result,
 	fields := []jsonrpc.Field{{Key: "name", Value: jsonrpc.Quote(rt.tool)}}
 	if len(r.Params.Arguments) > 0 {
 		fields = append(fields, jsonrpc.Field{Key: "arguments", Value: r.Params.Arguments})
+	}
+	if tok, ok := r.Params.Meta["progressToken"]; ok {
+		switch tok.(type) {
+		case string, float64, json.Number, int, int64:
+		default: // MCP: a progress token is a string or an integer
+			return nil, &sdkrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("invalid _meta.progressToken %v: want a string or an integer", tok)}
+		}
 	}
 	if len(r.Params.Meta) > 0 {
 		meta, err := json.Marshal(r.Params.Meta)

@@ -185,3 +185,26 @@ func TestLongCallWithProgressCompletes(t *testing.T) {
 		t.Errorf("long call: %d progress notifications, result %s", len(notes), res)
 	}
 }
+
+// Invalid client input gets -32602 (MCP, Logging and Progress), instead of
+// being accepted: a log level outside the eight, and a progress token that
+// is neither a string nor an integer (null made progress notifications
+// carry "progressToken":null to a client that never asked).
+func TestInvalidLevelAndProgressTokenAreRefused(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	for i, body := range []string{
+		`{"jsonrpc":"2.0","id":%d,"method":"logging/setLevel","params":{"level":"bogus"}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"logging/setLevel","params":{"level":""}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":null}}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":{"x":1}}}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":true}}}`,
+	} {
+		msg := string(c.rpc(fmt.Sprintf(body, 10+i)))
+		if !strings.Contains(msg, `"code":-32602`) {
+			t.Errorf("%s: %s, want error -32602", body, msg)
+		}
+	}
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":20,"method":"logging/setLevel","params":{"level":"notice"}}`))
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":"ok"}}}`))
+}
