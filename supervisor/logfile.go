@@ -1,10 +1,8 @@
 package supervisor
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +16,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/lines"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -127,9 +126,10 @@ func (l *Log) safeCut(text string, cut int) int {
 	return cut
 }
 
-// holdBack is how many bytes at the end of a piece may be the start of a
-// secret that the next piece completes: the longest secret form, less one.
-func (l *Log) holdBack() int {
+// HoldBack is how many bytes at the end of a piece may be the start of a
+// secret that the next piece completes: the longest secret form, less one
+// (lines.Splitter).
+func (l *Log) HoldBack() int {
 	fp := l.forms.Load()
 	if fp == nil || len(*fp) == 0 {
 		return 0
@@ -137,16 +137,16 @@ func (l *Log) holdBack() int {
 	return len((*fp)[0]) - 1
 }
 
-// piece splits an unfinished line: the part to log now (at most limit
-// bytes), and the rest to keep until more comes. The part never ends
-// inside a secret, nor where the rest could be a secret's start, so the
-// rest is at most about twice the longest secret form past the limit.
-func (l *Log) piece(buf string, limit int) (now, rest string) {
-	cut := l.safeCut(buf, max(1, min(limit, len(buf)-l.holdBack())))
+// Cut returns where a piece of an over-long line may end: at most limit
+// bytes in, never inside a secret, nor where the rest could start one
+// (lines.Splitter). The rest is then at most about twice the longest
+// secret form past the limit.
+func (l *Log) Cut(window string, limit int) int {
+	cut := l.safeCut(window, max(1, min(limit, len(window)-l.HoldBack())))
 	if cut <= 0 {
-		cut = min(limit, len(buf)) // only a line that starts with a secret longer than limit
+		cut = min(limit, len(window)) // only a line that starts with a secret longer than limit
 	}
-	return buf[:cut], buf[cut:]
+	return cut
 }
 
 // Mask returns text with every registered secret masked.
@@ -198,86 +198,26 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 }
 
 // Writer returns a writer that logs each line written to it under source;
-// a partial last line is kept until the next newline or Close. Use it for
-// install and clone output.
+// a partial last line is kept until the next newline or Close. Over-long
+// lines are split, never through a secret. Use it for install and clone
+// output.
 func (l *Log) Writer(source string) io.WriteCloser {
-	return &lineWriter{l: l, source: source}
-}
-
-type lineWriter struct {
-	mu     sync.Mutex
-	l      *Log
-	source string
-	buf    []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.l.Line(w.source, string(bytes.TrimRight(w.buf[:i], "\r")))
-		w.buf = w.buf[i+1:]
-	}
-	for h := w.l.holdBack(); len(w.buf) > maxLogLine+h; {
-		// piece looks no further than a secret's length past the cut:
-		// hand it that window, not the whole buffer (a 100 MB write would
-		// be copied once per 16 KiB piece).
-		window := w.buf[:min(len(w.buf), maxLogLine+2*h+2)]
-		now, _ := w.l.piece(string(window), maxLogLine)
-		w.l.Line(w.source, now+"…")
-		w.buf = w.buf[len(now):]
-	}
-	w.buf = bytes.Clone(w.buf)
-	return len(p), nil
-}
-
-func (w *lineWriter) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.buf) > 0 {
-		w.l.Line(w.source, string(w.buf))
-		w.buf = nil
-	}
-	return nil
+	return &lines.Writer{Line: func(text string) { l.Line(source, text) }, Limit: maxLogLine, Split: l}
 }
 
 // copyLines logs r line by line under source until EOF or an error, and
-// calls tail for each line. Over-long lines are split, never dropped; the
-// reader never blocks the writer beyond the time it takes to write a line.
+// calls tail for each line. Over-long lines are split, never dropped nor
+// through a secret; the reader never blocks the writer beyond the time it
+// takes to write a line.
 func copyLines(l *Log, source string, r io.Reader, tail func(string)) {
-	br := bufio.NewReaderSize(r, maxLogLine)
-	emit := func(text string) {
+	w := &lines.Writer{Limit: maxLogLine, Split: l, Line: func(text string) {
 		l.Line(source, text)
 		if tail != nil {
 			tail(text)
 		}
-	}
-	var carry string // the unlogged end of an over-long line: see piece
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			text := carry + string(line)
-			carry = ""
-			if errors.Is(err, bufio.ErrBufferFull) {
-				var now string
-				now, carry = l.piece(text, len(text))
-				emit(now + "…")
-			} else {
-				emit(strings.TrimRight(text, "\r\n"))
-			}
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			if carry != "" {
-				emit(carry)
-			}
-			return
-		}
-	}
+	}}
+	_, _ = io.Copy(w, r)
+	w.Close()
 }
 
 // secretForms returns the ways a value may appear in a log line: as is,

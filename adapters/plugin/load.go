@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/lines"
 )
 
 // Bounds on an adapter, each also bounded by the context given to Load.
@@ -145,7 +146,7 @@ type proc struct {
 	client     *goplugin.Client
 	run        *procRunner // set when go-plugin starts the process
 	out        *output
-	streams    []*lineWriter
+	streams    []*lines.Writer
 	rpc        *rpcClient
 	prefixes   []string
 	help       string
@@ -158,7 +159,7 @@ func start(ctx context.Context, path string, env []string, log Log) (*proc, erro
 	name := filepath.Base(path)
 	p := &proc{path: path, name: name, ctx: ctx, out: &output{log: log, source: "adapter:" + name}}
 	stderr, stdout, syncStderr := p.out.stream(), p.out.stream(), p.out.stream()
-	p.streams = []*lineWriter{stderr, stdout, syncStderr}
+	p.streams = []*lines.Writer{stderr, stdout, syncStderr}
 	timeout := StartTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
@@ -333,7 +334,7 @@ func (p *proc) stop() {
 		p.run.stopAfterFunc()
 	}
 	for _, s := range p.streams {
-		s.flush()
+		s.Close()
 	}
 }
 

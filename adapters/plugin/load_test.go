@@ -71,19 +71,19 @@ func adapterDir(t *testing.T, names ...string) string {
 	return dir
 }
 
-// lines is a Log that keeps what it gets.
-type lines struct {
+// logLines is a Log that keeps what it gets.
+type logLines struct {
 	mu sync.Mutex
 	l  []string
 }
 
-func (l *lines) Line(source, text string) {
+func (l *logLines) Line(source, text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.l = append(l.l, "["+source+"] "+text)
 }
 
-func (l *lines) String() string {
+func (l *logLines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.l, "\n")
@@ -132,11 +132,11 @@ func builtins() []adapters.Adapter {
 	return adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{BaseURL: "https://github.com", ServersDir: "/nonexistent"})
 }
 
-func load(t *testing.T, dir string, timeout time.Duration, env []string) ([]adapters.Adapter, func(), *lines, error) {
+func load(t *testing.T, dir string, timeout time.Duration, env []string) ([]adapters.Adapter, func(), *logLines, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	log := &lines{}
+	log := &logLines{}
 	list, closeAll, err := Load(ctx, dir, env, log)
 	if closeAll == nil {
 		t.Fatal("Load returned a nil closeAll")
@@ -435,7 +435,7 @@ func TestDiscovery(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("#!/bin/sh\nexit 1\n"), 0o755)
 	os.Mkdir(filepath.Join(dir, "subdir"), 0o755)
 	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling"))
-	log := &lines{}
+	log := &logLines{}
 	paths, err := discover(dir, log)
 	if diff := cmp.Diff([]string{filepath.Join(dir, "fake")}, paths); err != nil || diff != "" {
 		t.Errorf("discover: %v (-want +got):\n%s", err, diff)
@@ -526,4 +526,24 @@ func mustObject(t *testing.T, req []byte) map[string]json.RawMessage {
 		t.Fatal(err)
 	}
 	return r.Entry
+}
+
+// splitterLog is a Log that also chooses where long lines are split, as
+// the gateway's log does.
+type splitterLog struct{ logLines }
+
+func (*splitterLog) HoldBack() int                    { return 0 }
+func (*splitterLog) Cut(window string, limit int) int { return limit }
+
+// An adapter's output is split where the gateway's log allows, as a
+// server's is: before, the adapter loader had its own splitter, which
+// could cut through a secret the log masks.
+func TestOutputUsesTheLogsSplitter(t *testing.T) {
+	log := &splitterLog{}
+	if w := (&output{log: log}).stream(); w.Split != log {
+		t.Errorf("stream splits with %v, want the log", w.Split)
+	}
+	if w := (&output{log: &logLines{}}).stream(); w.Split != nil {
+		t.Errorf("stream over a plain Log splits with %v, want nil", w.Split)
+	}
 }

@@ -1,11 +1,12 @@
 package plugin
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/lines"
 )
 
 // Log receives what adapters write, one line at a time, under the source
@@ -74,41 +75,10 @@ func (o *output) last() string {
 	return fmt.Sprintf("; its output ended: %q", strings.Join(o.tail, " / "))
 }
 
-// stream returns a writer for one stream; flush it when the stream is done.
-func (o *output) stream() *lineWriter { return &lineWriter{o: o} }
-
-type lineWriter struct {
-	o   *output
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.o.line(string(bytes.TrimRight(w.buf[:i], "\r")))
-		w.buf = w.buf[i+1:]
-	}
-	for len(w.buf) > maxLine {
-		w.o.line(string(w.buf[:maxLine]) + "…")
-		w.buf = w.buf[maxLine:]
-	}
-	w.buf = bytes.Clone(w.buf)
-	return len(p), nil
-}
-
-// flush logs a partial last line.
-func (w *lineWriter) flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.buf) > 0 {
-		w.o.line(string(w.buf))
-		w.buf = nil
-	}
+// stream returns a writer for one stream; Close it when the stream is
+// done. When the Log is the gateway's, over-long lines are split where its
+// masking allows (lines.Splitter), as the servers' output is.
+func (o *output) stream() *lines.Writer {
+	split, _ := o.log.(lines.Splitter)
+	return &lines.Writer{Line: o.line, Limit: maxLine, Split: split}
 }
