@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -65,10 +67,25 @@ func fake(t *testing.T, env map[string]string) (*Supervisor, *Upstream, *syncBuf
 	return s, u, logBuf
 }
 
-// callText calls a tool and returns its first text content.
+// callText calls a tool and returns its first text content; a result
+// without one fails the test.
 func callText(t *testing.T, u *Upstream, tool, args string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	text, err := callWithin(u, tool, args, 20*time.Second)
+	if errors.Is(err, errBadResult) {
+		t.Fatal(err)
+	}
+	return text, err
+}
+
+// errBadResult is callWithin's error for a result without text content.
+var errBadResult = errors.New("bad result")
+
+// callWithin calls a tool, bounded by d, and returns its first text
+// content or the error. Unlike callText it may run outside the test's
+// goroutine.
+func callWithin(u *Upstream, tool, args string, d time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	res, err := u.Call(ctx, "tools/call", json.RawMessage(`{"name":"`+tool+`","arguments":`+args+`}`), nil)
 	if err != nil {
@@ -80,7 +97,7 @@ func callText(t *testing.T, u *Upstream, tool, args string) (string, error) {
 		} `json:"content"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil || len(r.Content) == 0 {
-		t.Fatalf("bad result %s: %v", res, err)
+		return "", fmt.Errorf("%w %s: %v", errBadResult, res, err)
 	}
 	return r.Content[0].Text, nil
 }

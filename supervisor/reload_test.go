@@ -2,9 +2,7 @@ package supervisor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,21 +25,7 @@ func fakeSpec(name string, env map[string]string) adapters.LaunchSpec {
 // call is callText for goroutines other than the test's: it returns the
 // first text content or the error.
 func call(u *Upstream, tool, args string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := u.Call(ctx, "tools/call", json.RawMessage(`{"name":"`+tool+`","arguments":`+args+`}`), nil)
-	if err != nil {
-		return "", err
-	}
-	var r struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if err := json.Unmarshal(res, &r); err != nil || len(r.Content) == 0 {
-		return "", fmt.Errorf("bad result %s", res)
-	}
-	return r.Content[0].Text, nil
+	return callWithin(u, tool, args, 30*time.Second)
 }
 
 // fakes returns a started supervisor over fake servers, one per spec.
