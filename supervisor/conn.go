@@ -205,6 +205,16 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 	return r.result, r.err
 }
 
+// take removes and returns the pending call with id, or nil: the one
+// reply (or failure) a call gets is sent by whoever takes it.
+func (c *conn) take(id int64) *pendingCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc := c.pending[id]
+	delete(c.pending, id)
+	return pc
+}
+
 // forget drops a pending call; it reports whether it was still pending.
 func (c *conn) forget(id int64) bool {
 	c.mu.Lock()
@@ -260,10 +270,7 @@ func (c *conn) tooLong(e *jsonrpc.LineTooLongError) {
 	}
 	for _, part := range [][]byte{e.Head, e.Tail} {
 		if id, ok := findID(part); ok {
-			c.mu.Lock()
-			pc := c.pending[id]
-			delete(c.pending, id)
-			c.mu.Unlock()
+			pc := c.take(id)
 			if pc != nil {
 				pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 					Message: fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", jsonrpc.DefaultMaxLine>>20)}}
@@ -284,10 +291,7 @@ func (c *conn) undecodable(line []byte, err error) {
 	if !ok {
 		return
 	}
-	c.mu.Lock()
-	pc := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
+	pc := c.take(id)
 	if pc != nil {
 		pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)}}
@@ -302,10 +306,7 @@ func (c *conn) dispatch(msg *jsonrpc.Message) {
 			c.log.Line(c.name, "[gateway] response with an id the gateway never sent; dropped")
 			return
 		}
-		c.mu.Lock()
-		pc := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
+		pc := c.take(id)
 		if pc == nil {
 			return // cancelled or timed out: a late reply is dropped
 		}
