@@ -391,21 +391,29 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// processGone reports whether pid has exited (a zombie counts: the daemon
-// is not our child, and its reaper may be slow or absent).
+// processGone reports whether pid has exited: every one of its threads is
+// gone or a zombie (the daemon is not our child, and its reaper may be slow
+// or absent). A zombie leader alone does not count: the other threads of
+// a Go process exit after it, still holding its files and its pid lock.
 func processGone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist)
 	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // that thread is gone
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X' {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.
