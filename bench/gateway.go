@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"golang.org/x/sys/unix"
 )
 
@@ -221,16 +222,9 @@ func Subreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// alive reports whether pid exists and is not a zombie. The daemon is not
-// our child (it runs in its own session), so it is reaped elsewhere.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
-}
+// alive reports whether pid still runs (ipc.Gone). The daemon is not our
+// child (it runs in its own session), so it is reaped elsewhere.
+func alive(pid int) bool { return !ipc.Gone(pid) }
 
 // Mem is a process's memory from /proc/<pid>/status, in KiB. RSS is
 // Anon (private heap and stacks) + File (mapped pages of the executable

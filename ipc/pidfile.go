@@ -143,3 +143,29 @@ func ReadPID(runDir string) (int, error) {
 	}
 	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
+
+// Gone reports whether process pid has exited: every one of its threads is
+// gone or a zombie. It need not be our child (the daemon is reaped
+// elsewhere, maybe never). A zombie leader alone does not count: the other
+// threads of a Go process exit after it, still holding its files and its
+// pid lock.
+func Gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + task.Name() + "/stat")
+		if err != nil {
+			continue // that thread is gone
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X' {
+			return false
+		}
+	}
+	return true
+}

@@ -46,3 +46,29 @@ func TestPIDLockWaitsForAnExitingHolder(t *testing.T) {
 	}
 	lock.Release()
 }
+
+func TestGone(t *testing.T) {
+	if Gone(os.Getpid()) {
+		t.Error("Gone(this process) = true")
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if Gone(cmd.Process.Pid) {
+		t.Error("Gone(a running child) = true")
+	}
+	_ = cmd.Process.Kill()
+	// Killed but not yet reaped: a zombie counts as gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for !Gone(cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("a killed child is not Gone 5 s later")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Wait()
+	if !Gone(cmd.Process.Pid) {
+		t.Error("Gone(a reaped child) = false")
+	}
+}

@@ -380,7 +380,7 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	deadline := time.Now().Add(stopTimeout)
-	for !processGone(pid) || ipc.Running(runDir) == pid {
+	for !ipc.Gone(pid) || ipc.Running(runDir) == pid {
 		if time.Now().After(deadline) {
 			fmt.Fprintf(stderr, "mcp-gateway: the gateway (pid %d) is still stopping after %s; see its log\n", pid, stopTimeout)
 			return 1
@@ -389,31 +389,6 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "mcp-gateway: stopped (pid %d)\n", pid)
 	return 0
-}
-
-// processGone reports whether pid has exited: every one of its threads is
-// gone or a zombie (the daemon is not our child, and its reaper may be slow
-// or absent). A zombie leader alone does not count: the other threads of
-// a Go process exit after it, still holding its files and its pid lock.
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	for _, task := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-		if err != nil {
-			continue // that thread is gone
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X' {
-			return false
-		}
-	}
-	return true
 }
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
 // gatewayBin is the real binary, built once by TestMain.
@@ -120,22 +121,8 @@ func (e *env) daemonPID() int {
 	return pid
 }
 
-// alive reports whether any thread of pid still runs. A killed process's
-// leader shows as a zombie while its other threads are still exiting and
-// still hold its files (and so its flock), so every thread is checked.
-func alive(pid int) bool {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return false
-	}
-	for _, task := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-		if err == nil && !strings.Contains(string(b), ") Z ") {
-			return true
-		}
-	}
-	return false
-}
+// alive reports whether any thread of pid still runs (ipc.Gone).
+func alive(pid int) bool { return !ipc.Gone(pid) }
 
 func waitExit(t *testing.T, pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)

@@ -40,6 +40,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
 // scenarios are the conformance server scenarios that apply to a tools-only
@@ -436,21 +438,9 @@ func stopGateway(t *testing.T, cmd *exec.Cmd, exited chan error, pidfile string,
 	}
 }
 
-// alive reports whether pid runs (a zombie counts as gone).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
+// alive reports whether pid runs (ipc.Gone: a process whose threads are
+// all zombies counts as gone).
+func alive(pid int) bool { return !ipc.Gone(pid) }
 
 // startProxy serves a reverse proxy to the gateway on 127.0.0.1 that adds
 // the bearer token and passes Host, Origin and SSE streams through. Its
