@@ -1,0 +1,225 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// This file reads members of a JSON object without decoding it: the relay
+// looks at a message's envelope (id, method, params.name,
+// params._meta.progressToken) and passes every other byte through as it
+// came (SPEC §4.3, §4.4). Skipping an 8 MiB string is one bytes.IndexByte
+// scan; encoding/json would validate, decode and copy it.
+//
+// These functions do not validate. Call them on input that json.Valid has
+// accepted (a client's body) or that a server wrote as one JSON line and
+// that Decode accepted.
+
+// errSyntax is returned for input that is not the JSON these functions
+// expect; with validated input it means "not an object".
+var errSyntax = errors.New("scan JSON: malformed or not an object")
+
+// Members calls fn with each top-level member of the object obj, in order:
+// the raw key (without its quotes, escapes kept) and the raw value. It
+// stops early when fn returns false.
+func Members(obj []byte, fn func(key, value []byte) bool) error {
+	return members(obj, func(key []byte, start, end int) bool { return fn(key, obj[start:end]) })
+}
+
+// members is Members with the value's offsets in obj.
+func members(obj []byte, fn func(key []byte, start, end int) bool) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errSyntax
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		if i >= len(obj) {
+			return errSyntax
+		}
+		if obj[i] == '}' {
+			return nil
+		}
+		keyEnd, err := skipString(obj, i)
+		if err != nil {
+			return err
+		}
+		key := obj[i+1 : keyEnd-1]
+		i = skipSpace(obj, keyEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return errSyntax
+		}
+		i = skipSpace(obj, i+1)
+		end, err := skipValue(obj, i)
+		if err != nil {
+			return err
+		}
+		if !fn(key, i, end) {
+			return nil
+		}
+		i = end
+	}
+}
+
+// Member returns the raw value of obj's member key (the last one, as
+// encoding/json and JavaScript's JSON.parse take it), or false.
+func Member(obj []byte, key string) (json.RawMessage, bool) {
+	var (
+		out   []byte
+		found bool
+	)
+	_ = Members(obj, func(k, v []byte) bool {
+		if keyIs(k, key) {
+			out, found = v, true
+		}
+		return true
+	})
+	return out, found
+}
+
+// Replace returns obj with the value of its member key replaced by value,
+// every other byte unchanged; obj itself is not modified. A missing key is
+// added as the last member. It fails only if obj is not an object.
+func Replace(obj []byte, key string, value []byte) ([]byte, error) {
+	start, end := -1, -1
+	err := members(obj, func(k []byte, s, e int) bool {
+		if keyIs(k, key) {
+			start, end = s, e
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if start < 0 {
+		return appendMember(obj, key, value), nil
+	}
+	out := make([]byte, 0, len(obj)-(end-start)+len(value))
+	out = append(out, obj[:start]...)
+	out = append(out, value...)
+	return append(out, obj[end:]...), nil
+}
+
+// appendMember adds "key":value before the closing brace of obj.
+func appendMember(obj []byte, key string, value []byte) []byte {
+	body := bytes.TrimRight(obj, " \t\r\n")
+	body = body[:len(body)-1] // the closing brace
+	empty := bytes.TrimSpace(body)
+	out := make([]byte, 0, len(obj)+len(key)+len(value)+4)
+	out = append(out, body...)
+	if len(empty) > 1 { // more than "{"
+		out = append(out, ',')
+	}
+	out = appendString(out, key)
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, '}')
+}
+
+// keyIs reports whether the raw key (escapes kept) is name.
+func keyIs(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	var s string
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	return json.Unmarshal(q, &s) == nil && s == name
+}
+
+// Text returns the Go string of a raw JSON string value, or false if raw
+// is not a string.
+func Text(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	return String(raw)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at b[i].
+func skipString(b []byte, i int) (int, error) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, errSyntax
+	}
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, errSyntax
+		}
+		j += k
+		// The quote ends the string unless an odd number of backslashes
+		// stand before it.
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j, nil
+		}
+	}
+}
+
+// skipValue returns the index after the value that starts at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errSyntax
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, errSyntax
+	}
+	j := i
+	for j < len(b) && !endsLiteral(b[j]) {
+		j++
+	}
+	if j == i {
+		return 0, errSyntax
+	}
+	return j, nil
+}
+
+// endsLiteral reports whether c ends a number, true, false or null.
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
