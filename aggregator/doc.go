@@ -1,6 +1,21 @@
 // Package aggregator owns what clients see (SPEC §3, §4): the merged tool
-// registry and its collision naming, the MCP Streamable HTTP endpoint on
-// /mcp (go-sdk's server side, with tools/list and tools/call answered from
-// raw upstream JSON), bearer auth, the Origin check, the session cap, and
-// the unauthenticated /health.
+// registry and its collision naming, and the MCP Streamable HTTP endpoint
+// on /mcp: the gateway's own relay, which reads only each message's
+// envelope and passes every other byte through as the client or server
+// wrote it.
+//
+// Where to find a rule:
+//
+//	http.go       Handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3)
+//	transport.go  /mcp by HTTP method, version header, Accept, error bodies
+//	post.go       POST: body limits, session rule, batches, 202
+//	envelope.go   parsing a body into messages (ids, methods) (§4.3)
+//	sessions.go   the session table: cap, idle expiry, DELETE (§3.5)
+//	get.go        the GET stream and list_changed fan-out (§3.6, §4.5)
+//	stream.go     a response as JSON or SSE, keep-alive, write limits
+//	methods.go    initialize, ping, logging/setLevel, tools/list (§3.8)
+//	gateway.go    tools/call routing and the registry swap (§4.3, §4.5)
+//	relay.go      what a server sends during a call, to its client (§4.3)
+//	modern.go     MCP 2026-07-28 requests (§3.1, §3.10)
+//	registry.go, names.go  the merged list and collision naming (§4.1, §4.2)
 package aggregator

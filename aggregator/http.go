@@ -6,12 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPOptions configures the endpoint (SPEC §3).
@@ -41,9 +38,10 @@ const (
 	DefaultMaxBodyBytes   = 64 << 20
 )
 
-// Handler returns the HTTP handler: /mcp (Origin, auth, the transport
-// fixes, session cap, then go-sdk's Streamable HTTP), /health (no auth),
-// and 404 for anything else.
+// Handler returns the HTTP handler: /mcp (Origin, auth, then the
+// gateway's own Streamable HTTP relay, transport.go), /health (no auth),
+// and 404 for anything else. Each call makes a handler with its own
+// session table.
 func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
@@ -54,20 +52,12 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
-		SessionTimeout: o.SessionTimeout,
-		// The sandbox proxy forwards under its own Host, possibly over
-		// loopback (SPEC §3.4): Host is not checked; Origin is, below.
-		DisableLocalhostProtection: true,
-		MaxRequestBodyBytes:        o.MaxBodyBytes,
-		Logger:                     g.log,
-	})
-	capped := &sessionCap{g: g, max: o.MaxSessions, next: stream}
-	// transport (transport.go) fixes where go-sdk differs from the
-	// Streamable HTTP spec: sessions, bodies, Accept, versions, DELETE.
-	front := &transport{next: capped, maxBody: o.MaxBodyBytes, calls: callsFor(g.server), idleTimeout: o.SessionTimeout}
+	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{}}
+	g.handlersMu.Lock()
+	g.handlers = append(slices.Clip(g.handlers), h)
+	g.handlersMu.Unlock()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, front)))
+	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, h)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -139,138 +129,3 @@ func originAllowed(origin string, allowed []string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// sessionCap answers 503 to an initialize (a POST without Mcp-Session-Id)
-// when MaxSessions sessions exist (SPEC §3.5). go-sdk has no such option.
-//
-// It counts the sessions it admitted (pruned to those go-sdk still has)
-// plus the initializes in flight. A session moves from in flight to
-// admitted, under one lock, when its response starts, so it is never
-// counted twice; counting go-sdk's own list as well did, while go-sdk had
-// registered a session whose response had not started yet.
-type sessionCap struct {
-	g        *Gateway
-	max      int
-	next     http.Handler
-	mu       sync.Mutex
-	inflight int
-	admitted map[string]*admission // by session id
-}
-
-// admission is a session the cap let in.
-type admission struct {
-	at   time.Time
-	seen bool // it has been in go-sdk's session list
-}
-
-// registerGrace is how long an admitted session may be missing from
-// go-sdk's list before it is taken to have ended.
-const registerGrace = 10 * time.Second
-
-func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
-		c.next.ServeHTTP(w, r)
-		return
-	}
-	c.mu.Lock()
-	// The snapshot is taken under c.mu: a stale one could drop a session
-	// another admission has just seen registered.
-	live := map[string]bool{}
-	for ss := range c.g.server.Sessions() {
-		live[ss.ID()] = true
-	}
-	for id, a := range c.admitted {
-		switch {
-		case live[id]:
-			a.seen = true
-		case a.seen || time.Since(a.at) > registerGrace:
-			// Ended; or never registered (go-sdk may set the id header
-			// before the session is in its list, hence the grace).
-			delete(c.admitted, id)
-		}
-	}
-	if len(c.admitted)+c.inflight >= c.max {
-		c.mu.Unlock()
-		w.Header().Set("Retry-After", "5")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, -32000, "too many sessions: the gateway serves at most "+strconv.Itoa(c.max)+"; end one with DELETE /mcp or retry later", nil)
-		return
-	}
-	c.inflight++
-	c.mu.Unlock()
-	// The reservation becomes an admitted session as soon as the response
-	// carries its id (go-sdk may write or flush before setting it), or
-	// ends with the handler.
-	released := false
-	release := func(final bool) {
-		id := w.Header().Get("Mcp-Session-Id")
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if released || (id == "" && !final) {
-			return
-		}
-		released = true
-		c.inflight--
-		if id != "" {
-			if c.admitted == nil {
-				c.admitted = map[string]*admission{}
-			}
-			c.admitted[id] = &admission{at: time.Now()}
-		}
-	}
-	defer c.settle(w)
-	defer release(true)
-	c.next.ServeHTTP(&releaseWriter{ResponseWriter: w, release: func() { release(false) }}, r)
-}
-
-// settle runs when an initialize's handler has returned: go-sdk has then
-// registered the session, or closed it because initialize failed. A live
-// session is marked seen, so that it is dropped as soon as it ends; a dead
-// one is dropped now. Without this, a session was pruned only after the
-// next initialize had seen it live: a failed initialize, or a session that
-// expired before any other initialize came, held its slot for
-// registerGrace (10 s), and 100 bad initializes locked everyone out.
-func (c *sessionCap) settle(w http.ResponseWriter) {
-	id := w.Header().Get("Mcp-Session-Id")
-	if id == "" {
-		return
-	}
-	live := false
-	for ss := range c.g.server.Sessions() {
-		if ss.ID() == id {
-			live = true
-			break
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if a := c.admitted[id]; a != nil {
-		if live {
-			a.seen = true
-		} else {
-			delete(c.admitted, id)
-		}
-	}
-}
-
-// releaseWriter calls release when the response starts.
-type releaseWriter struct {
-	http.ResponseWriter
-	release func()
-}
-
-func (w *releaseWriter) WriteHeader(code int) {
-	w.release()
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *releaseWriter) Write(b []byte) (int, error) {
-	w.release()
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *releaseWriter) Flush() {
-	w.release()
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-func (w *releaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -19,7 +19,8 @@ const PageSize = 500
 // route is where an exported tool name leads.
 type route struct {
 	upstream *supervisor.Upstream
-	tool     string // original name
+	tool     string        // original name
+	headers  []paramHeader // its x-mcp-header parameters (headers.go)
 }
 
 // registry is one immutable generation of the merged tool list.
@@ -77,7 +78,8 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 				def = jsonrpc.Encode(jsonrpc.Set(fields, "name", jsonrpc.Quote(name)))
 				log.Info("tool renamed", "server", s, "tool", t, "exported", name)
 			}
-			r.routes[name] = route{upstream: byName[s], tool: t}
+			schema, _ := jsonrpc.Member(def, "inputSchema")
+			r.routes[name] = route{upstream: byName[s], tool: t, headers: paramHeaders(schema)}
 			r.tools = append(r.tools, def)
 		}
 	}

@@ -4,125 +4,105 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	sdkrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
-// peer relays what an upstream server sends during a call to the calling
-// client's session (SPEC §3.8, §4.3). Messages go out through go-sdk's
-// session, so they travel on the stream of the request that caused them,
-// but their params are the upstream's raw JSON: rawSending swaps them in.
+// peer relays what an upstream server sends during a legacy session's
+// call to that call's client (SPEC §3.8, §4.3): notifications and
+// server-to-client requests go out on the call's own response stream, as
+// the server wrote them; the client's answers go back as the client wrote
+// them.
 type peer struct {
-	g  *Gateway
-	ss *mcp.ServerSession
+	h   *handler
+	s   *session
+	out *stream
 }
 
 var _ supervisor.Peer = (*peer)(nil)
 
-// logLevels orders the MCP logging levels (RFC 5424 severities).
-var logLevels = map[mcp.LoggingLevel]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
-
-func (p *peer) Notify(ctx context.Context, method string, params json.RawMessage) {
-	if method == "notifications/message" {
-		p.g.levelsMu.Lock()
-		min, set := p.g.levels[p.ss]
-		p.g.levelsMu.Unlock()
-		var m struct {
-			Level mcp.LoggingLevel `json:"level"`
-		}
-		_ = json.Unmarshal(params, &m)
-		if set && logLevels[m.Level] < logLevels[min] {
-			return
-		}
+// Notify sends a notification on the call's stream. notifications/message
+// below the session's logging/setLevel is dropped. A client that accepts
+// only JSON has no channel for it, so it is dropped too.
+func (p *peer) Notify(_ context.Context, method string, params json.RawMessage) {
+	if method == "notifications/message" && !p.wantsLevel(params) {
+		return
 	}
-	ctx = context.WithValue(ctx, rawKey{}, rawOut{method: method, params: params})
-	// NotifyProgress is only the carrier; rawSending replaces its method
-	// and params.
-	_ = p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{})
+	_ = p.out.event(jsonrpc.Notification(method, params))
 }
 
-func (p *peer) Session() string { return p.ss.ID() }
+func (p *peer) wantsLevel(params json.RawMessage) bool {
+	p.s.mu.Lock()
+	min := p.s.level
+	p.s.mu.Unlock()
+	if min == "" {
+		return true
+	}
+	raw, _ := jsonrpc.Member(params, "level")
+	level, _ := jsonrpc.Text(raw)
+	return logLevels[level] >= logLevels[min]
+}
 
+// Session identifies the client session.
+func (p *peer) Session() string { return p.s.id }
+
+// Request relays a server-to-client request (sampling/createMessage,
+// elicitation/create, roots/list) on the call's stream under an id of the
+// gateway's, and returns the client's result raw. A client that did not
+// declare the capability gets no request: the server gets -32601 (SPEC
+// §4.6). The client's error comes back as a *jsonrpc.Error, unchanged.
 func (p *peer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !p.clientCan(method) {
+	if !clientCan(p.s.caps, method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: the calling client did not declare this capability", method)}
 	}
-	ctx = context.WithValue(ctx, rawKey{}, rawOut{method: method, params: params})
-	var (
-		res any
-		err error
-	)
-	switch method {
-	case "sampling/createMessage":
-		res, err = p.ss.CreateMessageWithTools(ctx, &mcp.CreateMessageWithToolsParams{})
-	case "elicitation/create":
-		res, err = p.ss.Elicit(ctx, &mcp.ElicitParams{})
-	case "roots/list":
-		res, err = p.ss.ListRoots(ctx, &mcp.ListRootsParams{})
-	default:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("the gateway does not relay %s", method)}
+	ch := make(chan clientAnswer, 1)
+	p.s.mu.Lock()
+	p.s.nextAsk++
+	id := []byte(strconv.FormatInt(p.s.nextAsk, 10))
+	p.s.asks[string(id)] = ch
+	p.s.mu.Unlock()
+	forget := func() {
+		p.s.mu.Lock()
+		delete(p.s.asks, string(id))
+		p.s.mu.Unlock()
 	}
-	if err != nil {
-		if w, ok := err.(*sdkrpc.Error); ok {
-			return nil, &jsonrpc.Error{Code: w.Code, Message: w.Message, Data: w.Data}
-		}
+	if err := p.out.event(jsonrpc.Request(id, method, params)); err != nil {
+		forget()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("relay %s to the client: %v", method, err)}
 	}
-	return json.Marshal(res)
-}
-
-type rawKey struct{}
-
-type rawOut struct {
-	method string
-	params json.RawMessage
-}
-
-// rawParams marshals to the upstream's params, unchanged.
-type rawParams struct {
-	*mcp.ProgressNotificationParams
-	raw json.RawMessage
-}
-
-func (r *rawParams) MarshalJSON() ([]byte, error) { return r.raw, nil }
-
-// rawSending is a sending middleware: a message sent with a rawOut in its
-// context goes out with that method and those params instead.
-func rawSending(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		out, ok := ctx.Value(rawKey{}).(rawOut)
-		if !ok {
-			return next(ctx, method, req)
+	select {
+	case a := <-ch:
+		if a.errObj != nil {
+			return nil, jsonrpc.DecodeError(a.errObj)
 		}
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		params := out.params
-		if len(params) == 0 {
-			params = json.RawMessage("{}")
-		}
-		raw := &mcp.ServerRequest[*rawParams]{Session: ss, Params: &rawParams{ProgressNotificationParams: &mcp.ProgressNotificationParams{}, raw: params}}
-		return next(ctx, out.method, raw)
+		return a.result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
 	}
 }
 
-// clientCan reports whether the calling client declared the capability a
-// server-to-client request needs (MCP 2025-06-18 §Client features). go-sdk
-// keeps roots as a plain struct, so roots/list is always asked and the
-// client's own answer is relayed.
-func (p *peer) clientCan(method string) bool {
-	ip := p.ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil {
-		return false
-	}
+// clientCan reports whether the client's initialize capabilities (raw)
+// declare what a server-to-client request needs (MCP 2025-06-18, Client
+// features): sampling, elicitation or roots.
+func clientCan(caps json.RawMessage, method string) bool {
+	var need string
 	switch method {
 	case "sampling/createMessage":
-		return ip.Capabilities.Sampling != nil
+		need = "sampling"
 	case "elicitation/create":
-		return ip.Capabilities.Elicitation != nil
+		need = "elicitation"
+	case "roots/list":
+		need = "roots"
+	default:
+		return false
 	}
-	return true
+	if len(caps) == 0 || caps[0] != '{' {
+		return false
+	}
+	v, ok := jsonrpc.Member(caps, need)
+	return ok && string(v) != "null"
 }

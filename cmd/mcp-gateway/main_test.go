@@ -258,6 +258,14 @@ func (s *session) do(body string) (string, error) {
 	if resp.StatusCode == 202 {
 		return "", nil
 	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// One JSON body: the transport lets the server answer either way.
+		b, err := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+		}
+		return strings.TrimSpace(string(b)), err
+	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {

@@ -301,6 +301,13 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 	case "sample":
 		res := s.request("sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`)
 		s.reply(id, text(string(res)))
+	case "elicit":
+		res := s.request("elicitation/create", `{"message":"pick n","requestedSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`)
+		s.reply(id, text(string(res)))
+	case "note":
+		// MCP_FAKE_NOTE holds a notification's params, sent as they are.
+		s.notify("notifications/message", os.Getenv("MCP_FAKE_NOTE"))
+		s.reply(id, text("noted"))
 	case "closeout":
 		s.reply(id, text("closing stdout"))
 		s.wmu.Lock()

@@ -1,0 +1,97 @@
+package aggregator
+
+import (
+	"net/http"
+	"sync"
+)
+
+// getStream is a session's GET /mcp stream (SPEC §3.6): the channel for
+// what the gateway sends outside any request, notifications/tools/
+// list_changed above all. Messages are queued (up to getQueue; past it the
+// oldest news is only that the list changed, so a full queue drops) and
+// written by the GET handler itself, so a slow client never blocks the
+// sender.
+type getStream struct {
+	out   *stream
+	queue chan []byte
+
+	once    sync.Once
+	stopped chan struct{} // closed by stop: the session ended or a newer GET replaced it
+}
+
+// getQueue is how many messages wait for a GET stream's client.
+const getQueue = 64
+
+// send queues msg without blocking; it reports false when the queue is
+// full and msg was dropped.
+func (g *getStream) send(msg []byte) bool {
+	select {
+	case g.queue <- msg:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the stream; its handler returns.
+func (g *getStream) stop() {
+	g.once.Do(func() {
+		close(g.stopped)
+		g.out.abort()
+	})
+}
+
+// serveGET opens s's GET stream. A session has one at a time: a new GET
+// replaces the old one, which ends (a client that reconnects is served at
+// once, instead of waiting for the old stream to be noticed as dead).
+func (h *handler) serveGET(w http.ResponseWriter, r *http.Request, s *session) {
+	g := &getStream{out: newStream(w, true), queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
+	defer g.out.done()
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		writeError(w, errUnknownSession)
+		return
+	}
+	old := s.get
+	s.get = g
+	s.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	defer func() {
+		s.mu.Lock()
+		if s.get == g {
+			s.get = nil
+		}
+		s.mu.Unlock()
+	}()
+	if g.out.openSSE() != nil {
+		return
+	}
+	for {
+		select {
+		case msg := <-g.queue:
+			if g.out.event(msg) != nil {
+				return
+			}
+		case <-g.stopped:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// notifyAll sends msg on the GET stream of every session that has one
+// (SPEC §4.5); sessions without one miss it, as the transport spec allows.
+func (h *handler) notifyAll(msg []byte) {
+	for _, s := range h.sessions.all() {
+		s.mu.Lock()
+		g := s.get
+		s.mu.Unlock()
+		if g != nil && !g.send(msg) {
+			h.g.log.Warn("GET stream full; notification dropped", "session", s.id[:8])
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package aggregator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file checks a modern request's headers against its body (MCP
+// 2026-07-28 Streamable HTTP, "Request Metadata" and "Server Validation";
+// SPEC §3.10): MCP-Protocol-Version, Mcp-Method, Mcp-Name and
+// Mcp-Param-{Name} must be present where required and match the body,
+// Base64 sentinel values decoded. A mismatch is 400 with -32020; a missing
+// required _meta field is 400 with -32602.
+
+// validateModern checks a modern request and reads its _meta.
+func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
+	req := &modernReq{envelope: m}
+	header := r.Header.Get("Mcp-Protocol-Version")
+	raw, ok := metaMember(m.params, metaVersion)
+	if !ok {
+		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
+	}
+	req.version, _ = jsonrpc.Text(raw)
+	if header == "" {
+		return nil, badRequest(codeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required")
+	}
+	if header != req.version {
+		return nil, badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, raw))
+	}
+	if !isModern(req.version) {
+		return nil, unsupportedVersion(req.version)
+	}
+	if req.caps, ok = metaMember(m.params, metaCapabilities); !ok || req.caps[0] != '{' {
+		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaCapabilities+`"] is required and must be an object`)
+	}
+	req.info, _ = metaMember(m.params, metaClientInfo)
+	if lv, ok := metaMember(m.params, metaLogLevel); ok {
+		req.level, _ = jsonrpc.Text(lv)
+		if _, known := logLevels[req.level]; !known {
+			return nil, badRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(lv))
+		}
+	}
+	if e := checkHeader(r, "Mcp-Method", m.method, false); e != nil {
+		return nil, e
+	}
+	if m.method == "tools/call" {
+		name, _ := jsonrpc.Member(m.params, "name")
+		s, _ := jsonrpc.Text(name)
+		if e := checkHeader(r, "Mcp-Name", s, true); e != nil {
+			return nil, e
+		}
+	}
+	return req, nil
+}
+
+// checkHeader checks that header is present and equals want, decoding a
+// Base64 sentinel value ("=?base64?…?=") where sentinel allows it.
+func checkHeader(r *http.Request, header, want string, sentinel bool) *httpError {
+	values := r.Header.Values(header)
+	if len(values) == 0 {
+		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required")
+	}
+	got, err := headerValue(values[0], sentinel)
+	if err != nil {
+		return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
+	}
+	if got != want {
+		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match body value %q", header, got, want))
+	}
+	return nil
+}
+
+// headerValue decodes a header value: a Base64 sentinel when allowed, and
+// otherwise visible ASCII, space and tab only (RFC 9110 field values).
+func headerValue(v string, sentinel bool) (string, error) {
+	if sentinel && strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
+		b, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return "", fmt.Errorf("invalid Base64 sentinel value: %w", err)
+		}
+		return string(b), nil
+	}
+	for _, c := range []byte(v) {
+		if (c < 0x20 && c != '\t') || c > 0x7e {
+			return "", fmt.Errorf("invalid character 0x%02x in the value", c)
+		}
+	}
+	return v, nil
+}
+
+// paramHeader is one tool parameter mirrored into an Mcp-Param-{name}
+// header (x-mcp-header in the tool's inputSchema): its name and the chain
+// of "properties" keys that leads to it.
+type paramHeader struct {
+	name string
+	path []string
+}
+
+// paramHeaders finds the x-mcp-header annotations of an inputSchema,
+// following only chains of "properties" keys (the only ones the spec
+// allows; annotations elsewhere are not the gateway's to enforce).
+func paramHeaders(schema json.RawMessage) []paramHeader {
+	if !strings.Contains(string(schema), `"x-mcp-header"`) {
+		return nil
+	}
+	var node struct {
+		Header     *string                    `json:"x-mcp-header"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var out []paramHeader
+	var walk func(raw json.RawMessage, path []string)
+	walk = func(raw json.RawMessage, path []string) {
+		node.Header, node.Properties = nil, nil
+		if json.Unmarshal(raw, &node) != nil {
+			return
+		}
+		if node.Header != nil && len(path) > 0 {
+			out = append(out, paramHeader{name: *node.Header, path: path})
+		}
+		props := node.Properties
+		for k, v := range props {
+			walk(v, append(path[:len(path):len(path)], k))
+		}
+	}
+	walk(schema, nil)
+	return out
+}
+
+// checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call
+// against its arguments: a value present (and not null) needs its header,
+// equal after decoding (integers compared numerically).
+func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHeader) *httpError {
+	args, _ := jsonrpc.Member(params, "arguments")
+	for _, p := range specs {
+		v, ok := argAt(args, p.path)
+		if !ok || string(v) == "null" {
+			continue
+		}
+		header := "Mcp-Param-" + p.name
+		values := r.Header.Values(header)
+		if len(values) == 0 {
+			return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the arguments hold a value for it")
+		}
+		got, err := headerValue(values[0], true)
+		if err != nil {
+			return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
+		}
+		if !sameValue(got, v) {
+			return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the argument %s", header, got, v))
+		}
+	}
+	return nil
+}
+
+// argAt returns the raw value at a chain of object keys.
+func argAt(v json.RawMessage, path []string) (json.RawMessage, bool) {
+	for _, k := range path {
+		if len(v) == 0 || v[0] != '{' {
+			return nil, false
+		}
+		var ok bool
+		if v, ok = jsonrpc.Member(v, k); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// sameValue compares a decoded header value with a raw JSON argument:
+// strings exactly, booleans as "true"/"false", numbers numerically.
+func sameValue(header string, arg json.RawMessage) bool {
+	if s, ok := jsonrpc.Text(arg); ok {
+		return s == header
+	}
+	switch string(arg) {
+	case "true", "false":
+		return header == string(arg)
+	}
+	a, ok1 := new(big.Rat).SetString(string(arg))
+	b, ok2 := new(big.Rat).SetString(strings.TrimSpace(header))
+	return ok1 && ok2 && a.Cmp(b) == 0
+}

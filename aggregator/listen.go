@@ -1,0 +1,101 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// listener is one subscriptions/listen stream (MCP 2026-07-28
+// basic/patterns/subscriptions, SPEC §3.10, §4.5): acknowledged at once,
+// then notifications/tools/list_changed, tagged with the subscription id
+// (the listen request's JSON-RPC id), whenever the merged list changes and
+// the client asked for toolsListChanged. It is written by its own handler
+// from a queue, like a GET stream.
+type listener struct {
+	id    json.RawMessage
+	tools bool // the client asked for toolsListChanged
+	queue chan []byte
+
+	once    sync.Once
+	stopped chan struct{} // closed by stop: the gateway ends the subscription
+}
+
+func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
+
+// subscriptionMeta renders {"_meta":{"io.modelcontextprotocol/subscriptionId":id}} plus extra members.
+func subscriptionMeta(id []byte, extra string) []byte {
+	b := []byte(`{"_meta":{"` + metaSubscription + `":`)
+	b = append(append(b, id...), '}')
+	b = append(b, extra...)
+	return append(b, '}')
+}
+
+// listen serves subscriptions/listen until the client closes the stream
+// or the gateway ends it (CancelCalls, at shutdown), which it does
+// gracefully: with the listen request's response (Graceful Closure).
+func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	filter, _ := jsonrpc.Member(req.params, "notifications")
+	want, _ := jsonrpc.Member(filter, "toolsListChanged")
+	l := &listener{id: req.id, tools: string(want) == "true", queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
+	out := newStream(w, true)
+	defer out.done()
+	h.listenersMu.Lock()
+	h.listeners[l] = struct{}{}
+	h.listenersMu.Unlock()
+	defer func() {
+		h.listenersMu.Lock()
+		delete(h.listeners, l)
+		h.listenersMu.Unlock()
+	}()
+	w.Header().Set("X-Accel-Buffering", "no")
+	agreed := `,"notifications":{}`
+	if l.tools {
+		agreed = `,"notifications":{"toolsListChanged":true}`
+	}
+	if out.event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
+		return
+	}
+	out.keepAlive()
+	for {
+		select {
+		case msg := <-l.queue:
+			if out.event(msg) != nil {
+				return
+			}
+		case <-l.stopped:
+			out.finish(resultParts(l.id, []byte(`{"resultType":"complete","_meta":{"`+metaSubscription+`":`+string(l.id)+`}}`))...)
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// notifyListeners sends tools/list_changed to every listener that asked
+// for it (SPEC §4.5).
+func (h *handler) notifyListeners() {
+	h.listenersMu.Lock()
+	defer h.listenersMu.Unlock()
+	for l := range h.listeners {
+		if !l.tools {
+			continue
+		}
+		select {
+		case l.queue <- jsonrpc.Notification("notifications/tools/list_changed", subscriptionMeta(l.id, "")):
+		default:
+			h.g.log.Warn("subscriptions/listen stream full; notification dropped")
+		}
+	}
+}
+
+// stopListeners ends every subscription gracefully.
+func (h *handler) stopListeners() {
+	h.listenersMu.Lock()
+	defer h.listenersMu.Unlock()
+	for l := range h.listeners {
+		l.stop()
+	}
+}

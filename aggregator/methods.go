@@ -1,0 +1,183 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file is the method table of a legacy session (SPEC §3.7, §3.8):
+// what the gateway answers itself (initialize, ping, logging/setLevel,
+// tools/list) and what it relays (tools/call, relay.go). Any other method
+// is -32601.
+
+// errClientCancelled is the cause of a request the client cancelled with
+// notifications/cancelled: it gets no response (MCP Cancellation).
+var errClientCancelled = errors.New("cancelled by the client")
+
+// logLevels orders the MCP logging levels (RFC 5424 severities).
+var logLevels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+// initialize answers initialize and opens the session (SPEC §3.5): a
+// supported requested protocolVersion is echoed, any other gets the newest
+// legacy one. Past MaxSessions it is 503 with Retry-After.
+func (h *handler) initialize(w http.ResponseWriter, m *envelope, sseOnly bool) {
+	var p struct {
+		ProtocolVersion *string         `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      json.RawMessage `json:"clientInfo"`
+	}
+	if m.params == nil || m.params[0] != '{' || json.Unmarshal(m.params, &p) != nil || p.ProtocolVersion == nil {
+		writeRPCError(w, http.StatusOK, m.id, jsonrpc.CodeInvalidParams,
+			`Invalid params: initialize needs {"protocolVersion": "...", "capabilities": {...}, "clientInfo": {...}}`, nil)
+		return
+	}
+	version := legacyVersions[0]
+	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
+		version = *p.ProtocolVersion
+	}
+	s := h.sessions.open(version, p.Capabilities, p.ClientInfo)
+	if s == nil {
+		w.Header().Set("Retry-After", "5")
+		writeRPCError(w, http.StatusServiceUnavailable, m.id, -32000, "too many sessions: the gateway serves at most "+
+			strconv.Itoa(h.sessions.max)+"; end one with DELETE /mcp or retry later", nil)
+		return
+	}
+	h.sessions.postStarted(s, nil)
+	defer h.sessions.postEnded(s, nil)
+	w.Header().Set("Mcp-Session-Id", s.id)
+	out := newStream(w, true)
+	defer out.done()
+	if sseOnly && out.openSSE() != nil {
+		return
+	}
+	out.finish(jsonrpc.Response(m.id, h.g.initializeResult(version)))
+}
+
+// initializeResult is the gateway's InitializeResult: tools with
+// listChanged, and logging, since it relays servers' log messages (SPEC
+// §3.8).
+func (g *Gateway) initializeResult(version string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}},
+		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
+	})
+	return b
+}
+
+// request answers one request of a session and returns the response as
+// the parts of one message, or nil when the client cancelled it.
+func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
+	switch m.method {
+	case "ping":
+		return [][]byte{jsonrpc.Response(m.id, json.RawMessage("{}"))}
+	case "logging/setLevel":
+		return h.setLevel(s, m)
+	case "tools/list":
+		cursor := ""
+		if c, ok := jsonrpc.Member(m.params, "cursor"); ok {
+			cursor, _ = jsonrpc.Text(c)
+		}
+		page, err := h.g.reg.Load().page(cursor)
+		if err != nil {
+			return errorParts(m.id, err)
+		}
+		return resultParts(m.id, page)
+	case "tools/call":
+		ctx, end, ok := s.startCall(m.id)
+		if !ok {
+			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		}
+		defer end()
+		out.armSSE()
+		res, err := h.g.callTool(ctx, m.params, &peer{h: h, s: s, out: out})
+		if err != nil {
+			if errors.Is(context.Cause(ctx), errClientCancelled) {
+				return nil
+			}
+			return errorParts(m.id, err)
+		}
+		return resultParts(m.id, res)
+	case "initialize":
+		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
+	}
+	return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the gateway serves tools only)", m.method)})
+}
+
+// setLevel is logging/setLevel: the session's minimum level for the
+// servers' log messages relayed to it. An invalid level is -32602 (MCP,
+// Logging).
+func (h *handler) setLevel(s *session, m *envelope) [][]byte {
+	raw, _ := jsonrpc.Member(m.params, "level")
+	level, _ := jsonrpc.Text(raw)
+	if _, ok := logLevels[level]; !ok {
+		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("invalid log level %s; want debug, info, notice, warning, error, critical, alert or emergency", orNull(raw))})
+	}
+	s.mu.Lock()
+	s.level = level
+	s.mu.Unlock()
+	return [][]byte{jsonrpc.Response(m.id, json.RawMessage("{}"))}
+}
+
+// notification handles a client's notification: notifications/cancelled
+// cancels the running request it names (its server gets
+// notifications/cancelled); the others need nothing.
+func (h *handler) notification(s *session, m *envelope) {
+	if m.method == "notifications/cancelled" {
+		if id, ok := jsonrpc.Member(m.params, "requestId"); ok {
+			s.cancelCall(id)
+		}
+	}
+}
+
+// answer delivers a client's response to the server-to-client request it
+// answers (relay.go); an answer nobody waits for is dropped.
+func (s *session) answer(m *envelope) {
+	s.mu.Lock()
+	ch := s.asks[string(m.id)]
+	delete(s.asks, string(m.id))
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- clientAnswer{result: m.result, errObj: m.errObj}
+	}
+}
+
+// resultParts renders a result response without copying the result.
+func resultParts(id, result []byte) [][]byte {
+	head := make([]byte, 0, len(id)+32)
+	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
+	return [][]byte{head, result, []byte("}")}
+}
+
+// errorParts renders an error response: a *jsonrpc.Error keeps its code,
+// message and data (SPEC §4.4); any other error is CodeServerUnavailable.
+func errorParts(id []byte, err error) [][]byte {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		e = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+	}
+	return [][]byte{errorMessage(id, e.Code, e.Message, e.Data)}
+}
+
+// errorMessage renders a JSON-RPC error response; a nil id is null.
+func errorMessage(id []byte, code int64, msg string, data json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = []byte("null")
+	}
+	return jsonrpc.ErrorResponse(id, &jsonrpc.Error{Code: code, Message: msg, Data: data})
+}
+
+func orNull(raw []byte) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	return string(raw)
+}

@@ -1,0 +1,244 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file serves modern requests (MCP 2026-07-28, SPEC §3.1, §3.10):
+// no initialize and no session; every request carries its protocol
+// version and the client's capabilities in params._meta, mirrored in HTTP
+// headers (headers.go). The methods are server/discover, tools/list,
+// tools/call and subscriptions/listen (listen.go); any other is 404 with
+// -32601.
+
+// MCP 2026-07-28 error codes (basic/index, Error Codes).
+const (
+	codeHeaderMismatch    = -32020
+	codeMissingCapability = -32021
+	codeUnsupportedVer    = -32022
+)
+
+// Reserved _meta keys of a modern request (MCP 2026-07-28 basic/index).
+const (
+	metaVersion      = "io.modelcontextprotocol/protocolVersion"
+	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel     = "io.modelcontextprotocol/logLevel"
+	metaSubscription = "io.modelcontextprotocol/subscriptionId"
+	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
+)
+
+// cacheTTL is the ttlMs of server/discover and tools/list results
+// (server/utilities/caching); a change within it is announced on every
+// subscriptions/listen stream. cacheScope is "private": the list is this
+// sandbox's, behind its token.
+const cacheTTL = 60 * time.Second
+
+// modernReq is a validated modern request.
+type modernReq struct {
+	*envelope
+	version string
+	caps    json.RawMessage // _meta clientCapabilities, raw
+	info    json.RawMessage // _meta clientInfo, raw (nil when absent)
+	level   string          // _meta logLevel ("" = every level)
+}
+
+// modernMeta reports whether a message names a modern protocol version in
+// params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
+func modernMeta(m *envelope) bool {
+	v, _ := metaMember(m.params, metaVersion)
+	s, _ := jsonrpc.Text(v)
+	return isModern(s)
+}
+
+// metaMember returns params._meta[key], raw.
+func metaMember(params []byte, key string) (json.RawMessage, bool) {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok || meta[0] != '{' {
+		return nil, false
+	}
+	return jsonrpc.Member(meta, key)
+}
+
+// serveModern answers a modern POST: one request (a notification gets 202;
+// there are no batches and no client responses in 2026-07-28).
+func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool) {
+	if batch {
+		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
+		return
+	}
+	m := msgs[0]
+	switch {
+	case m.isNotification():
+		w.WriteHeader(http.StatusAccepted) // notifications/cancelled is stdio's; closing the stream cancels here
+		return
+	case m.isResponse():
+		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
+		return
+	}
+	req, herr := validateModern(r, m)
+	if herr != nil {
+		herr.id = m.id
+		writeError(w, herr)
+		return
+	}
+	switch m.method {
+	case "server/discover":
+		writeResult(w, m.id, h.g.discoverResult())
+	case "tools/list":
+		h.modernList(w, req)
+	case "tools/call":
+		h.modernCall(w, r, req)
+	case "subscriptions/listen":
+		h.listen(w, r, req)
+	default:
+		writeRPCError(w, http.StatusNotFound, m.id, jsonrpc.CodeMethodNotFound,
+			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call and subscriptions/listen)", m.method), nil)
+	}
+}
+
+// discoverResult is the gateway's DiscoverResult (server/discover): every
+// version it speaks, modern first, its capabilities and serverInfo.
+func (g *Gateway) discoverResult() json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"resultType":        "complete",
+		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
+		"capabilities":      map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}},
+		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
+		"ttlMs":             cacheTTL.Milliseconds(),
+		"cacheScope":        "private",
+	})
+	return b
+}
+
+// modernList answers tools/list: the page, with resultType, ttlMs and
+// cacheScope added.
+func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
+	cursor := ""
+	if c, ok := jsonrpc.Member(req.params, "cursor"); ok {
+		cursor, _ = jsonrpc.Text(c)
+	}
+	page, err := h.g.reg.Load().page(cursor)
+	if err != nil {
+		writeParts(w, http.StatusBadRequest, errorParts(req.id, err))
+		return
+	}
+	tail := fmt.Sprintf(`,"resultType":"complete","ttlMs":%d,"cacheScope":"private"}`, cacheTTL.Milliseconds())
+	writeParts(w, http.StatusOK, resultParts(req.id, append(page[:len(page)-1:len(page)-1], tail...)))
+}
+
+// modernCall relays a modern tools/call. Closing its response stream
+// cancels it upstream (MCP 2026-07-28 Cancellation): the call runs on the
+// request's context. Its progress and log messages (at or above _meta's
+// logLevel) travel on its own SSE response.
+func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	name, _ := jsonrpc.Member(req.params, "name")
+	if s, _ := jsonrpc.Text(name); s != "" {
+		if rt, ok := h.g.reg.Load().routes[s]; ok {
+			if e := checkParamHeaders(r, req.params, rt.headers); e != nil {
+				e.id = req.id
+				writeError(w, e)
+				return
+			}
+		}
+	}
+	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
+	out := newStream(w, sseOK || !given)
+	defer out.done()
+	if given && !jsonOK && out.openSSE() != nil {
+		return
+	}
+	out.armSSE()
+	p := &modernPeer{req: req, out: out}
+	res, err := h.g.callTool(r.Context(), req.params, p)
+	if err != nil {
+		if r.Context().Err() != nil && !errors.As(context.Cause(r.Context()), new(*jsonrpc.Error)) {
+			out.close() // the client closed the stream: nothing more is sent
+			return
+		}
+		out.finish(errorParts(req.id, err)...)
+		return
+	}
+	out.finish(resultParts(req.id, withResultType(res))...)
+}
+
+// withResultType returns a tools/call result with "resultType":"complete"
+// first when the server (a legacy one) sent none (MCP 2026-07-28: every
+// result carries resultType); otherwise the result as it is.
+func withResultType(res json.RawMessage) json.RawMessage {
+	if _, ok := jsonrpc.Member(res, "resultType"); ok {
+		return res
+	}
+	body := trimSpace(res)[1:]
+	out := make([]byte, 0, len(res)+26)
+	out = append(out, `{"resultType":"complete"`...)
+	if t := trimSpace(body); len(t) > 0 && t[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, body...)
+}
+
+// modernPeer relays what a server sends during a modern client's call.
+type modernPeer struct {
+	req *modernReq
+	out *stream
+}
+
+var _ supervisor.Peer = (*modernPeer)(nil)
+
+func (p *modernPeer) Notify(_ context.Context, method string, params json.RawMessage) {
+	if method == "notifications/message" && p.req.level != "" {
+		raw, _ := jsonrpc.Member(params, "level")
+		level, _ := jsonrpc.Text(raw)
+		if logLevels[level] < logLevels[p.req.level] {
+			return
+		}
+	}
+	_ = p.out.event(jsonrpc.Notification(method, params))
+}
+
+// Session is the request's own: a modern client has no session, so what a
+// server sends outside this call is never attributed to it.
+func (p *modernPeer) Session() string { return "modern:" + string(p.req.id) + fmt.Sprintf(":%p", p) }
+
+// Request answers a legacy server's server-to-client request during a
+// modern client's call. A client without the capability gets none: the
+// server gets -32601 (SPEC §4.6).
+func (p *modernPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !clientCan(p.req.caps, method) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s: the calling client did not declare this capability", method)}
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("%s: the gateway cannot relay server-to-client requests to MCP 2026-07-28 clients yet", method)}
+}
+
+// writeResult writes a result response as one JSON body.
+func writeResult(w http.ResponseWriter, id, result []byte) {
+	writeParts(w, http.StatusOK, resultParts(id, result))
+}
+
+// writeParts writes a message given as parts as one JSON body.
+func writeParts(w http.ResponseWriter, status int, parts [][]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", fmt.Sprint(n))
+	w.WriteHeader(status)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
+}

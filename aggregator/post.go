@@ -1,0 +1,188 @@
+package aggregator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// bodyReadTimeout bounds reading a POST body: 64 MiB (the default cap) at
+// about 1 MB/s. A body trickled in a byte at a time cannot hold a
+// connection longer.
+const bodyReadTimeout = 60 * time.Second
+
+// servePOST answers a POST to /mcp: one JSON-RPC message or a batch
+// (MCP Streamable HTTP, "Sending Messages to the Server"). Requests are
+// answered as JSON or as an SSE stream (stream.go); a body of only
+// notifications and responses gets 202 with no body.
+func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
+	if !given {
+		jsonOK, sseOK = true, true
+	}
+	if !jsonOK && !sseOK {
+		writeError(w, &httpError{status: http.StatusNotAcceptable, code: jsonrpc.CodeInvalidRequest,
+			msg: "Not Acceptable: send Accept: application/json, text/event-stream"})
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			writeError(w, &httpError{status: http.StatusUnsupportedMediaType, code: jsonrpc.CodeInvalidRequest,
+				msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"})
+			return
+		}
+	}
+	body, rerr := h.readBody(w, r)
+	if rerr != nil {
+		writeError(w, rerr)
+		return
+	}
+	msgs, batch, perr := parseBody(body)
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if isModern(version) || (!batch && modernMeta(msgs[0])) {
+		h.serveModern(w, r, msgs, batch)
+		return
+	}
+	if version == "" {
+		version = defaultVersion
+	}
+	var id []byte // a single request's, for the error that answers it
+	if !batch && msgs[0].isRequest() {
+		id = msgs[0].id
+	}
+	if batch && version >= firstWithoutBatches {
+		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP "+version+
+			" (removed in 2025-06-18); send one message per POST"))
+		return
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		if batch || msgs[0].method != "initialize" || !msgs[0].isRequest() {
+			e := badRequest(-32000, "Bad Request: Mcp-Session-Id header is required (send initialize first, then the Mcp-Session-Id it returns on every request)")
+			e.id = id
+			writeError(w, e)
+			return
+		}
+		h.initialize(w, msgs[0], sseOK && !jsonOK)
+		return
+	}
+	s := h.sessions.get(sid)
+	if s == nil {
+		e := *errUnknownSession
+		e.id = id
+		w.Header().Set("Connection", "close")
+		writeError(w, &e)
+		return
+	}
+	h.serveSession(w, r, s, msgs, batch, jsonOK, sseOK)
+}
+
+// readBody reads the body within MaxBodyBytes (413 past it) and
+// bodyReadTimeout.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+	rd := http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes)
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= h.o.MaxBodyBytes {
+		buf.Grow(int(r.ContentLength))
+	}
+	_, err := buf.ReadFrom(rd)
+	// Cleared: it would cut the response stream.
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: jsonrpc.CodeInvalidRequest,
+				msg: fmt.Sprintf("request body exceeds the gateway's limit of %d bytes", mbe.Limit)}
+		}
+		return nil, badRequest(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
+	}
+	return buf.Bytes(), nil
+}
+
+// serveSession handles the messages of one POST to a session: responses
+// and notifications first, then the requests, concurrently, their
+// responses in one JSON body (an array for a batch) or one SSE stream.
+func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *session, msgs []*envelope, batch, jsonOK, sseOK bool) {
+	var requests []*envelope
+	for _, m := range msgs {
+		switch {
+		case m.isResponse():
+			s.answer(m)
+		case m.isNotification():
+			h.notification(s, m)
+		default:
+			requests = append(requests, m)
+		}
+	}
+	if len(requests) == 0 {
+		h.sessions.postStarted(s, nil)
+		h.sessions.postEnded(s, nil)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	out := newStream(w, sseOK)
+	defer out.done()
+	h.sessions.postStarted(s, out)
+	// A client that goes away ends its POST for the idle clock at once,
+	// while its requests go on until they end, the session ends, or the
+	// client cancels them (disconnection is not cancellation).
+	stop := context.AfterFunc(r.Context(), func() { h.sessions.postEnded(s, out) })
+	defer func() {
+		if stop() {
+			h.sessions.postEnded(s, out)
+		}
+	}()
+	if !jsonOK && out.openSSE() != nil {
+		return
+	}
+	if !batch {
+		reply := h.request(s, requests[0], out)
+		if reply == nil {
+			out.close() // cancelled by the client: no response (MCP Cancellation)
+			return
+		}
+		out.finish(reply...)
+		return
+	}
+	out.finish(h.batch(s, requests, out)...)
+}
+
+// batch runs a batch's requests concurrently and returns their responses
+// as the parts of one JSON array, in request order (a 2025-03-26 client;
+// cancelled requests have none).
+func (h *handler) batch(s *session, requests []*envelope, out *stream) [][]byte {
+	replies := make([][][]byte, len(requests))
+	var wg sync.WaitGroup
+	for i, m := range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i] = h.request(s, m, out)
+		}()
+	}
+	wg.Wait()
+	parts := [][]byte{[]byte("[")}
+	for _, reply := range replies {
+		if reply == nil {
+			continue
+		}
+		if len(parts) > 1 {
+			parts = append(parts, []byte(","))
+		}
+		parts = append(parts, reply...)
+	}
+	return append(parts, []byte("]"))
+}

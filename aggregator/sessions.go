@@ -1,0 +1,218 @@
+package aggregator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// sessions is the table of legacy MCP sessions (SPEC §3.5): issued at
+// initialize, ended by DELETE, by idle expiry, or at shutdown. At most max
+// live at once: the cap is the table's size, checked and grown under one
+// lock.
+type sessions struct {
+	max  int
+	idle time.Duration
+
+	mu   sync.Mutex
+	byID map[string]*session
+}
+
+func newSessions(max int, idle time.Duration) *sessions {
+	return &sessions{max: max, idle: idle, byID: map[string]*session{}}
+}
+
+// session is one client's legacy session. Its requests run on contexts
+// derived from ctx, which ends with the session, so a client that drops a
+// POST does not end its call (MCP 2025-06-18 Streamable HTTP: disconnection
+// is not cancellation) but DELETE and expiry do.
+type session struct {
+	id      string
+	version string          // negotiated protocol version
+	caps    json.RawMessage // the client's capabilities from initialize, raw
+	info    json.RawMessage // the client's clientInfo, raw
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu       sync.Mutex
+	ended    bool
+	level    string                             // logging/setLevel; "" = every level
+	calls    map[string]context.CancelCauseFunc // running requests by raw id
+	posts    map[*stream]struct{}               // open POST responses
+	get      *getStream                         // the open GET stream, if any
+	asks     map[string]chan clientAnswer       // server-to-client requests by our id
+	nextAsk  int64
+	openPost int         // POSTs in flight; the idle clock runs at 0
+	clock    *time.Timer // the idle clock, when running
+}
+
+// clientAnswer is a client's response to a server-to-client request.
+type clientAnswer struct {
+	result, errObj json.RawMessage
+}
+
+// open adds a session, unless max are live (then it returns nil). Its idle
+// clock starts when the initialize POST ends (see postEnded).
+func (t *sessions) open(version string, caps, info json.RawMessage) *session {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	s := &session{
+		id: hex.EncodeToString(b[:]), version: version, caps: caps, info: info,
+		calls: map[string]context.CancelCauseFunc{}, posts: map[*stream]struct{}{},
+		asks: map[string]chan clientAnswer{},
+	}
+	s.ctx, s.cancel = context.WithCancelCause(context.Background())
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.byID) >= t.max {
+		s.cancel(nil)
+		return nil
+	}
+	t.byID[s.id] = s
+	return s
+}
+
+// get returns the live session with id, or nil.
+func (t *sessions) get(id string) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+// count returns the number of live sessions.
+func (t *sessions) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byID)
+}
+
+// all returns the live sessions.
+func (t *sessions) all() []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*session, 0, len(t.byID))
+	for _, s := range t.byID {
+		out = append(out, s)
+	}
+	return out
+}
+
+// end ends a session (DELETE, expiry): it leaves the table, its running
+// requests are cancelled (their servers get notifications/cancelled), and
+// its open responses and GET stream are aborted, even one stuck on a client
+// that does not read. It reports whether the session was live.
+func (t *sessions) end(s *session) bool {
+	t.mu.Lock()
+	if t.byID[s.id] != s {
+		t.mu.Unlock()
+		return false
+	}
+	delete(t.byID, s.id)
+	t.mu.Unlock()
+	s.cancel(nil)
+	s.mu.Lock()
+	s.ended = true
+	if s.clock != nil {
+		s.clock.Stop()
+	}
+	open := make([]*stream, 0, len(s.posts))
+	for st := range s.posts {
+		open = append(open, st)
+	}
+	get := s.get
+	s.mu.Unlock()
+	for _, st := range open {
+		st.abort()
+	}
+	if get != nil {
+		get.stop()
+	}
+	return true
+}
+
+// postStarted records an open POST of s, whose response end aborts, and
+// pauses the idle clock while it is open (only POST activity keeps a
+// session alive, as in go-sdk and the TypeScript SDK).
+func (t *sessions) postStarted(s *session, st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openPost++
+	if st != nil {
+		s.posts[st] = struct{}{}
+	}
+	if s.clock != nil {
+		s.clock.Stop()
+		s.clock = nil
+	}
+}
+
+// postEnded restarts the idle clock when s's last open POST ends.
+func (t *sessions) postEnded(s *session, st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.posts, st)
+	if s.openPost--; s.openPost > 0 || s.ended {
+		return
+	}
+	var clock *time.Timer
+	clock = time.AfterFunc(t.idle, func() {
+		s.mu.Lock()
+		current := s.clock == clock
+		s.mu.Unlock()
+		if current {
+			t.end(s)
+		}
+	})
+	s.clock = clock
+}
+
+// startCall registers a running request of s under its raw id, for
+// notifications/cancelled, and returns its context and the function that
+// ends it. A duplicate id in flight is refused (ok false).
+func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func(), ok bool) {
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	key := string(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.calls[key]; dup {
+		cancel(nil)
+		return nil, nil, false
+	}
+	s.calls[key] = cancel
+	return ctx, func() {
+		s.mu.Lock()
+		if s.calls[key] != nil {
+			delete(s.calls, key)
+		}
+		s.mu.Unlock()
+		cancel(nil)
+	}, true
+}
+
+// cancelCall cancels the running request with the raw id (the client's
+// notifications/cancelled), if it runs.
+func (s *session) cancelCall(id json.RawMessage) {
+	s.mu.Lock()
+	cancel := s.calls[string(id)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(errClientCancelled)
+	}
+}
+
+// cancelAll cancels every running request of s with cause.
+func (s *session) cancelAll(cause error) {
+	s.mu.Lock()
+	fns := make([]context.CancelCauseFunc, 0, len(s.calls))
+	for _, f := range s.calls {
+		fns = append(fns, f)
+	}
+	s.mu.Unlock()
+	for _, f := range fns {
+		f(cause)
+	}
+}

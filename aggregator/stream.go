@@ -1,0 +1,250 @@
+package aggregator
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// stream is the response to one POST (or the body of a GET): one
+// application/json body, or a text/event-stream of JSON-RPC messages
+// (MCP Streamable HTTP, "Sending Messages to the Server").
+//
+// A POST's answer starts as JSON when the client accepts JSON: most calls
+// send nothing before their response, and one JSON body is the cheapest
+// answer. The first message that must go out before the response (a
+// progress or log notification, a server-to-client request) turns the
+// answer into an SSE stream, as does a call still running after
+// sseAfter, so that proxies see headers and then keep-alive comments
+// (every keepAliveEvery) instead of a silent connection.
+//
+// Every write is bounded by writeStall: a client that stops reading cannot
+// hold the session (DELETE and expiry abort the stream).
+type stream struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	sseOK bool // the client accepts text/event-stream
+
+	mu     sync.Mutex
+	sse    bool        // the stream is SSE (headers sent)
+	closed bool        // the response ended: nothing more is written
+	timer  *time.Timer // sseAfter, then keepAlive; nil when none
+
+	// aborted fails every write from now on. It is not under mu, which a
+	// stuck write holds.
+	aborted atomic.Bool
+	// lifeMu orders abort's deadline with the handler's return (done):
+	// after it the connection may serve another request, whose writes an
+	// abort must not touch.
+	lifeMu sync.Mutex
+	gone   bool
+}
+
+const (
+	// sseAfter is how long a call may run before its answer becomes an
+	// SSE stream (headers, then keep-alive comments).
+	sseAfter = time.Second
+	// keepAliveEvery is the interval of SSE comments on a quiet stream, below
+	// the 60 s idle timeout common in proxies.
+	keepAliveEvery = 25 * time.Second
+	// writeStall bounds one write to a client that does not read.
+	writeStall = 60 * time.Second
+)
+
+// errStreamClosed is returned for a message sent after the response ended
+// or the stream was aborted.
+var errStreamClosed = errors.New("send message: the response stream has ended")
+
+// errNoStream is returned for a message that needs SSE on a response to a
+// client that accepts only JSON: it has no channel to that client.
+var errNoStream = errors.New("send message: the client accepts only application/json, so nothing can be sent before the response")
+
+func newStream(w http.ResponseWriter, sseOK bool) *stream {
+	return &stream{w: w, rc: http.NewResponseController(w), sseOK: sseOK}
+}
+
+// openSSE sends the SSE headers now: for a GET stream, and for a POST
+// whose client accepts only SSE.
+func (s *stream) openSSE() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.startSSE()
+}
+
+// startSSE switches to SSE; call with s.mu held.
+func (s *stream) startSSE() error {
+	if s.closed {
+		return errStreamClosed
+	}
+	if s.sse {
+		return nil
+	}
+	s.sse = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Del("Content-Length")
+	s.w.WriteHeader(http.StatusOK)
+	return s.write([]byte(": mcp-gateway\n\n"))
+}
+
+// armSSE starts the sseAfter clock of a call's answer, if SSE is allowed.
+func (s *stream) armSSE() {
+	if !s.sseOK {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer == nil && !s.closed {
+		s.timer = time.AfterFunc(sseAfter, s.tick)
+	}
+}
+
+// keepAlive starts the keep-alive comments of an open SSE stream.
+func (s *stream) keepAlive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer == nil && !s.closed {
+		s.timer = time.AfterFunc(keepAliveEvery, s.tick)
+	}
+}
+
+// tick starts SSE, or writes a keep-alive comment, and re-arms.
+func (s *stream) tick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.timer == nil {
+		return
+	}
+	var err error
+	if !s.sse {
+		err = s.startSSE()
+	} else {
+		err = s.write([]byte(": keep-alive\n\n"))
+	}
+	if err == nil {
+		s.timer.Reset(keepAliveEvery)
+	}
+}
+
+// event sends one message ahead of the response, as an SSE event.
+func (s *stream) event(parts ...[]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sseOK && !s.sse {
+		return errNoStream
+	}
+	if err := s.startSSE(); err != nil {
+		return err
+	}
+	return s.writeEvent(parts)
+}
+
+// finish sends the response (the parts of one JSON-RPC message, or for a
+// batch the messages as a JSON array) and ends the stream.
+func (s *stream) finish(parts ...[]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopTimer()
+	if s.closed {
+		return
+	}
+	defer func() { s.closed = true }()
+	if s.sse {
+		_ = s.writeEvent(parts)
+		return
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	h := s.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(n))
+	s.w.WriteHeader(http.StatusOK)
+	for _, p := range parts {
+		if s.write(p) != nil {
+			return
+		}
+	}
+}
+
+// close ends the stream without a response (a cancelled request's SSE
+// stream); the handler must return after it.
+func (s *stream) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopTimer()
+	s.closed = true
+}
+
+// abort fails the write in progress, if any, and every later one: DELETE
+// and expiry end a session at once, even while a response of it is stuck
+// on a client that does not read (SPEC §3.5).
+func (s *stream) abort() {
+	s.aborted.Store(true)
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if !s.gone {
+		_ = s.rc.SetWriteDeadline(time.Now())
+	}
+}
+
+// done is called by the handler as it returns: the stream is closed and
+// the ResponseWriter is no longer touched.
+func (s *stream) done() {
+	s.close()
+	s.lifeMu.Lock()
+	s.gone = true
+	s.lifeMu.Unlock()
+}
+
+func (s *stream) stopTimer() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+// writeEvent writes one SSE event whose data is the message in parts
+// (compact JSON: one line). Call with s.mu held.
+func (s *stream) writeEvent(parts [][]byte) error {
+	if err := s.write([]byte("event: message\ndata: ")); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err := s.write(p); err != nil {
+			return err
+		}
+	}
+	return s.write([]byte("\n\n"))
+}
+
+// write writes b and flushes when b ends an event, bounded by writeStall.
+// Call with s.mu held.
+func (s *stream) write(b []byte) error {
+	if s.closed || s.aborted.Load() {
+		return errStreamClosed
+	}
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	if s.aborted.Load() { // abort ran between the check and the deadline
+		_ = s.rc.SetWriteDeadline(time.Now())
+	}
+	_, err := s.w.Write(b)
+	if err == nil && s.sse && len(b) > 0 && b[len(b)-1] == '\n' {
+		err = s.rc.Flush()
+	}
+	if err != nil {
+		s.aborted.Store(true)
+		return err
+	}
+	if !s.aborted.Load() {
+		// The deadline stays on the connection: clear it, or a stream
+		// idle for longer would fail its next write at once.
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Byte-for-byte tests of the relay (issue 12, SPEC §4.3, §4.4): what the
+// client sends reaches the server as it was sent, and what the server
+// sends reaches the client as it was sent, but for the tool's name and the
+// progress token, which come back as the client wrote them.
+
+// upstreamText returns the text of a tools/call result's first content
+// item: the fake's "args" and "elicit" tools answer with what they got.
+func upstreamText(t *testing.T, msg []byte) string {
+	t.Helper()
+	var r struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(result(t, msg), &r); err != nil || len(r.Content) != 1 {
+		t.Fatalf("result %s: %v", msg, err)
+	}
+	return r.Content[0].Text
+}
+
+func TestParamsReachServerByteForByte(t *testing.T) {
+	args := `{"name":"args","inputSchema":{"type":"object"}}`
+	srv, _ := startGateway(t, map[string]map[string]string{
+		"a": {"MCP_FAKE_TOOLS": "[" + args + "]"},
+		"b": {"MCP_FAKE_TOOLS": "[" + args + "]"}, // exported as b_args
+	})
+	c := newClient(t, srv)
+	rest := `"arguments":{"z":9007199254740993,"a":[1.50,{"y":null}]},` +
+		`"_meta":{"zeta":1,"alpha":9007199254740993,"nested":{"b":2,"a":1}},` +
+		`"task":{"ttl":60000},"extraField":{"z":[1,2.50e3],"a":"\u00e9\n"}`
+	for exported, want := range map[string]string{
+		"args":   `{"name":"args",` + rest + `}`,
+		"b_args": `{"name":"args",` + rest + `}`, // only the name changes
+	} {
+		got := upstreamText(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+exported+`",`+rest+`}}`))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("params of %s seen upstream (-want +got):\n%s", exported, diff)
+		}
+	}
+}
+
+func TestRequestIDsComeBackAsSent(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	for _, id := range []string{"9007199254740993", "-9007199254740993", `"1"`, "0", `"\u00e9"`, "123456789012345678901234567890"} {
+		for _, call := range []string{
+			`"method":"ping"`,
+			`"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}`,
+		} {
+			got := string(c.rpc(`{"jsonrpc":"2.0","id":` + id + `,` + call + `}`))
+			if want := `{"jsonrpc":"2.0","id":` + id + `,"result":`; !strings.HasPrefix(got, want) {
+				t.Errorf("id %s, %s: answered %s, want it to start %s", id, call, got, want)
+			}
+		}
+	}
+}
+
+func TestProgressTokenComesBackAsSent(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	for i, tok := range []string{`"tok\u00e9 \"q\""`, "9007199254740993", "-7", "1.5", `""`, "0"} {
+		var notes []string
+		c.rpcNotes(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":%s}}}`, 10+i, tok), &notes)
+		want := []string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1,"total":1}}`}
+		if diff := cmp.Diff(want, notes); diff != "" {
+			t.Errorf("progress for token %s (-want +got):\n%s", tok, diff)
+		}
+	}
+}
+
+func TestClientAnswerReachesServerAsWritten(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"elicit","inputSchema":{"type":"object"}}]`}})
+	c := &rawClient{t: t, url: srv.URL + "/mcp"}
+	c.rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	ch := events(t, c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit"}}`))
+	req := next(t, ch, "elicitation request")
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(req), &m); err != nil || m.Method != "elicitation/create" {
+		t.Fatalf("got %s, want an elicitation/create request", req)
+	}
+	wantParams := `{"message":"pick n","requestedSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`
+	if diff := cmp.Diff(wantParams, string(m.Params)); diff != "" {
+		t.Errorf("elicitation params (-want +got):\n%s", diff)
+	}
+	answer := `{"action":"accept","content":{"n":9007199254740993,"zz":1,"aa":2},"_meta":{"z":1,"a":2},"vendorField":true}`
+	resp := c.post(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + answer + `}`)
+	resp.Body.Close()
+	final := next(t, ch, "call result")
+	if diff := cmp.Diff(answer, upstreamText(t, []byte(final))); diff != "" {
+		t.Errorf("the answer as the server got it (-want +got):\n%s", diff)
+	}
+}
+
+func TestNotificationParamsReachClientAsSent(t *testing.T) {
+	note := `{"level":"warning","zlogger":"x","data":{"n":9007199254740993,"b":1.50,"a":[{}]},"vendor":true}`
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"note","inputSchema":{"type":"object"}}]`, "MCP_FAKE_NOTE": note}})
+	c := newClient(t, srv)
+	var notes []string
+	c.rpcNotes(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"note"}}`, &notes)
+	want := []string{`{"jsonrpc":"2.0","method":"notifications/message","params":` + note + `}`}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notification (-want +got):\n%s", diff)
+	}
+}
