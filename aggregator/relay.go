@@ -47,6 +47,25 @@ func (p *peer) Notify(ctx context.Context, method string, params json.RawMessage
 
 func (p *peer) Session() string { return p.ss.ID() }
 
+// Client describes the legacy client of this session for a modern
+// upstream's request _meta: what it declared at initialize, and the level
+// it set with logging/setLevel. (Modern clients are not served here yet.)
+func (p *peer) Client() supervisor.ClientInfo {
+	var c supervisor.ClientInfo
+	if ip := p.ss.InitializeParams(); ip != nil {
+		if ip.Capabilities != nil {
+			c.Capabilities, _ = json.Marshal(ip.Capabilities)
+		}
+		if ip.ClientInfo != nil {
+			c.Info, _ = json.Marshal(ip.ClientInfo)
+		}
+	}
+	p.g.levelsMu.Lock()
+	c.LogLevel = string(p.g.levels[p.ss])
+	p.g.levelsMu.Unlock()
+	return c
+}
+
 func (p *peer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if !p.clientCan(method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,

@@ -29,6 +29,11 @@ type Peer interface {
 	// outside any request is relayed only when one session can have caused
 	// it.
 	Session() string
+	// Client describes the calling client for a modern upstream's request
+	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
+	// whether the client takes an InputRequiredResult itself (Modern) or
+	// the supervisor must ask it through Request (SPEC §4.6).
+	Client() ClientInfo
 }
 
 // noteQueue is how many notifications may wait for a slow client per call;
