@@ -54,6 +54,10 @@ type Status struct {
 	LastExit  string    `json:"lastExit,omitempty"`
 	LastError string    `json:"lastError,omitempty"`
 	Protocol  string    `json:"protocolVersion,omitempty"`
+	// Era is how the gateway drives the server: EraLegacy ("legacy") or
+	// EraModern ("modern"), SPEC §7.8; "" until it first started. It stays
+	// the last run's while the server is not running.
+	Era string `json:"era,omitempty"`
 }
 
 // Upstream is one configured server. Its methods are safe for concurrent
@@ -75,6 +79,7 @@ type Upstream struct {
 	lastExit  string
 	lastError string
 	tools     []Tool
+	era       string // the last run's
 	calls     atomic.Int64
 	stopped   bool
 
@@ -86,9 +91,15 @@ type session struct {
 	proc     *process
 	conn     *conn
 	protocol string
-	done     chan struct{}  // closed when the run is over and pending calls failed
-	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
-	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
+	run      uint64 // this run's number, from 1
+	era      string // EraLegacy or EraModern, set by the handshake
+
+	// capabilities and serverInfo are what a modern server's
+	// server/discover answered, raw; nil for a legacy server.
+	capabilities, serverInfo json.RawMessage
+	done                     chan struct{}  // closed when the run is over and pending calls failed
+	active                   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
+	served                   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
@@ -119,7 +130,7 @@ func (u *Upstream) Status() Status {
 	defer u.mu.Unlock()
 	st := Status{
 		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.tools),
-		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError,
+		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
 		st.PID = u.cur.proc.pid
@@ -224,10 +235,10 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 			u.restarts++
 		}
 		u.runs++
-		spec, prepared := u.spec, u.prepared
+		spec, prepared, run := u.spec, u.prepared, uint64(u.runs)
 		u.mu.Unlock()
 
-		s, err := u.start(spec, prepared)
+		s, err := u.start(spec, prepared, run)
 
 		u.mu.Lock()
 		u.starting = nil
@@ -256,11 +267,13 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 		changed := !sameTools(u.tools, s.tools)
 		u.tools = s.tools
 		u.cur = s.s
+		u.era = s.s.era
 		u.state = StateRunning
 		u.lastError = ""
 		u.mu.Unlock()
 		close(done)
-		u.opts.Logger.Info("server ready", "server", u.name, "pid", s.s.proc.pid, "tools", len(s.tools), "protocolVersion", s.s.protocol)
+		u.opts.Logger.Info("server ready", "server", u.name, "pid", s.s.proc.pid, "tools", len(s.tools),
+			"protocolVersion", s.s.protocol, "era", s.s.era)
 		if changed && u.opts.OnToolsChanged != nil {
 			u.opts.OnToolsChanged(u.name)
 		}
@@ -297,7 +310,7 @@ type started struct {
 
 // start prepares (once), spawns, initialises and lists tools, bounded by
 // the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, error) {
+func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
 	env := Environ(u.opts.BaseEnv, spec.Env)
@@ -328,7 +341,7 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 		return started{}, err
 	}
 	c := newConn(u.name, u.opts.Log, proc)
-	s := &session{proc: proc, conn: c, done: make(chan struct{})}
+	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
 	u.sessions.Add(1)
 	go u.own(s)
@@ -417,7 +430,9 @@ func (u *Upstream) own(s *session) {
 	}
 }
 
-// handshake runs initialize, notifications/initialized and tools/list.
+// handshake runs initialize, notifications/initialized and tools/list. A
+// server that refuses initialize as modern only is driven as modern
+// instead (SPEC §7.8, modern.go).
 func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
@@ -430,6 +445,13 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	})
 	res, err := s.conn.call(ctx, "initialize", params, nil)
 	if err != nil {
+		version, modern, verr := modernRefusal(err)
+		if verr != nil {
+			return nil, &stepError{"initialize", verr}
+		}
+		if modern {
+			return u.handshakeModern(ctx, s, version)
+		}
 		return nil, &stepError{"initialize", err}
 	}
 	var init struct {
@@ -438,7 +460,7 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	if err := json.Unmarshal(res, &init); err != nil {
 		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
-	s.protocol = init.ProtocolVersion
+	s.protocol, s.era = init.ProtocolVersion, EraLegacy
 	if err := s.conn.notify("notifications/initialized", nil); err != nil {
 		return nil, &stepError{"initialize", err}
 	}

@@ -1,0 +1,98 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// modernVersion is the one revision the modern fake speaks.
+const modernVersion = "2026-07-28"
+
+// modernHandle answers what only a modern server answers, and rejects
+// requests a modern server must reject (MCP 2026-07-28 basic/index
+// "_meta": a missing required field is -32602; basic/versioning: an
+// unsupported version is -32022). It records every request first. It
+// reports whether the request is left to the common handler.
+func (s *server) modernHandle(id json.RawMessage, method string, params json.RawMessage) bool {
+	record(method, params)
+	if method == "initialize" {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(params, &p)
+		s.replyErr(id, -32022, "Unsupported protocol version", fmt.Sprintf(`{"supported":[%q],"requested":%q}`, modernVersion, p.ProtocolVersion))
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var version string
+	caps := p.Meta["io.modelcontextprotocol/clientCapabilities"]
+	if json.Unmarshal(p.Meta["io.modelcontextprotocol/protocolVersion"], &version) != nil || len(caps) == 0 || caps[0] != '{' {
+		s.replyErr(id, -32602, "Invalid params: missing required _meta field io.modelcontextprotocol/protocolVersion or clientCapabilities", "")
+		return false
+	}
+	if version != modernVersion {
+		s.replyErr(id, -32022, "Unsupported protocol version", fmt.Sprintf(`{"supported":[%q],"requested":%q}`, modernVersion, version))
+		return false
+	}
+	switch method {
+	case "server/discover":
+		s.reply(id, `{"supportedVersions":["`+modernVersion+`"],"capabilities":{"tools":{"listChanged":true},"logging":{}},`+
+			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-modern","version":"2"}},"ttlMs":60000,"cacheScope":"public"}`)
+	case "subscriptions/listen":
+		s.mu.Lock()
+		s.listenID = id
+		s.mu.Unlock()
+		s.notify("notifications/subscriptions/acknowledged", `{"_meta":{"io.modelcontextprotocol/subscriptionId":`+string(id)+`},"notifications":{"toolsListChanged":true}}`)
+	default:
+		return true
+	}
+	return false
+}
+
+// record appends "<method> <params>" to MCP_FAKE_RECORD_FILE, if set.
+func record(method string, params json.RawMessage) {
+	p := os.Getenv("MCP_FAKE_RECORD_FILE")
+	if p == "" {
+		return
+	}
+	if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintln(f, method+" "+string(params))
+		f.Close()
+	}
+}
+
+// withResultType adds "resultType":"complete" to a result object that has
+// no resultType (every modern result carries one).
+func withResultType(result string) string {
+	if !strings.HasPrefix(result, "{") || strings.Contains(result, `"resultType"`) {
+		return result
+	}
+	if strings.HasPrefix(result, "{}") {
+		return `{"resultType":"complete"}` + result[2:]
+	}
+	return `{"resultType":"complete",` + result[1:]
+}
+
+// listChangedParams tags a list_changed with the open subscription, if any.
+func (s *server) listChangedParams() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.modern || s.listenID == nil {
+		return `{}`
+	}
+	return `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(s.listenID) + `}}`
+}
+
+func hasLogLevel(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	_, ok := p.Meta["io.modelcontextprotocol/logLevel"]
+	return ok
+}
