@@ -15,7 +15,10 @@
 //     modern versions (2026-07-28 on) is driven as modern: server/discover,
 //     request _meta on every request (meta.go), its own
 //     subscriptions/listen for tool list changes (listen.go). Status.Era
-//     says which (modern.go).
+//     says which (modern.go). A modern server's InputRequiredResult goes
+//     back as sent to a modern client, whose retry CallRun sends to the
+//     same process; for a legacy client the supervisor asks the client and
+//     retries itself (mrtr.go, SPEC §4.6).
 //
 // Results, params and errors are relayed as raw JSON; see package jsonrpc.
 package supervisor

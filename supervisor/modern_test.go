@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -256,6 +257,90 @@ func TestModernListenReopenedAfterRestart(t *testing.T) {
 	}
 }
 
+func TestModernInputRoundsForLegacyClient(t *testing.T) {
+	_, u, rec := modernFake(t, nil)
+	p := &modernPeer{session: "a", names: []string{"ann", "bob", "cy"}, client: ClientInfo{Capabilities: json.RawMessage(`{"elicitation":{}}`)}}
+	res := callRaw(t, u, `{"name":"mrtr","arguments":{"rounds":3}}`, p)
+	contains(t, "result", string(res), `"text":"hello ann bob cy"`)
+	_, requests := p.seen()
+	if len(requests) != 3 {
+		t.Fatalf("the client was asked %d times, want 3: %q", len(requests), requests)
+	}
+	want := `elicitation/create {"mode":"form","message":"name #2?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`
+	if requests[1] != want {
+		t.Errorf("second input request = %s, want the server's as sent: %s", requests[1], want)
+	}
+	pid := strconv.Itoa(u.Status().PID)
+	var retries []string
+	for _, line := range recorded(t, rec) {
+		if strings.HasPrefix(line, "tools/call ") && strings.Contains(line, "requestState") {
+			retries = append(retries, line)
+		}
+	}
+	if len(retries) != 3 {
+		t.Fatalf("%d retries, want 3: %q", len(retries), retries)
+	}
+	contains(t, "last retry", retries[2], `"inputResponses":{"ask":{"action":"accept","content":{"name":"cy"}}},"requestState":"`+pid+`|2|ann bob"`)
+}
+
+func TestModernInputRequiredPassesToModernClient(t *testing.T) {
+	_, u, _ := modernFake(t, nil)
+	p := &modernPeer{session: "m", client: ClientInfo{Modern: true, Capabilities: json.RawMessage(`{"elicitation":{}}`)}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, run, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1}}`), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := strconv.Itoa(u.Status().PID) + "|0|"
+	want := `{"resultType":"input_required","inputRequests":{"ask":{"method":"elicitation/create","params":{"mode":"form","message":"name #1?",` +
+		`"requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},"requestState":"` + state + `"}`
+	if diff := cmp.Diff(want, string(res)); diff != "" {
+		t.Fatalf("result (-want +got):\n%s", diff)
+	}
+	retry := `{"name":"mrtr","arguments":{"rounds":1},"inputResponses":{"ask":{"action":"accept","content":{"name":"zed"}}},"requestState":"` + state + `"}`
+	res, servedBy, err := u.CallRun(ctx, run, "tools/call", json.RawMessage(retry), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "retry result", string(res), `"text":"hello zed"`)
+	if servedBy != run {
+		t.Errorf("retry served by run %d, want %d", servedBy, run)
+	}
+	if _, requests := p.seen(); len(requests) != 0 {
+		t.Errorf("a modern client was sent requests: %q", requests)
+	}
+}
+
+func TestCallRunOnAnEndedRunIsAClearError(t *testing.T) {
+	_, u, _ := modernFake(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, run, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	if err != nil || run == 0 {
+		t.Fatalf("first call: run %d, err %v", run, err)
+	}
+	if _, err := callText(t, u, "crash", `{}`); !errors.Is(err, ErrExited) {
+		t.Fatalf("crash: err = %v, want the server's exit", err)
+	}
+	waitFor(t, func() bool { return u.Status().State == StateExited })
+	_, _, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	if !errors.Is(err, ErrRunEnded) {
+		t.Fatalf("call on the ended run: err = %v, want ErrRunEnded", err)
+	}
+	contains(t, "error", err.Error(), `server "fake"`)
+	if st := u.Status(); st.State != StateExited {
+		t.Errorf("a call on an ended run started the server: state %s", st.State)
+	}
+	_, run2, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	if err != nil || run2 == run {
+		t.Fatalf("call on any run: run %d (old %d), err %v", run2, run, err)
+	}
+	if _, _, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{}}`), nil); !errors.Is(err, ErrRunEnded) {
+		t.Errorf("call on the old run after a restart: err = %v, want ErrRunEnded", err)
+	}
+}
+
 func TestModernCrashMidCallFailsAtOnce(t *testing.T) {
 	_, u, _ := modernFake(t, nil)
 	if err := u.Start(context.Background()); err != nil {
@@ -327,5 +412,32 @@ func TestModernRefusal(t *testing.T) {
 		if v != tc.version || modern != tc.modern || (err != nil) != tc.fails {
 			t.Errorf("%s: got %q, %v, %v; want %q, %v, fails %v", tc.name, v, modern, err, tc.version, tc.modern, tc.fails)
 		}
+	}
+}
+
+func TestModernInputRoundsAreBounded(t *testing.T) {
+	_, u, _ := modernFake(t, nil)
+	names := make([]string, 2*MaxInputRounds)
+	for i := range names {
+		names[i] = "n" + strconv.Itoa(i)
+	}
+	p := &modernPeer{session: "a", names: names}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := u.Call(ctx, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1000}}`), p)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("err = %v, want a JSON-RPC internal error", err)
+	}
+	contains(t, "error", err.Error(), "rounds")
+	if _, requests := p.seen(); len(requests) != MaxInputRounds {
+		t.Errorf("the client was asked %d times, want %d", len(requests), MaxInputRounds)
+	}
+
+	// A client that cannot answer fails the call with its own error.
+	refuser := &modernPeer{session: "b"}
+	_, err = u.Call(ctx, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1}}`), refuser)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("err = %v, want the client's -32601", err)
 	}
 }

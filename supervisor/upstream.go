@@ -91,7 +91,7 @@ type session struct {
 	proc     *process
 	conn     *conn
 	protocol string
-	run      uint64 // this run's number, from 1
+	run      uint64 // this run's number, from 1; see CallRun
 	era      string // EraLegacy or EraModern, set by the handshake
 
 	// capabilities and serverInfo are what a modern server's
@@ -148,28 +148,72 @@ func (u *Upstream) Start(ctx context.Context) error {
 }
 
 // Call sends a request (tools/call) to the server, starting it first if it
-// is not running (SPEC §7.2), and returns the raw result. Upstream JSON-RPC
-// errors come back as *jsonrpc.Error unchanged; other errors name the
-// server and say why (exited with status and stderr tail, backing off, …).
+// is not running (SPEC §7.2), and returns the raw result. It is CallRun on
+// any run; see there for modern servers and errors.
 func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, _, err := u.CallRun(ctx, 0, method, params, peer)
+	return res, err
+}
+
+// ErrRunEnded is CallRun's error when the run it names is no longer the
+// server's live process: the state a modern server's requestState refers
+// to is gone with it (SPEC §4.6). The client must start the call over.
+var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
+
+// CallRun sends a request to one run (process) of the server and returns
+// the raw result and the run that served it. run 0 means any: the live
+// run, started first if none is (SPEC §7.2). A non-zero run that is not
+// the live process fails at once with an error naming the server and
+// matching ErrRunEnded; nothing is started for it.
+//
+// For a modern server (SPEC §7.8) the request carries request _meta from
+// peer.Client() (see ClientInfo), and a tools/call, prompts/get or
+// resources/read answered with an InputRequiredResult ({"resultType":
+// "input_required", "inputRequests": {key: {"method", "params"}},
+// "requestState": string}) is returned as sent if the client is modern;
+// for a legacy client the supervisor asks it through peer.Request and
+// retries on the same run, round after round (mrtr.go; SPEC §4.6).
+// Retries of a modern client's rounds go to the run that answered, so
+// the caller passes servedBy back as run.
+//
+// Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
+// ctx's errors as they are; other errors name the server and say why
+// (exited with status and stderr tail, backing off, …).
+func (u *Upstream) CallRun(ctx context.Context, run uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
 	u.calls.Add(1)
-	s, err := u.acquire(ctx)
+	s, err := u.acquireRun(ctx, run)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer s.active.Done()
-	res, err := s.conn.call(ctx, method, params, peer)
+	res, err := u.exchange(ctx, s, method, params, peer)
 	var rpcErr *jsonrpc.Error
 	if err == nil || errors.As(err, &rpcErr) {
 		s.served.Store(true) // the server answered: it is not crash-looping
 	}
 	if err != nil {
 		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
+			return nil, s.run, err
 		}
-		return nil, fmt.Errorf("server %q: %w", u.name, err)
+		return nil, s.run, fmt.Errorf("server %q: %w", u.name, err)
 	}
-	return res, nil
+	return res, s.run, nil
+}
+
+// acquireRun is acquire for CallRun: run 0 is any run, another must be
+// the live one.
+func (u *Upstream) acquireRun(ctx context.Context, run uint64) (*session, error) {
+	if run == 0 {
+		return u.acquire(ctx)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := u.cur
+	if s == nil || s.run != run || s.conn.failure() != nil {
+		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, run, ErrRunEnded)
+	}
+	s.active.Add(1)
+	return s, nil
 }
 
 // Notify sends a notification to the running server; it does nothing if

@@ -53,6 +53,9 @@
 //	change                    → list_changed on the listen stream (tagged with its id)
 //	changeuntagged            → list_changed not tagged with any subscription
 //	log                       → a notifications/message only if the request set a logLevel
+//	mrtr {"rounds": n}        → InputRequiredResult asking (elicitation/create, key "ask")
+//	                            for a name n times, state bound to this process; then
+//	                            text "hello <names>"
 package fakeserver
 
 import (
@@ -370,6 +373,8 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 	case "changeuntagged":
 		s.notify("notifications/tools/list_changed", `{}`)
 		s.reply(id, text("changed, untagged"))
+	case "mrtr":
+		s.mrtr(id, params)
 	default:
 		s.replyErr(id, -32602, "unknown tool "+p.Name, "")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -95,4 +96,47 @@ func hasLogLevel(params json.RawMessage) bool {
 	_ = json.Unmarshal(params, &p)
 	_, ok := p.Meta["io.modelcontextprotocol/logLevel"]
 	return ok
+}
+
+// mrtr asks for a name, round after round (MCP 2026-07-28 basic/patterns/
+// mrtr). Its requestState is "<pid>|<round>|<names>": a retry that reaches
+// another process, or carries no answer, is an error.
+func (s *server) mrtr(id json.RawMessage, params json.RawMessage) {
+	var p struct {
+		Arguments struct {
+			Rounds int `json:"rounds"`
+		} `json:"arguments"`
+		RequestState   *string `json:"requestState"`
+		InputResponses map[string]struct {
+			Action  string `json:"action"`
+			Content struct {
+				Name string `json:"name"`
+			} `json:"content"`
+		} `json:"inputResponses"`
+	}
+	_ = json.Unmarshal(params, &p)
+	round, names := 0, ""
+	if p.RequestState != nil {
+		parts := strings.SplitN(*p.RequestState, "|", 3)
+		if len(parts) != 3 || parts[0] != strconv.Itoa(os.Getpid()) {
+			s.replyErr(id, -32602, "requestState was not issued by this process", "")
+			return
+		}
+		ans, ok := p.InputResponses["ask"]
+		if !ok || ans.Action != "accept" {
+			s.replyErr(id, -32602, "inputResponses lacks an accepted answer to \"ask\"", "")
+			return
+		}
+		round, _ = strconv.Atoi(parts[1])
+		round++
+		names = strings.TrimSpace(parts[2] + " " + ans.Content.Name)
+	}
+	if round >= p.Arguments.Rounds {
+		s.reply(id, text("hello "+names))
+		return
+	}
+	state, _ := json.Marshal(fmt.Sprintf("%d|%d|%s", os.Getpid(), round, names))
+	s.reply(id, `{"resultType":"input_required","inputRequests":{"ask":{"method":"elicitation/create","params":{"mode":"form",`+
+		`"message":"name #`+strconv.Itoa(round+1)+`?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},`+
+		`"requestState":`+string(state)+`}`)
 }
