@@ -108,6 +108,9 @@ func TestEraIsDetectedPerServer(t *testing.T) {
 	if st := modern.Status(); st.Era != EraModern || st.Protocol != "2026-07-28" || st.Tools != 1 {
 		t.Errorf("modern server: era %q, protocol %q, %d tools", st.Era, st.Protocol, st.Tools)
 	}
+	if b, _ := json.Marshal(modern.Status()); !strings.Contains(string(b), `"protocolVersion":"2026-07-28","era":"modern"`) {
+		t.Errorf("/health's server entry = %s, want its era", b)
+	}
 	own := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"mcp-gateway","version":"dev"}}}`
 	listen := `{"notifications":{"toolsListChanged":true},` + own[1:]
