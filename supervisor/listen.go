@@ -33,8 +33,7 @@ type subscription struct {
 	acked   chan struct{} // closed by notifications/subscriptions/acknowledged
 
 	endOnce sync.Once
-	ended   chan struct{} // closed when the server ends it; why says how
-	why     string
+	ended   chan struct{} // closed when the server ends it
 }
 
 // listen sends subscriptions/listen (with request _meta) and makes it the
@@ -53,11 +52,13 @@ func (c *conn) listen() (*subscription, error) {
 	return sub, nil
 }
 
-// end records that the server ended the subscription.
-func (sub *subscription) end(why string) {
+// endSubscription records that the server ended the subscription, and
+// logs it: tool list changes are not followed for the rest of the run.
+func (c *conn) endSubscription(sub *subscription, why string) {
 	sub.endOnce.Do(func() {
-		sub.why = why
 		close(sub.ended)
+		c.log.Line(c.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(c.log.Mask(why), 512)+
+			"); its tool list changes are not followed until it restarts")
 	})
 }
 
@@ -97,7 +98,7 @@ func (c *conn) subscriptionNote(msg *jsonrpc.Message) {
 	}
 	if json.Unmarshal(msg.Params, &p) == nil {
 		if id, ok := jsonrpc.ParseIntID(p.RequestID); ok && id == sub.id {
-			sub.end("the server cancelled it")
+			c.endSubscription(sub, "the server cancelled it")
 		}
 	}
 }
@@ -110,10 +111,10 @@ func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
 		return
 	}
 	if len(msg.Error) > 0 {
-		sub.end(jsonrpc.DecodeError(msg.Error).Error())
+		c.endSubscription(sub, jsonrpc.DecodeError(msg.Error).Error())
 		return
 	}
-	sub.end("the server closed it")
+	c.endSubscription(sub, "the server closed it")
 }
 
 // openListen opens the run's subscription for tool list changes and waits
@@ -126,8 +127,6 @@ func (u *Upstream) openListen(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	s.conn.handlers.Add(1)
-	go u.watchListen(s, sub)
 	t := time.NewTimer(listenAckWait)
 	defer t.Stop()
 	select {
@@ -141,16 +140,4 @@ func (u *Upstream) openListen(ctx context.Context, s *session) error {
 		return ctx.Err()
 	}
 	return nil
-}
-
-// watchListen logs the end of a run's subscription, if the server ends it
-// while the run lives: tool list changes are not followed after that.
-func (u *Upstream) watchListen(s *session, sub *subscription) {
-	defer s.conn.handlers.Done()
-	select {
-	case <-sub.ended:
-		u.opts.Logger.Warn("server ended the gateway's subscriptions/listen; its tool list changes are no longer followed",
-			"server", u.name, "why", sub.why)
-	case <-s.conn.dead:
-	}
 }

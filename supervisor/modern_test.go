@@ -234,6 +234,16 @@ func TestModernListChangedComesThroughListen(t *testing.T) {
 	}
 }
 
+func TestModernListenEndedByTheServerIsLogged(t *testing.T) {
+	_, u, log := fake(t, map[string]string{"MCP_FAKE_MODERN": "1"})
+	mustText(t, u, "endlisten", `{}`)
+	// The listen's answer came before the call's on the one stdout.
+	contains(t, "log", log.String(), "the server ended the gateway's subscriptions/listen (the server closed it)")
+	if got := mustText(t, u, "echo", `{"text":"still here"}`); got != "still here" {
+		t.Errorf("echo after the listen ended = %q", got)
+	}
+}
+
 func TestModernListenReopenedAfterRestart(t *testing.T) {
 	_, u, rec := modernFake(t, map[string]string{"MCP_FAKE_TOOLS2": `[{"name":"three","inputSchema":{"type":"object"}}]`})
 	if err := u.Start(context.Background()); err != nil {

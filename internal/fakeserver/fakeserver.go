@@ -52,6 +52,7 @@
 //
 //	change                    → list_changed on the listen stream (tagged with its id)
 //	changeuntagged            → list_changed not tagged with any subscription
+//	endlisten                 → end the listen stream gracefully (answer its request)
 //	log                       → a notifications/message only if the request set a logLevel
 //	mrtr {"rounds": n}        → InputRequiredResult asking (elicitation/create, key "ask")
 //	                            for a name n times, state bound to this process; then
@@ -370,13 +371,10 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		s.mu.Unlock()
 		s.notify("notifications/tools/list_changed", s.listChangedParams())
 		s.reply(id, text("changed"))
-	case "changeuntagged":
-		s.notify("notifications/tools/list_changed", `{}`)
-		s.reply(id, text("changed, untagged"))
-	case "mrtr":
-		s.mrtr(id, params)
 	default:
-		s.replyErr(id, -32602, "unknown tool "+p.Name, "")
+		if !s.modernCall(id, p.Name, params) {
+			s.replyErr(id, -32602, "unknown tool "+p.Name, "")
+		}
 	}
 }
 

@@ -89,6 +89,36 @@ func (s *server) listChangedParams() string {
 	return `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(s.listenID) + `}}`
 }
 
+// modernCall runs the tools only the modern fake has; it reports whether
+// name is one.
+func (s *server) modernCall(id json.RawMessage, name string, params json.RawMessage) bool {
+	switch name {
+	case "endlisten":
+		s.endListen()
+		s.reply(id, text("listen ended"))
+	case "changeuntagged":
+		s.notify("notifications/tools/list_changed", `{}`)
+		s.reply(id, text("changed, untagged"))
+	case "mrtr":
+		s.mrtr(id, params)
+	default:
+		return false
+	}
+	return true
+}
+
+// endListen answers the open subscriptions/listen, which ends it (MCP
+// 2026-07-28 basic/patterns/subscriptions "Graceful Closure").
+func (s *server) endListen() {
+	s.mu.Lock()
+	id := s.listenID
+	s.listenID = nil
+	s.mu.Unlock()
+	if id != nil {
+		s.reply(id, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":`+string(id)+`}}`)
+	}
+}
+
 func hasLogLevel(params json.RawMessage) bool {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
