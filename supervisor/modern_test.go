@@ -140,10 +140,10 @@ func TestModernRequestMetaKeepsEveryOtherByte(t *testing.T) {
 		name: "legacy client",
 		peer: legacyClient,
 		sent: `{"name":"args","_meta":{"x.example/trace":{"big":18446744073709551617},"io.modelcontextprotocol/protocolVersion":"2099-01-01"},` +
-			`"arguments":{"n":9007199254740993,"z":[1,2.50,"é"],"a":{}},"task":{"ttl":5},"zzz-unknown":null}`,
+			`"arguments":{"n":9007199254740993,"z":[1,2.50,"é"],"a":{}},"task":{"ttl":5},"zzz-unknown":null,"\u00e9t\u00e9":"<ok>"}`,
 		want: `{"name":"args","_meta":{"x.example/trace":{"big":18446744073709551617},"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1.0"},` +
-			`"io.modelcontextprotocol/logLevel":"info"},"arguments":{"n":9007199254740993,"z":[1,2.50,"é"],"a":{}},"task":{"ttl":5},"zzz-unknown":null}`,
+			`"io.modelcontextprotocol/logLevel":"info"},"arguments":{"n":9007199254740993,"z":[1,2.50,"é"],"a":{}},"task":{"ttl":5},"zzz-unknown":null,"\u00e9t\u00e9":"<ok>"}`,
 	}, {
 		name: "modern client keeps its own _meta, version aside",
 		peer: modernClient,
