@@ -124,6 +124,8 @@ func (u *Upstream) handshakeModern(ctx context.Context, s *session, version stri
 	}
 	s.protocol, s.era = version, EraModern
 	s.capabilities, s.serverInfo = d.Capabilities, d.Meta.ServerInfo
+	u.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", u.name,
+		"protocolVersion", version, "serverInfo", string(d.Meta.ServerInfo), "capabilities", string(d.Capabilities))
 	if d.toolsListChanged() {
 		if err := u.openListen(ctx, s); err != nil {
 			return nil, &stepError{"subscriptions/listen", err}

@@ -91,15 +91,15 @@ type session struct {
 	proc     *process
 	conn     *conn
 	protocol string
-	run      uint64 // this run's number, from 1; see CallRun
-	era      string // EraLegacy or EraModern, set by the handshake
+	run      uint64         // this run's number, from 1; see CallRun
+	era      string         // EraLegacy or EraModern, set by the handshake
+	done     chan struct{}  // closed when the run is over and pending calls failed
+	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
+	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
 	// capabilities and serverInfo are what a modern server's
 	// server/discover answered, raw; nil for a legacy server.
 	capabilities, serverInfo json.RawMessage
-	done                     chan struct{}  // closed when the run is over and pending calls failed
-	active                   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
-	served                   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
