@@ -454,3 +454,49 @@ func TestModernInputRoundsAreBounded(t *testing.T) {
 		t.Errorf("err = %v, want the client's -32601", err)
 	}
 }
+
+func TestModernServerOfAnotherVersionFailsClearly(t *testing.T) {
+	_, u, _ := modernFake(t, map[string]string{"MCP_FAKE_MODERN_SUPPORTED": `["2099-01-01"]`})
+	err := u.Start(context.Background())
+	if err == nil {
+		t.Fatal("a server that speaks only 2099-01-01 started")
+	}
+	for _, want := range []string{`server "fake"`, "initialize", "supports only 2099-01-01", "2026-07-28"} {
+		contains(t, "error", err.Error(), want)
+	}
+	// One that also lists a legacy version is not modern-only: its
+	// refusal is an ordinary failed initialize.
+	_, u2, _ := modernFake(t, map[string]string{"MCP_FAKE_MODERN_SUPPORTED": `["2026-07-28","2025-06-18"]`})
+	err = u2.Start(context.Background())
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32022 {
+		t.Fatalf("err = %v, want the server's -32022", err)
+	}
+	if u2.Status().Era != "" {
+		t.Errorf("era %q for a server that never started", u2.Status().Era)
+	}
+}
+
+func TestModernCancellationReachesTheServer(t *testing.T) {
+	cancelFile := filepath.Join(t.TempDir(), "cancelled")
+	_, u, _ := modernFake(t, map[string]string{"MCP_FAKE_CANCEL_FILE": cancelFile})
+	if err := u.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(t.TempDir(), "started")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":10000,"started":"`+started+`"}}`), &modernPeer{session: "a"})
+		done <- err
+	}()
+	fakeserver.WaitFile(t, started)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(cancelFile)
+		return strings.Contains(string(b), `"requestId":`)
+	})
+}

@@ -47,6 +47,7 @@
 //	                           answer server/discover and subscriptions/listen; reject
 //	                           any request without the required _meta with -32602
 //	MCP_FAKE_RECORD_FILE=<path> append "<method> <params>" per request received
+//	MCP_FAKE_MODERN_SUPPORTED=<json> the "supported" list initialize is refused with
 //
 // and, in modern mode, the tools
 //

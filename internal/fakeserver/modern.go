@@ -23,7 +23,7 @@ func (s *server) modernHandle(id json.RawMessage, method string, params json.Raw
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(params, &p)
-		s.replyErr(id, -32022, "Unsupported protocol version", fmt.Sprintf(`{"supported":[%q],"requested":%q}`, modernVersion, p.ProtocolVersion))
+		s.replyErr(id, -32022, "Unsupported protocol version", fmt.Sprintf(`{"supported":%s,"requested":%q}`, supported(), p.ProtocolVersion))
 		return false
 	}
 	var p struct {
@@ -53,6 +53,15 @@ func (s *server) modernHandle(id json.RawMessage, method string, params json.Raw
 		return true
 	}
 	return false
+}
+
+// supported is the version list the fake refuses initialize with:
+// MCP_FAKE_MODERN_SUPPORTED (a JSON array), by default [modernVersion].
+func supported() string {
+	if v := os.Getenv("MCP_FAKE_MODERN_SUPPORTED"); v != "" {
+		return v
+	}
+	return `["` + modernVersion + `"]`
 }
 
 // record appends "<method> <params>" to MCP_FAKE_RECORD_FILE, if set.
