@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -499,4 +500,42 @@ func TestModernCancellationReachesTheServer(t *testing.T) {
 		b, _ := os.ReadFile(cancelFile)
 		return strings.Contains(string(b), `"requestId":`)
 	})
+}
+
+// killingPeer kills the server before it answers an input request.
+type killingPeer struct {
+	modernPeer
+	t *testing.T
+	u *Upstream
+}
+
+func (p *killingPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	_ = syscall.Kill(p.u.Status().PID, syscall.SIGKILL)
+	waitFor(p.t, func() bool { return p.u.Status().State == StateExited })
+	return p.modernPeer.Request(ctx, method, params)
+}
+
+// The rounds belong to the process that issued the requestState: if it
+// dies meanwhile, the call fails; it is not retried on a new process.
+func TestModernInputRoundsStayOnTheirRun(t *testing.T) {
+	_, u, rec := modernFake(t, nil)
+	p := &killingPeer{modernPeer: modernPeer{session: "a", names: []string{"ann"}}, t: t, u: u}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := u.Call(ctx, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1}}`), p)
+	if !errors.Is(err, ErrExited) {
+		t.Fatalf("err = %v, want the server's exit", err)
+	}
+	if st := u.Status(); st.State != StateExited || st.Restarts != 0 {
+		t.Errorf("state %s after %d restarts; the retry must not start a new run", st.State, st.Restarts)
+	}
+	calls := 0
+	for _, line := range recorded(t, rec) {
+		if strings.HasPrefix(line, "tools/call ") {
+			calls++
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the server got %d tools/call, want 1", calls)
+	}
 }
