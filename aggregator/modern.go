@@ -205,6 +205,13 @@ func (p *modernPeer) Notify(_ context.Context, method string, params json.RawMes
 	_ = p.out.event(jsonrpc.Notification(method, params))
 }
 
+// Client describes the modern client from its request's _meta (nil
+// fields keep what the params' _meta holds). Modern: an upstream's
+// InputRequiredResult comes back to it as sent (SPEC §4.6).
+func (p *modernPeer) Client() supervisor.ClientInfo {
+	return supervisor.ClientInfo{Modern: true}
+}
+
 // Session is the request's own: a modern client has no session, so what a
 // server sends outside this call is never attributed to it.
 func (p *modernPeer) Session() string { return "modern:" + string(p.req.id) + fmt.Sprintf(":%p", p) }

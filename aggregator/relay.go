@@ -48,6 +48,16 @@ func (p *peer) wantsLevel(params json.RawMessage) bool {
 // Session identifies the client session.
 func (p *peer) Session() string { return p.s.id }
 
+// Client describes the session's legacy client for a modern upstream's
+// request _meta (SPEC §7.8): the capabilities and clientInfo it sent at
+// initialize, raw, and its logging/setLevel. Modern is false: the
+// supervisor asks this client through Request, round after round (§4.6).
+func (p *peer) Client() supervisor.ClientInfo {
+	p.s.mu.Lock()
+	defer p.s.mu.Unlock()
+	return supervisor.ClientInfo{Capabilities: p.s.caps, Info: p.s.info, LogLevel: p.s.level}
+}
+
 // Request relays a server-to-client request (sampling/createMessage,
 // elicitation/create, roots/list) on the call's stream under an id of the
 // gateway's, and returns the client's result raw. A client that did not

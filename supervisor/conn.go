@@ -29,6 +29,11 @@ type Peer interface {
 	// outside any request is relayed only when one session can have caused
 	// it.
 	Session() string
+	// Client describes the calling client for a modern upstream's request
+	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
+	// whether the client takes an InputRequiredResult itself (Modern) or
+	// the supervisor must ask it through Request (SPEC §4.6).
+	Client() ClientInfo
 }
 
 // noteQueue is how many notifications may wait for a slow client per call;
@@ -63,8 +68,15 @@ type conn struct {
 	dead    chan struct{} // closed with err
 
 	// onToolsChanged is called (on the read goroutine) when the server sends
-	// notifications/tools/list_changed.
+	// notifications/tools/list_changed (modern: tagged with sub's id).
 	onToolsChanged func()
+
+	// modern is set once the server is known to speak 2026-07-28 or later:
+	// from then on every request carries request _meta (modern.go).
+	modern atomic.Pointer[modernConn]
+	// sub is the gateway's own subscriptions/listen on a modern server
+	// (listen.go); nil if none.
+	sub atomic.Pointer[subscription]
 
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
@@ -75,6 +87,9 @@ type pendingCall struct {
 	ctx   context.Context
 	// token is the client's own progressToken, raw; nil when none.
 	token json.RawMessage
+	// logs says the request's _meta asks a modern server for log messages
+	// (io.modelcontextprotocol/logLevel), so they may be relayed to it.
+	logs bool
 	// notes carries notifications to peer in order; sent to only while the
 	// call is in c.pending (under c.mu), closed by call once it is not.
 	notes     chan note
@@ -162,6 +177,12 @@ func (c *conn) write(line []byte) error {
 func (c *conn) call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx}
+	if m := c.modern.Load(); m != nil {
+		var err error
+		if params, pc.logs, err = m.stamp(params, peer); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
+		}
+	}
 	if peer != nil && len(params) > 0 {
 		var err error
 		params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id))
@@ -308,7 +329,10 @@ func (c *conn) dispatch(msg *jsonrpc.Message) {
 		}
 		pc := c.take(id)
 		if pc == nil {
-			return // cancelled or timed out: a late reply is dropped
+			// The end of the gateway's own subscription, or the late reply
+			// of a call cancelled or timed out, which is dropped.
+			c.subscriptionEnded(id, msg)
+			return
 		}
 		if len(msg.Error) > 0 {
 			pc.reply <- reply{err: jsonrpc.DecodeError(msg.Error)}
@@ -344,8 +368,11 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		}
 		c.enqueue(pc, note{msg.Method, jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", pc.token))})
 	case "notifications/message":
+		// A modern server sends log messages only for requests that set a
+		// logLevel (MCP 2026-07-28 server/utilities/logging), and stdio
+		// ties them to no request id: only calls that asked are candidates.
 		c.mu.Lock()
-		pc := c.soleCaller()
+		pc := c.soleCaller(c.modern.Load() != nil)
 		if pc != nil {
 			c.enqueue(pc, note{msg.Method, msg.Params})
 		}
@@ -354,9 +381,14 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 			c.log.Line(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
 	case "notifications/tools/list_changed":
+		if c.modern.Load() != nil && !c.onSubscription(msg.Params) {
+			return // not on the gateway's listen stream (MCP 2026-07-28 stdio)
+		}
 		if c.onToolsChanged != nil {
 			c.onToolsChanged()
 		}
+	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
+		c.subscriptionNote(msg)
 	}
 }
 
@@ -372,7 +404,7 @@ func (c *conn) request(msg *jsonrpc.Message) {
 		return
 	}
 	c.mu.Lock()
-	pc, busy := c.soleCaller(), len(c.pending) > 0
+	pc, busy := c.soleCaller(false), len(c.pending) > 0
 	c.mu.Unlock()
 	if pc == nil && busy && msg.Method != "roots/list" {
 		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
@@ -408,16 +440,17 @@ func (c *conn) request(msg *jsonrpc.Message) {
 }
 
 // soleCaller returns the most recent pending call with a client, if every
-// pending call with a client comes from the same session; else nil. Call
-// with c.mu held.
-func (c *conn) soleCaller() *pendingCall {
+// pending call with a client comes from the same session; else nil. With
+// logsOnly, only calls that asked for log messages count. Call with c.mu
+// held.
+func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 	var (
 		best    int64
 		pc      *pendingCall
 		session string
 	)
 	for id, p := range c.pending {
-		if p.peer == nil {
+		if p.peer == nil || (logsOnly && !p.logs) {
 			continue
 		}
 		if pc != nil && p.peer.Session() != session {
@@ -473,4 +506,11 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// failure returns why the connection died (nil while it lives).
+func (c *conn) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }

@@ -10,6 +10,15 @@
 //   - stdout is read as newline-delimited JSON-RPC by our own reader, lines
 //     up to 64 MiB; non-JSON lines are logged and skipped (§7.4).
 //   - stderr goes to the log line by line with secrets masked (§7.4, §7.5).
+//   - Servers of either era (§7.8): each is first sent initialize at the
+//     newest legacy version; one that refuses with -32022 listing only
+//     modern versions (2026-07-28 on) is driven as modern: server/discover,
+//     request _meta on every request (meta.go), its own
+//     subscriptions/listen for tool list changes (listen.go). Status.Era
+//     says which (modern.go). A modern server's InputRequiredResult goes
+//     back as sent to a modern client, whose retry CallRun sends to the
+//     same process; for a legacy client the supervisor asks the client and
+//     retries itself (mrtr.go, SPEC §4.6).
 //
 // Results, params and errors are relayed as raw JSON; see package jsonrpc.
 package supervisor

@@ -23,6 +23,8 @@ type sessionPeer struct {
 
 func (p *sessionPeer) Session() string { return p.id }
 
+func (p *sessionPeer) Client() ClientInfo { return ClientInfo{} }
+
 func (p *sessionPeer) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if p.block != nil {
 		select {

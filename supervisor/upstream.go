@@ -54,6 +54,10 @@ type Status struct {
 	LastExit  string    `json:"lastExit,omitempty"`
 	LastError string    `json:"lastError,omitempty"`
 	Protocol  string    `json:"protocolVersion,omitempty"`
+	// Era is how the gateway drives the server: EraLegacy ("legacy") or
+	// EraModern ("modern"), SPEC §7.8; "" until it first started. It stays
+	// the last run's while the server is not running.
+	Era string `json:"era,omitempty"`
 }
 
 // Upstream is one configured server. Its methods are safe for concurrent
@@ -75,6 +79,7 @@ type Upstream struct {
 	lastExit  string
 	lastError string
 	tools     []Tool
+	era       string // the last run's
 	calls     atomic.Int64
 	stopped   bool
 
@@ -86,9 +91,15 @@ type session struct {
 	proc     *process
 	conn     *conn
 	protocol string
+	run      uint64         // this run's number, from 1; see CallRun
+	era      string         // EraLegacy or EraModern, set by the handshake
 	done     chan struct{}  // closed when the run is over and pending calls failed
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
 	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
+
+	// capabilities and serverInfo are what a modern server's
+	// server/discover answered, raw; nil for a legacy server.
+	capabilities, serverInfo json.RawMessage
 
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
@@ -119,7 +130,7 @@ func (u *Upstream) Status() Status {
 	defer u.mu.Unlock()
 	st := Status{
 		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.tools),
-		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError,
+		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
 		st.PID = u.cur.proc.pid
@@ -137,28 +148,72 @@ func (u *Upstream) Start(ctx context.Context) error {
 }
 
 // Call sends a request (tools/call) to the server, starting it first if it
-// is not running (SPEC §7.2), and returns the raw result. Upstream JSON-RPC
-// errors come back as *jsonrpc.Error unchanged; other errors name the
-// server and say why (exited with status and stderr tail, backing off, …).
+// is not running (SPEC §7.2), and returns the raw result. It is CallRun on
+// any run; see there for modern servers and errors.
 func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, _, err := u.CallRun(ctx, 0, method, params, peer)
+	return res, err
+}
+
+// ErrRunEnded is CallRun's error when the run it names is no longer the
+// server's live process: the state a modern server's requestState refers
+// to is gone with it (SPEC §4.6). The client must start the call over.
+var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
+
+// CallRun sends a request to one run (process) of the server and returns
+// the raw result and the run that served it. run 0 means any: the live
+// run, started first if none is (SPEC §7.2). A non-zero run that is not
+// the live process fails at once with an error naming the server and
+// matching ErrRunEnded; nothing is started for it.
+//
+// For a modern server (SPEC §7.8) the request carries request _meta from
+// peer.Client() (see ClientInfo), and a tools/call, prompts/get or
+// resources/read answered with an InputRequiredResult ({"resultType":
+// "input_required", "inputRequests": {key: {"method", "params"}},
+// "requestState": string}) is returned as sent if the client is modern;
+// for a legacy client the supervisor asks it through peer.Request and
+// retries on the same run, round after round (mrtr.go; SPEC §4.6).
+// Retries of a modern client's rounds go to the run that answered, so
+// the caller passes servedBy back as run.
+//
+// Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
+// ctx's errors as they are; other errors name the server and say why
+// (exited with status and stderr tail, backing off, …).
+func (u *Upstream) CallRun(ctx context.Context, run uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
 	u.calls.Add(1)
-	s, err := u.acquire(ctx)
+	s, err := u.acquireRun(ctx, run)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer s.active.Done()
-	res, err := s.conn.call(ctx, method, params, peer)
+	res, err := u.exchange(ctx, s, method, params, peer)
 	var rpcErr *jsonrpc.Error
 	if err == nil || errors.As(err, &rpcErr) {
 		s.served.Store(true) // the server answered: it is not crash-looping
 	}
 	if err != nil {
 		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
+			return nil, s.run, err
 		}
-		return nil, fmt.Errorf("server %q: %w", u.name, err)
+		return nil, s.run, fmt.Errorf("server %q: %w", u.name, err)
 	}
-	return res, nil
+	return res, s.run, nil
+}
+
+// acquireRun is acquire for CallRun: run 0 is any run, another must be
+// the live one.
+func (u *Upstream) acquireRun(ctx context.Context, run uint64) (*session, error) {
+	if run == 0 {
+		return u.acquire(ctx)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := u.cur
+	if s == nil || s.run != run || s.conn.failure() != nil {
+		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, run, ErrRunEnded)
+	}
+	s.active.Add(1)
+	return s, nil
 }
 
 // Notify sends a notification to the running server; it does nothing if
@@ -224,10 +279,10 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 			u.restarts++
 		}
 		u.runs++
-		spec, prepared := u.spec, u.prepared
+		spec, prepared, run := u.spec, u.prepared, uint64(u.runs)
 		u.mu.Unlock()
 
-		s, err := u.start(spec, prepared)
+		s, err := u.start(spec, prepared, run)
 
 		u.mu.Lock()
 		u.starting = nil
@@ -256,11 +311,13 @@ func (u *Upstream) session(ctx context.Context) (*session, error) {
 		changed := !sameTools(u.tools, s.tools)
 		u.tools = s.tools
 		u.cur = s.s
+		u.era = s.s.era
 		u.state = StateRunning
 		u.lastError = ""
 		u.mu.Unlock()
 		close(done)
-		u.opts.Logger.Info("server ready", "server", u.name, "pid", s.s.proc.pid, "tools", len(s.tools), "protocolVersion", s.s.protocol)
+		u.opts.Logger.Info("server ready", "server", u.name, "pid", s.s.proc.pid, "tools", len(s.tools),
+			"protocolVersion", s.s.protocol, "era", s.s.era)
 		if changed && u.opts.OnToolsChanged != nil {
 			u.opts.OnToolsChanged(u.name)
 		}
@@ -297,7 +354,7 @@ type started struct {
 
 // start prepares (once), spawns, initialises and lists tools, bounded by
 // the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, error) {
+func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
 	env := Environ(u.opts.BaseEnv, spec.Env)
@@ -328,7 +385,7 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool) (started, erro
 		return started{}, err
 	}
 	c := newConn(u.name, u.opts.Log, proc)
-	s := &session{proc: proc, conn: c, done: make(chan struct{})}
+	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
 	u.sessions.Add(1)
 	go u.own(s)
@@ -417,7 +474,9 @@ func (u *Upstream) own(s *session) {
 	}
 }
 
-// handshake runs initialize, notifications/initialized and tools/list.
+// handshake runs initialize, notifications/initialized and tools/list. A
+// server that refuses initialize as modern only is driven as modern
+// instead (SPEC §7.8, modern.go).
 func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
@@ -430,6 +489,13 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	})
 	res, err := s.conn.call(ctx, "initialize", params, nil)
 	if err != nil {
+		version, modern, verr := modernRefusal(err)
+		if verr != nil {
+			return nil, &stepError{"initialize", verr}
+		}
+		if modern {
+			return u.handshakeModern(ctx, s, version)
+		}
 		return nil, &stepError{"initialize", err}
 	}
 	var init struct {
@@ -438,7 +504,7 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	if err := json.Unmarshal(res, &init); err != nil {
 		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
-	s.protocol = init.ProtocolVersion
+	s.protocol, s.era = init.ProtocolVersion, EraLegacy
 	if err := s.conn.notify("notifications/initialized", nil); err != nil {
 		return nil, &stepError{"initialize", err}
 	}

@@ -241,6 +241,8 @@ func (p *recordingPeer) Notify(_ context.Context, method string, params json.Raw
 
 func (p *recordingPeer) Session() string { return "s1" }
 
+func (p *recordingPeer) Client() ClientInfo { return ClientInfo{} }
+
 func (p *recordingPeer) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "sampling/createMessage" {
 		return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"m"}`), nil

@@ -335,13 +335,13 @@ func printStatus(w io.Writer, doc statusDoc) {
 		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
 	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
+	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
 	for _, s := range doc.Servers {
 		pid, up := "-", "-"
 		if s.PID > 0 {
 			pid, up = fmt.Sprint(s.PID), duration(s.UptimeSeconds)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, s.Restarts, s.Tools, s.Calls,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
 			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
 	}
 	tw.Flush()
@@ -468,6 +468,18 @@ func controlFailed(stderr io.Writer, cmd, runDir string, err error) int {
 
 func duration(seconds int64) string {
 	return (time.Duration(seconds) * time.Second).String()
+}
+
+// protocol shows a server's protocol version with its era (SPEC §7.8),
+// "2026-07-28 (modern)"; the era alone while the server is not running.
+func protocol(st supervisor.Status) string {
+	switch {
+	case st.Protocol != "" && st.Era != "":
+		return st.Protocol + " (" + st.Era + ")"
+	case st.Protocol != "":
+		return st.Protocol
+	}
+	return orDash(st.Era)
 }
 
 func orDash(s string) string {

@@ -40,6 +40,24 @@
 //	changeflood {"n": k}      → send k tools/list_changed at once, then text "flooded"
 //	lists                     → text content: how many tools/list it has answered
 //	endless                   → write "x" to stdout forever, with no newline
+//
+// Modern mode (MCP 2026-07-28; see modern.go):
+//
+//	MCP_FAKE_MODERN=1          refuse initialize with -32022 listing only 2026-07-28;
+//	                           answer server/discover and subscriptions/listen; reject
+//	                           any request without the required _meta with -32602
+//	MCP_FAKE_RECORD_FILE=<path> append "<method> <params>" per request received
+//	MCP_FAKE_MODERN_SUPPORTED=<json> the "supported" list initialize is refused with
+//
+// and, in modern mode, the tools
+//
+//	change                    → list_changed on the listen stream (tagged with its id)
+//	changeuntagged            → list_changed not tagged with any subscription
+//	endlisten                 → end the listen stream gracefully (answer its request)
+//	log                       → a notifications/message only if the request set a logLevel
+//	mrtr {"rounds": n}        → InputRequiredResult asking (elicitation/create, key "ask")
+//	                            for a name n times, state bound to this process; then
+//	                            text "hello <names>"
 package fakeserver
 
 import (
@@ -71,6 +89,9 @@ type server struct {
 	waits  map[string]chan json.RawMessage
 	tools  string
 	lists  int // tools/list answered
+
+	modern   bool
+	listenID json.RawMessage // the open subscriptions/listen's id (modern)
 }
 
 // Main runs the fake server on stdin/stdout until stdin closes, and
@@ -91,7 +112,8 @@ func Main() int {
 		n, _ := strconv.Atoi(code)
 		return n
 	}
-	s := &server{out: bufio.NewWriterSize(os.Stdout, 1<<20), banner: os.Getenv("MCP_FAKE_BANNER") != "", waits: map[string]chan json.RawMessage{}}
+	s := &server{out: bufio.NewWriterSize(os.Stdout, 1<<20), banner: os.Getenv("MCP_FAKE_BANNER") != "", waits: map[string]chan json.RawMessage{},
+		modern: os.Getenv("MCP_FAKE_MODERN") != ""}
 	s.tools = os.Getenv("MCP_FAKE_TOOLS")
 	if p := os.Getenv("MCP_FAKE_TOOLS_FILE"); p != "" {
 		b, _ := os.ReadFile(p)
@@ -162,6 +184,9 @@ func (s *server) writeRaw(line string) {
 }
 
 func (s *server) reply(id json.RawMessage, result string) {
+	if s.modern {
+		result = withResultType(result)
+	}
 	s.writeRaw(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`)
 	if s.banner {
 		s.writeRaw("")
@@ -187,6 +212,9 @@ func text(t string) string {
 }
 
 func (s *server) handle(id json.RawMessage, method string, params json.RawMessage) {
+	if s.modern && !s.modernHandle(id, method, params) {
+		return
+	}
 	switch method {
 	case "initialize":
 		if ms, _ := strconv.Atoi(os.Getenv("MCP_FAKE_START_DELAY")); ms > 0 {
@@ -296,7 +324,9 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		}
 		s.reply(id, text("done"))
 	case "log":
-		s.notify("notifications/message", `{"level":"warning","logger":"fake","data":{"msg":"hello from the fake"}}`)
+		if !s.modern || hasLogLevel(params) {
+			s.notify("notifications/message", `{"level":"warning","logger":"fake","data":{"msg":"hello from the fake"}}`)
+		}
 		s.reply(id, text("logged"))
 	case "sample":
 		res := s.request("sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`)
@@ -347,10 +377,12 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		s.mu.Lock()
 		s.tools = os.Getenv("MCP_FAKE_TOOLS2")
 		s.mu.Unlock()
-		s.notify("notifications/tools/list_changed", `{}`)
+		s.notify("notifications/tools/list_changed", s.listChangedParams())
 		s.reply(id, text("changed"))
 	default:
-		s.replyErr(id, -32602, "unknown tool "+p.Name, "")
+		if !s.modernCall(id, p.Name, params) {
+			s.replyErr(id, -32602, "unknown tool "+p.Name, "")
+		}
 	}
 }
 

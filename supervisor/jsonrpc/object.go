@@ -12,9 +12,13 @@ import (
 type Field struct {
 	Key   string
 	Value json.RawMessage
+	// rawKey is the key as it was written ("\u00e9" stays so), for
+	// Encode; nil for a member made here.
+	rawKey []byte
 }
 
 // Fields splits a JSON object into its members, in order, values raw.
+// Encode writes them back with their keys as written.
 func Fields(obj json.RawMessage) ([]Field, error) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	tok, err := dec.Token()
@@ -26,16 +30,18 @@ func Fields(obj json.RawMessage) ([]Field, error) {
 	}
 	var out []Field
 	for dec.More() {
+		before := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("read object: %w", err)
 		}
 		key, _ := tok.(string)
+		rawKey := bytes.TrimLeft(obj[before:dec.InputOffset()], " \t\r\n,")
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, fmt.Errorf("read object member %q: %w", key, err)
 		}
-		out = append(out, Field{Key: key, Value: v})
+		out = append(out, Field{Key: key, Value: v, rawKey: rawKey})
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, fmt.Errorf("read object: %w", err)
@@ -80,7 +86,11 @@ func Encode(fields []Field) json.RawMessage {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, f.Key)
+		if len(f.rawKey) > 0 {
+			b = append(b, f.rawKey...)
+		} else {
+			b = appendString(b, f.Key)
+		}
 		b = append(b, ':')
 		b = append(b, f.Value...)
 	}
