@@ -20,6 +20,7 @@ type Gateway struct {
 	log     *slog.Logger
 	version string
 	reg     atomic.Pointer[registry]
+	states  *sealer // requestStates of the MRTR bridge (state.go)
 
 	rebuildMu sync.Mutex
 
@@ -30,7 +31,7 @@ type Gateway struct {
 // New builds the gateway over the upstreams, in config-key order. Call
 // Rebuild after the upstreams have started.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger) *Gateway {
-	g := &Gateway{ups: ups, log: log, version: version}
+	g := &Gateway{ups: ups, log: log, version: version, states: newSealer()}
 	g.reg.Store(&registry{routes: map[string]route{}})
 	return g
 }
@@ -84,6 +85,7 @@ func (g *Gateway) CancelCalls(message string) {
 			s.mu.Unlock()
 		}
 		h.stopListeners()
+		h.cancelBridges(cause)
 	}
 }
 
@@ -117,41 +119,61 @@ func (g *Gateway) allHandlers() []*handler {
 // bad params, CodeServerUnavailable when the server could not serve, or
 // the cause a shutdown cancelled the call with.
 func (g *Gateway) callTool(ctx context.Context, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	res, _, _, err := g.callToolRun(ctx, 0, params, p)
+	return res, err
+}
+
+// toolRoute returns the route of a tools/call's params.name.
+func (g *Gateway) toolRoute(params json.RawMessage) (route, string, error) {
 	if params == nil || params[0] != '{' {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
+		return route{}, "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
 	}
 	rawName, _ := jsonrpc.Member(params, "name")
 	name, ok := jsonrpc.Text(rawName)
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
+		return route{}, "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
 	}
 	rt, ok := g.reg.Load().routes[name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
+		return route{}, name, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
+	}
+	return rt, name, nil
+}
+
+// callToolRun is callTool on one process of the server (run; 0: any, see
+// supervisor.Upstream.CallRun), returning the process that served it and
+// the route taken.
+func (g *Gateway) callToolRun(ctx context.Context, run uint64, params json.RawMessage, p supervisor.Peer) (json.RawMessage, uint64, route, error) {
+	rt, name, err := g.toolRoute(params)
+	if err != nil {
+		return nil, 0, rt, err
 	}
 	if err := checkProgressToken(params); err != nil {
-		return nil, err
+		return nil, 0, rt, err
 	}
 	if rt.tool != name {
 		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(rt.tool))
 	}
-	res, err := rt.upstream.Call(ctx, "tools/call", params, p)
+	res, served, err := rt.upstream.CallRun(ctx, run, "tools/call", params, p)
 	if err != nil {
 		var why *jsonrpc.Error
 		if ctx.Err() != nil && errors.As(context.Cause(ctx), &why) {
-			return nil, why // cancelled by the gateway, which says why (CancelCalls)
+			return nil, 0, rt, why // cancelled by the gateway, which says why (CancelCalls)
 		}
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
-			return nil, rpcErr
+			return nil, 0, rt, rpcErr
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+		if errors.Is(err, supervisor.ErrRunEnded) {
+			return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
 	}
 	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("server %q answered tools/call with a result that is not a JSON object", rt.upstream.Name())}
 	}
-	return res, nil
+	return res, served, rt, nil
 }
 
 // checkProgressToken refuses a params._meta.progressToken that is neither

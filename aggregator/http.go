@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"net"
@@ -27,6 +28,10 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps one request body (default 64 MiB; SPEC §3.9 needs
 	// at least 8 MiB). Larger bodies get 413.
 	MaxBodyBytes int64
+	// StateTTL is how long an MRTR requestState the gateway issues is good
+	// for, and how long a parked call waits for its retry (default 10 min,
+	// SPEC §4.6).
+	StateTTL time.Duration
 	// Health produces the /health document.
 	Health func() any
 }
@@ -36,6 +41,7 @@ const (
 	DefaultSessionTimeout = time.Hour
 	DefaultMaxSessions    = 100
 	DefaultMaxBodyBytes   = 64 << 20
+	DefaultStateTTL       = 10 * time.Minute
 )
 
 // Handler returns the HTTP handler: /mcp (Origin, auth, then the
@@ -52,7 +58,12 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{}}
+	if o.StateTTL <= 0 {
+		o.StateTTL = DefaultStateTTL
+	}
+	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
+		bridges: bridges{parked: map[string]*bridgeCall{}}}
+	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	g.handlersMu.Lock()
 	g.handlers = append(slices.Clip(g.handlers), h)
 	g.handlersMu.Unlock()

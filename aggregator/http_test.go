@@ -457,9 +457,9 @@ func TestProtocolVersionHeader(t *testing.T) {
 }
 
 // The newest go-sdk client first tries the stateless 2026-07-28 protocol
-// (server/discover, no session) and must fall back to initialize: the
-// session-required 400 must not get in its way.
-func TestGoSDKClientNegotiatesDown(t *testing.T) {
+// (server/discover, no session), which the gateway now serves (issue 13);
+// a client pinned to a legacy version still gets a session (below).
+func TestGoSDKClientPicksTheNewestVersion(t *testing.T) {
 	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
 	cl := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -469,8 +469,8 @@ func TestGoSDKClientNegotiatesDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-		t.Errorf("negotiated %s, want 2025-11-25", v)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("negotiated %s, want 2026-07-28", v)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 	if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {

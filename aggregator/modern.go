@@ -1,14 +1,11 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
@@ -135,19 +132,18 @@ func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 	writeParts(w, http.StatusOK, resultParts(req.id, append(page[:len(page)-1:len(page)-1], tail...)))
 }
 
-// modernCall relays a modern tools/call. Closing its response stream
-// cancels it upstream (MCP 2026-07-28 Cancellation): the call runs on the
-// request's context. Its progress and log messages (at or above _meta's
-// logLevel) travel on its own SSE response.
+// modernCall relays a modern tools/call as a bridged call (bridge.go):
+// closing its response stream cancels it upstream (MCP 2026-07-28
+// Cancellation); its progress and log messages (at or above _meta's
+// logLevel) travel on its own SSE response; a retry with a requestState
+// resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	name, _ := jsonrpc.Member(req.params, "name")
-	if s, _ := jsonrpc.Text(name); s != "" {
-		if rt, ok := h.g.reg.Load().routes[s]; ok {
-			if e := checkParamHeaders(r, req.params, rt.headers); e != nil {
-				e.id = req.id
-				writeError(w, e)
-				return
-			}
+	rt, name, err := h.g.toolRoute(req.params)
+	if err == nil {
+		if e := checkParamHeaders(r, req.params, rt.headers); e != nil {
+			e.id = req.id
+			writeError(w, e)
+			return
 		}
 	}
 	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
@@ -156,18 +152,65 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 	if given && !jsonOK && out.openSSE() != nil {
 		return
 	}
-	out.armSSE()
-	p := &modernPeer{req: req, out: out}
-	res, err := h.g.callTool(r.Context(), req.params, p)
 	if err != nil {
-		if r.Context().Err() != nil && !errors.As(context.Cause(r.Context()), new(*jsonrpc.Error)) {
-			out.close() // the client closed the stream: nothing more is sent
-			return
-		}
 		out.finish(errorParts(req.id, err)...)
 		return
 	}
-	out.finish(resultParts(req.id, withResultType(res))...)
+	tok, _ := bearer(r.Header.Get("Authorization"))
+	token := tokenDigest(tok)
+	params, run := req.params, uint64(0)
+	if raw, ok := jsonrpc.Member(params, "requestState"); ok {
+		st, err := h.openState(raw, token, name, rt)
+		if err != nil {
+			out.finish(errorParts(req.id, err)...)
+			return
+		}
+		if st.Kind == statePark {
+			h.resumeCall(req, st, out, r.Context().Done())
+			return
+		}
+		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.State))
+		run = st.Run
+	}
+	h.startBridge(req, name, token, run, params).await(req, out, r.Context().Done())
+}
+
+// openState verifies a retry's requestState (state.go): -32602 when it is
+// not a string this gateway sealed for this caller and tool, or has expired.
+func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (*requestState, error) {
+	text, ok := jsonrpc.Text(raw)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
+	}
+	st, err := h.g.states.open(text, token, tool, time.Now())
+	if err == nil && st.Kind == stateUpstream && st.Server != rt.upstream.Name() {
+		err = errStateForeign
+	}
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+	}
+	return st, nil
+}
+
+// resumeCall answers a parked call with the retry's inputResponses and
+// waits for its next round. Asks the client left unanswered are asked
+// again (MCP mrtr, Error Handling).
+func (h *handler) resumeCall(req *modernReq, st *requestState, out *stream, done <-chan struct{}) {
+	bc, err := h.resume(st)
+	if err != nil {
+		out.finish(errorParts(req.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
+		return
+	}
+	responses, _ := jsonrpc.Member(req.params, "inputResponses")
+	if missing := bc.answer(responses); len(missing) > 0 {
+		bc.park(missing)
+		out.finish(resultParts(req.id, bc.inputRequired(missing))...)
+		return
+	}
+	bc.mu.Lock()
+	bc.level = req.level
+	bc.mu.Unlock()
+	bc.await(req, out, done)
 }
 
 // withResultType returns a tools/call result with "resultType":"complete"
@@ -184,48 +227,6 @@ func withResultType(res json.RawMessage) json.RawMessage {
 		out = append(out, ',')
 	}
 	return append(out, body...)
-}
-
-// modernPeer relays what a server sends during a modern client's call.
-type modernPeer struct {
-	req *modernReq
-	out *stream
-}
-
-var _ supervisor.Peer = (*modernPeer)(nil)
-
-func (p *modernPeer) Notify(_ context.Context, method string, params json.RawMessage) {
-	if method == "notifications/message" && p.req.level != "" {
-		raw, _ := jsonrpc.Member(params, "level")
-		level, _ := jsonrpc.Text(raw)
-		if logLevels[level] < logLevels[p.req.level] {
-			return
-		}
-	}
-	_ = p.out.event(jsonrpc.Notification(method, params))
-}
-
-// Client describes the modern client from its request's _meta (nil
-// fields keep what the params' _meta holds). Modern: an upstream's
-// InputRequiredResult comes back to it as sent (SPEC §4.6).
-func (p *modernPeer) Client() supervisor.ClientInfo {
-	return supervisor.ClientInfo{Modern: true}
-}
-
-// Session is the request's own: a modern client has no session, so what a
-// server sends outside this call is never attributed to it.
-func (p *modernPeer) Session() string { return "modern:" + string(p.req.id) + fmt.Sprintf(":%p", p) }
-
-// Request answers a legacy server's server-to-client request during a
-// modern client's call. A client without the capability gets none: the
-// server gets -32601 (SPEC §4.6).
-func (p *modernPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !clientCan(p.req.caps, method) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("%s: the calling client did not declare this capability", method)}
-	}
-	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-		Message: fmt.Sprintf("%s: the gateway cannot relay server-to-client requests to MCP 2026-07-28 clients yet", method)}
 }
 
 // writeResult writes a result response as one JSON body.

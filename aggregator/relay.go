@@ -95,22 +95,13 @@ func (p *peer) Request(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
-// clientCan reports whether the client's initialize capabilities (raw)
-// declare what a server-to-client request needs (MCP 2025-06-18, Client
-// features): sampling, elicitation or roots.
+// clientCan reports whether the client's capabilities (raw: initialize's,
+// or a modern request's _meta clientCapabilities) declare what a
+// server-to-client request needs (MCP 2025-06-18, Client features):
+// sampling, elicitation or roots.
 func clientCan(caps json.RawMessage, method string) bool {
-	var need string
-	switch method {
-	case "sampling/createMessage":
-		need = "sampling"
-	case "elicitation/create":
-		need = "elicitation"
-	case "roots/list":
-		need = "roots"
-	default:
-		return false
-	}
-	if len(caps) == 0 || caps[0] != '{' {
+	need := capabilityOf(method)
+	if need == method || len(caps) == 0 || caps[0] != '{' {
 		return false
 	}
 	v, ok := jsonrpc.Member(caps, need)

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -43,6 +44,12 @@ type handler struct {
 
 	listenersMu sync.Mutex
 	listeners   map[*listener]struct{} // open subscriptions/listen streams
+
+	bridges bridges // modern clients' calls, and the parked ones (bridge.go)
+	// baseCtx is every bridged call's parent; cancelBase ends them all
+	// (CancelCalls, at shutdown).
+	baseCtx    context.Context
+	cancelBase context.CancelCauseFunc
 }
 
 var errUnknownSession = &httpError{status: http.StatusNotFound, code: -32001,
