@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 )
 
@@ -22,8 +22,6 @@ type Server struct {
 	Name string
 	Spec LaunchSpec
 }
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Parse validates the --config document and resolves every entry through
 // the first adapter that claims it. The result is sorted by name (SPEC
@@ -229,8 +227,8 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	envs := make(map[string]string, len(fields))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if !envName.MatchString(name) {
-			errs = append(errs, fmt.Errorf("envs: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", name))
+		if err := envname.Check(name); err != nil {
+			errs = append(errs, fmt.Errorf("envs: %w", err))
 			continue
 		}
 		var s string

@@ -8,18 +8,16 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 )
 
 //go:embed builtin.json
 var builtinJSON []byte
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Property types a catalog entry may declare (SPEC §6.2).
 const (
@@ -191,8 +189,8 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
-		if !envName.MatchString(k) {
-			return nil, fmt.Errorf("env: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", k)
+		if err := envname.Check(k); err != nil {
+			return nil, fmt.Errorf("env: %w", err)
 		}
 		if name, ok := placeholder(e.Env[k]); ok {
 			if _, declared := e.Properties[name]; !declared {

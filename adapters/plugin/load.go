@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/lines"
 )
 
@@ -420,8 +421,6 @@ func (a *external) Resolve(key string, e adapters.Entry) (adapters.LaunchSpec, [
 	return spec, warns, nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // checkSpec refuses a launch spec the supervisor could not run.
 func checkSpec(r resolveResponse) (adapters.LaunchSpec, error) {
 	noNUL := func(what, s string) error {
@@ -438,8 +437,8 @@ func checkSpec(r resolveResponse) (adapters.LaunchSpec, error) {
 		errs = append(errs, noNUL("argv", s))
 	}
 	for k, v := range r.Env {
-		if !envName.MatchString(k) {
-			errs = append(errs, fmt.Errorf("env: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", k))
+		if err := envname.Check(k); err != nil {
+			errs = append(errs, fmt.Errorf("env: %w", err))
 		}
 		errs = append(errs, noNUL("env "+k, v))
 	}
