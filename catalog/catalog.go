@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
@@ -60,14 +61,19 @@ type Catalog struct {
 	entries map[string]*Entry
 }
 
-// Builtin returns the catalog embedded in the binary (SPEC §6.1).
-func Builtin() *Catalog {
+// Builtin returns the catalog embedded in the binary (SPEC §6.1). It is
+// parsed once per process, not on every Load (every reload loads): a
+// Catalog and its entries are never changed once parsed, so one value
+// serves every caller.
+func Builtin() *Catalog { return builtin() }
+
+var builtin = sync.OnceValue(func() *Catalog {
 	c, err := Parse(builtinJSON, SourceBuiltin)
 	if err != nil {
 		panic("catalog: embedded builtin.json is invalid: " + err.Error())
 	}
 	return c
-}
+})
 
 // Load returns the built-in catalog merged with the override file at path
 // (SPEC §6.2): the file's entries add to or replace built-in ones by name.
