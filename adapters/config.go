@@ -28,7 +28,7 @@ type Server struct {
 // §4.1). Warnings are for the launcher's stderr. The error joins one error
 // per bad entry, each naming its key; values of envs never appear in it.
 func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
-	entries, err := decodeConfig(doc)
+	config, err := DecodeConfig(doc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,24 +37,62 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 		warnings []string
 		errs     []error
 	)
-	for _, key := range slices.Sorted(maps.Keys(entries)) {
-		spec, warns, err := resolveEntry(key, entries[key], list)
-		for _, w := range warns {
-			warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
-		}
+	for _, key := range config.Keys() {
+		srv, warns, err := config.Resolve(key, list)
+		warnings = append(warnings, warns...)
 		if err != nil {
-			// One line per problem, each naming the key.
-			for _, e := range errlist.Flatten(err) {
-				errs = append(errs, fmt.Errorf("server %q: %w", key, e))
-			}
+			errs = append(errs, errlist.Flatten(err)...)
 			continue
 		}
-		servers = append(servers, Server{Name: key, Spec: spec})
+		servers = append(servers, srv)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, warnings, err
 	}
 	return servers, warnings, nil
+}
+
+// Config is a --config document whose shape was checked (SPEC §5.1): its
+// entries, raw, by server name. Entries are resolved one at a time with
+// Resolve, so that a catalog reload (SPEC §6.3) can resolve each running
+// server again against a new adapter list.
+type Config map[string]json.RawMessage
+
+// DecodeConfig checks the document's shape (SPEC §5.1: an object, at most
+// MaxServers keys, none twice) without resolving any entry.
+func DecodeConfig(doc []byte) (Config, error) {
+	entries, err := decodeConfig(doc)
+	if err != nil {
+		return nil, err
+	}
+	return Config(entries), nil
+}
+
+// Keys returns the server names, sorted (SPEC §4.1).
+func (c Config) Keys() []string { return slices.Sorted(maps.Keys(c)) }
+
+// Resolve validates the entry named key and resolves it through the first
+// adapter in list that claims it (SPEC §9.1). Warnings and errors name the
+// key, as Parse's do; the error joins one error per problem, and values of
+// envs never appear in it.
+func (c Config) Resolve(key string, list []Adapter) (Server, []string, error) {
+	raw, ok := c[key]
+	if !ok {
+		return Server{}, nil, fmt.Errorf("server %q: not in the config", key)
+	}
+	spec, warns, err := resolveEntry(key, raw, list)
+	var warnings []string
+	for _, w := range warns {
+		warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
+	}
+	if err != nil {
+		var errs []error
+		for _, e := range errlist.Flatten(err) {
+			errs = append(errs, fmt.Errorf("server %q: %w", key, e))
+		}
+		return Server{}, warnings, errors.Join(errs...)
+	}
+	return Server{Name: key, Spec: spec}, warnings, nil
 }
 
 func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, []string, error) {
