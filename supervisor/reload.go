@@ -13,8 +13,9 @@ import (
 // flight on the old run (SPEC §6.3).
 const DefaultDrain = 10 * time.Second
 
-// afterStopWait bounds the wait for calls to return once the old run is
-// stopped (they fail at once when it ends; this is only a safety net).
+// afterStopWait is how long calls on a stopped run may take to return
+// before Restart logs that it is still waiting for them (they fail at once
+// when the run ends, so this should never be seen).
 const afterStopWait = 5 * time.Second
 
 // Update is what Reload did to one server.
@@ -127,10 +128,17 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
 	old.proc.stop(u.opts.ctx, u.opts.Stop)
 	<-old.done
+	// The run is over and its pending calls have failed, so each caller
+	// leaves the active group at once; the drain goroutine ends with the
+	// last of them and is waited for here, never left behind.
+	afterStop := time.NewTimer(afterStopWait)
 	select {
 	case <-drained:
-	case <-time.After(afterStopWait):
+	case <-afterStop.C:
+		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
+		<-drained
 	}
+	afterStop.Stop()
 
 	u.mu.Lock()
 	u.starting = nil
