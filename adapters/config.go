@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 )
 
 // MaxServers is the most servers one config may name (SPEC §5.1).
@@ -154,20 +155,9 @@ func decodeConfig(doc []byte) (map[string]json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, errors.New(`parse config: empty; want a JSON object keyed by server name, e.g. {"time": {}}`)
 	}
-	// json.Unmarshal checks the whole document first, so a syntax error,
-	// including anything after the object, wins over a wrong kind.
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &entries); err != nil {
-		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
-			return nil, fmt.Errorf("parse config: want a JSON object keyed by server name, got %s", jsonKind(trimmed))
-		}
-		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
-			return nil, fmt.Errorf("parse config: at byte %d: %w", se.Offset, err)
-		}
+	entries, err := jsonobj.Decode(trimmed)
+	if err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
-	}
-	if entries == nil {
-		return nil, errors.New("parse config: want a JSON object keyed by server name, got null")
 	}
 	if len(entries) > MaxServers {
 		return nil, fmt.Errorf("parse config: %d servers, at most %d allowed", len(entries), MaxServers)
@@ -210,7 +200,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 		return Entry{Props: map[string]json.RawMessage{}}, nil
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return Entry{}, fmt.Errorf("want an object (or null), got %s", jsonKind(trimmed))
+		return Entry{}, fmt.Errorf("want an object (or null), got %s", jsonobj.Kind(trimmed))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
@@ -227,7 +217,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 			}
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
-				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonKind(v)))
+				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonobj.Kind(v)))
 				continue
 			}
 			if k == "runCmd" {
@@ -260,7 +250,7 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	}
 	var fields map[string]json.RawMessage
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &fields) != nil {
-		return nil, fmt.Errorf("envs: want an object of string values, got %s", jsonKind(trimmed))
+		return nil, fmt.Errorf("envs: want an object of string values, got %s", jsonobj.Kind(trimmed))
 	}
 	envs := make(map[string]string, len(fields))
 	var errs []error
@@ -271,7 +261,7 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 		}
 		var s string
 		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
-			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonKind(fields[name])))
+			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonobj.Kind(fields[name])))
 			continue
 		}
 		if strings.ContainsRune(s, 0) {
@@ -281,28 +271,4 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 		envs[name] = s
 	}
 	return envs, errors.Join(errs...)
-}
-
-func jsonKind(raw []byte) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		if t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
-			return "a number"
-		}
-		return "invalid JSON"
-	}
 }

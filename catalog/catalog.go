@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 )
 
 //go:embed builtin.json
@@ -108,20 +109,9 @@ func Parse(data []byte, src Source) (*Catalog, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("parse catalog: empty document, want a JSON object keyed by server name")
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
-			var v any
-			_ = json.Unmarshal(data, &v) // valid JSON, of the wrong kind
-			return nil, fmt.Errorf("parse catalog: want a JSON object keyed by server name, got %s", jsonKind(v))
-		}
-		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
-			return nil, fmt.Errorf("parse catalog: at byte %d: %w", se.Offset, err)
-		}
+	raw, err := jsonobj.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)
-	}
-	if raw == nil {
-		return nil, errors.New("parse catalog: want a JSON object keyed by server name, got null")
 	}
 	c := &Catalog{entries: make(map[string]*Entry, len(raw))}
 	var errs []error

@@ -103,23 +103,19 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.
 func runReload(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", stderr)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	sf := addSettingsFlags(fs, false)
-	if code, ok := parseFlags(fs, args); !ok {
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, "reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", "print the result as JSON")
+	if !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
-	defer cancel()
-	resp, err := ipc.Control(ctx, sf.s.RunDir, ipc.Request{Cmd: ipc.CmdReload})
-	if err != nil {
-		return controlFailed(stderr, "reload", sf.s.RunDir, err)
+	resp, code, ok := askDaemon(s.RunDir, ipc.CmdReload, reloadTimeout, stderr)
+	if !ok {
+		return code
 	}
 	res := resp.Reload
 	if res == nil {
 		res = &ipc.ReloadResult{}
 	}
-	if *asJSON {
+	if asJSON {
 		res.Normalize()
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -157,6 +153,33 @@ func printReload(w io.Writer, res *ipc.ReloadResult) {
 	for _, k := range res.Kept {
 		fmt.Fprintf(w, "warning: kept running on its last command: %s\n", oneLine(k.Error, 200)) // the error names the server
 	}
+}
+
+// parseJSONCommand parses the flags of a command that prints text or,
+// with --json (jsonUsage), JSON: catalog, status, reload. Their settings
+// are the paths only (SPEC §10). If ok is false, the caller exits with
+// code (0 for --help, 2 for bad usage).
+func parseJSONCommand(args []string, stderr io.Writer, name, synopsis, jsonUsage string) (s Settings, asJSON bool, code int, ok bool) {
+	fs := newFlagSet(name, synopsis, stderr)
+	j := fs.Bool("json", false, jsonUsage)
+	sf := addSettingsFlags(fs, false)
+	if code, ok := parseFlags(fs, args); !ok {
+		return s, false, code, false
+	}
+	return sf.s, *j, 0, true
+}
+
+// askDaemon sends cmd to the daemon of runDir and returns its answer,
+// waiting at most timeout. If ok is false, why is printed and the caller
+// exits with code.
+func askDaemon(runDir, cmd string, timeout time.Duration, stderr io.Writer) (resp ipc.Response, code int, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := ipc.Control(ctx, runDir, ipc.Request{Cmd: cmd})
+	if err != nil {
+		return resp, controlFailed(stderr, cmd, runDir, err), false
+	}
+	return resp, 0, true
 }
 
 // controlFailed prints why a control command failed and returns 1.

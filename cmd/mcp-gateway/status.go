@@ -5,7 +5,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,19 +57,15 @@ func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) 
 
 // runStatus is `mcp-gateway status` (SPEC §8.1).
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("status", "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", stderr)
-	asJSON := fs.Bool("json", false, "print the status document as JSON")
-	sf := addSettingsFlags(fs, false)
-	if code, ok := parseFlags(fs, args); !ok {
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, "status", "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON")
+	if !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	resp, err := ipc.Control(ctx, sf.s.RunDir, ipc.Request{Cmd: ipc.CmdStatus})
-	if err != nil {
-		return controlFailed(stderr, "status", sf.s.RunDir, err)
+	resp, code, ok := askDaemon(s.RunDir, ipc.CmdStatus, statusTimeout, stderr)
+	if !ok {
+		return code
 	}
-	if *asJSON {
+	if asJSON {
 		var out bytes.Buffer
 		if err := json.Indent(&out, resp.Status, "", "  "); err != nil {
 			fmt.Fprintln(stderr, "mcp-gateway: status: the daemon sent invalid JSON:", err)
