@@ -103,11 +103,7 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.
 func runReload(args []string, stdout, stderr io.Writer) int {
-	s, asJSON, code, ok := parseJSONCommand(args, stderr, "reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", "print the result as JSON")
-	if !ok {
-		return code
-	}
-	resp, code, ok := askDaemon(s.RunDir, ipc.CmdReload, reloadTimeout, stderr)
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdReload, "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", "print the result as JSON", reloadTimeout)
 	if !ok {
 		return code
 	}
@@ -169,17 +165,22 @@ func parseJSONCommand(args []string, stderr io.Writer, name, synopsis, jsonUsage
 	return sf.s, *j, 0, true
 }
 
-// askDaemon sends cmd to the daemon of runDir and returns its answer,
-// waiting at most timeout. If ok is false, why is printed and the caller
-// exits with code.
-func askDaemon(runDir, cmd string, timeout time.Duration, stderr io.Writer) (resp ipc.Response, code int, ok bool) {
+// askDaemon is a control command that prints text or JSON (status,
+// reload): it parses args as parseJSONCommand does, sends cmd to the
+// daemon of the run dir and returns its answer, waiting at most timeout.
+// If ok is false, why is printed and the caller exits with code.
+func askDaemon(args []string, stderr io.Writer, cmd, synopsis, jsonUsage string, timeout time.Duration) (resp ipc.Response, asJSON bool, code int, ok bool) {
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, cmd, synopsis, jsonUsage)
+	if !ok {
+		return resp, false, code, false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	resp, err := ipc.Control(ctx, runDir, ipc.Request{Cmd: cmd})
+	resp, err := ipc.Control(ctx, s.RunDir, ipc.Request{Cmd: cmd})
 	if err != nil {
-		return resp, controlFailed(stderr, cmd, runDir, err), false
+		return resp, false, controlFailed(stderr, cmd, s.RunDir, err), false
 	}
-	return resp, 0, true
+	return resp, asJSON, 0, true
 }
 
 // controlFailed prints why a control command failed and returns 1.

@@ -57,11 +57,7 @@ func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) 
 
 // runStatus is `mcp-gateway status` (SPEC §8.1).
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	s, asJSON, code, ok := parseJSONCommand(args, stderr, "status", "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON")
-	if !ok {
-		return code
-	}
-	resp, code, ok := askDaemon(s.RunDir, ipc.CmdStatus, statusTimeout, stderr)
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
 	if !ok {
 		return code
 	}
