@@ -153,10 +153,22 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			return nil, fmt.Errorf("install step %d is empty", i)
 		}
 	}
+	if err := e.checkProperties(); err != nil {
+		return nil, err
+	}
+	if err := e.checkPlaceholders(); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// checkProperties checks each declared property's type and default; a
+// null default is made no default.
+func (e *Entry) checkProperties() error {
 	for _, pname := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[pname]
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
-			return nil, fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
+			return fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
 		}
 		if isNull(p.Default) {
 			p.Default = nil // "default": null is no default
@@ -164,10 +176,17 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 		}
 		if len(p.Default) > 0 {
 			if err := checkType(p.Type, p.Default); err != nil {
-				return nil, fmt.Errorf("property %q: default: %w", pname, err)
+				return fmt.Errorf("property %q: default: %w", pname, err)
 			}
 		}
 	}
+	return nil
+}
+
+// checkPlaceholders checks that every placeholder in the command and the
+// env names a declared property (and that the first group, which holds
+// the program, can never be dropped), and the env's variable names.
+func (e *Entry) checkPlaceholders() error {
 	for i, g := range e.Command {
 		for _, a := range g {
 			name, ok := placeholder(a)
@@ -176,25 +195,25 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			}
 			p, declared := e.Properties[name]
 			if !declared {
-				return nil, fmt.Errorf("command: placeholder {{%s}} names no declared property", name)
+				return fmt.Errorf("command: placeholder {{%s}} names no declared property", name)
 			}
 			// The first group holds the program; it must never be dropped.
 			if i == 0 && !p.Required && len(p.Default) == 0 {
-				return nil, fmt.Errorf("command: placeholder {{%s}} in the first group needs a required property or a default", name)
+				return fmt.Errorf("command: placeholder {{%s}} in the first group needs a required property or a default", name)
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 		if err := envname.Check(k); err != nil {
-			return nil, fmt.Errorf("env: %w", err)
+			return fmt.Errorf("env: %w", err)
 		}
 		if name, ok := placeholder(e.Env[k]); ok {
 			if _, declared := e.Properties[name]; !declared {
-				return nil, fmt.Errorf("env %s: placeholder {{%s}} names no declared property", k, name)
+				return fmt.Errorf("env %s: placeholder {{%s}} names no declared property", k, name)
 			}
 		}
 	}
-	return &e, nil
+	return nil
 }
 
 // Merge returns a catalog with over's entries added to, or replacing, c's.

@@ -82,40 +82,73 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	if drain <= 0 {
 		drain = DefaultDrain
 	}
+	old, gate, err := u.takeOutOfService(ctx)
+	if old == nil {
+		return false, err
+	}
+	defer close(gate)
+	u.drainAndStop(ctx, old, drain)
+
 	u.mu.Lock()
-	// A start in flight may be on the old spec: let it finish first.
+	u.starting = nil
+	u.failures, u.nextTry = 0, time.Time{} // a new spec gets a fresh start
+	if u.stopped || ctx.Err() != nil {
+		if !u.stopped {
+			u.state = StateExited
+			u.lastError = "restart interrupted; the next call starts it"
+		}
+		u.mu.Unlock()
+		return true, fmt.Errorf("server %q: restart interrupted: the gateway is stopping", u.name)
+	}
+	u.mu.Unlock()
+
+	if _, err := u.session(u.opts.ctx); err != nil {
+		return true, err // names the server; a shutdown that began meanwhile stopped the run
+	}
+	return true, nil
+}
+
+// takeOutOfService waits for a start in flight (it may be on the old
+// spec), then takes the running session out of service: from then on new
+// calls see a start in progress and wait on gate, which the caller closes
+// once the new run is up; calls already counted in old.active finish on
+// the old run. old is nil if the server is not running (or ctx ended, or
+// the gateway is shutting down: then err says so).
+func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate chan struct{}, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	for u.cur == nil && u.starting != nil && !u.stopped {
 		wait := u.starting
 		u.mu.Unlock()
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			return false, fmt.Errorf("server %q: restart: %w", u.name, ctx.Err())
+			u.mu.Lock()
+			return nil, nil, fmt.Errorf("server %q: restart: %w", u.name, ctx.Err())
 		}
 		u.mu.Lock()
 	}
 	if u.stopped {
-		u.mu.Unlock()
-		return false, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+		return nil, nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
 	}
-	old := u.cur
-	if old == nil {
-		u.mu.Unlock()
-		return false, nil
+	if u.cur == nil {
+		return nil, nil, nil
 	}
-	// From here new calls see a start in progress and wait on gate; calls
-	// already counted in old.active finish on the old run.
-	gate := make(chan struct{})
+	old, gate = u.cur, make(chan struct{})
 	u.starting = gate
 	u.cur = nil
 	u.state = StateStarting
-	u.mu.Unlock()
-	defer close(gate)
+	return old, gate, nil
+}
 
+// drainAndStop lets the calls in flight on old finish, for up to drain
+// (less if ctx or the supervisor ends first), stops old with the stop
+// sequence, and returns once every call on it has returned.
+func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Duration) {
 	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
 	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
 	drained := make(chan struct{})
-	go func() { old.active.Wait(); close(drained) }()
+	go func() { old.active.Wait(); close(drained) }() // waited for below
 	timer := time.NewTimer(drain)
 	select {
 	case <-drained:
@@ -139,24 +172,6 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 		<-drained
 	}
 	afterStop.Stop()
-
-	u.mu.Lock()
-	u.starting = nil
-	u.failures, u.nextTry = 0, time.Time{} // a new spec gets a fresh start
-	if u.stopped || ctx.Err() != nil {
-		if !u.stopped {
-			u.state = StateExited
-			u.lastError = "restart interrupted; the next call starts it"
-		}
-		u.mu.Unlock()
-		return true, fmt.Errorf("server %q: restart interrupted: the gateway is stopping", u.name)
-	}
-	u.mu.Unlock()
-
-	if _, err := u.session(u.opts.ctx); err != nil {
-		return true, err // names the server; a shutdown that began meanwhile stopped the run
-	}
-	return true, nil
 }
 
 // acquire returns the live session with the call counted in its active
