@@ -10,6 +10,9 @@
 //   - stdout is read as newline-delimited JSON-RPC by our own reader, lines
 //     up to 64 MiB; non-JSON lines are logged and skipped (§7.4).
 //   - stderr goes to the log line by line with secrets masked (§7.4, §7.5).
+//   - A catalog change is applied by a Reloader: each server is resolved
+//     again and restarted gracefully if its launch spec changed (§6.3,
+//     reloader.go, reload.go).
 //
 // Results, params and errors are relayed as raw JSON; see package jsonrpc.
 package supervisor
