@@ -98,7 +98,7 @@ func (d *daemon) serve() error {
 		return err
 	}
 	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
-	ready, err := d.startAndRun(sup, gw, servers, cat, log, ln, sigs, hup)
+	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup})
 	// The one shutdown path of the servers.
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
 	sup.Shutdown(stopCtx)
@@ -164,14 +164,24 @@ func (d *daemon) newGateway(servers []adapters.Server, log *supervisor.Log) (*su
 	return sup, gw, nil
 }
 
+// taken is what serve has taken before the start, for startAndRun.
+type taken struct {
+	sup       *supervisor.Supervisor
+	gw        *aggregator.Gateway
+	servers   []adapters.Server
+	cat       *catalog.Catalog // the catalog the servers were resolved against
+	log       *supervisor.Log
+	ln        net.Listener
+	sigs, hup <-chan os.Signal // SIGTERM/SIGINT, and SIGHUP
+}
+
 // startAndRun starts the servers, makes the daemon ready (tool list,
 // control socket, token file, the launcher's report) and runs the actors
 // until one returns. ready says whether it got that far; it never stops
 // the servers (serve does).
-func (d *daemon) startAndRun(sup *supervisor.Supervisor, gw *aggregator.Gateway, servers []adapters.Server, cat *catalog.Catalog,
-	log *supervisor.Log, ln net.Listener, sigs, hup <-chan os.Signal) (ready bool, err error) {
-	logger := log.Logger()
-	if err := d.startServers(sup, servers, sigs, logger); err != nil {
+func (d *daemon) startAndRun(t taken) (ready bool, err error) {
+	sup, gw, servers, logger := t.sup, t.gw, t.servers, t.log.Logger()
+	if err := d.startServers(sup, servers, t.sigs, logger); err != nil {
 		return false, err
 	}
 	gw.Rebuild()
@@ -190,23 +200,23 @@ func (d *daemon) startAndRun(sup *supervisor.Supervisor, gw *aggregator.Gateway,
 	rl := sup.NewReloader(supervisor.ReloaderOptions{
 		CatalogFile: d.settings.CatalogFile,
 		Config:      config,
-		Catalog:     cat,
-		Adapters:    adapterList(d.settings, log), // [adapter:<file>] lines go to the log
+		Catalog:     t.cat,
+		Adapters:    adapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
 		OnReloaded:  gw.Rebuild,
 		Drain:       supervisor.DefaultDrain,
 	})
-	addr := ln.Addr().String()
+	addr := t.ln.Addr().String()
 	var g run.Group
 	// In this order (STYLE 2): HTTP first, so that on shutdown it drains
 	// while the servers are still alive; the watcher and the control
 	// socket after the supervisor, whose interrupt cuts a reload's
 	// restart short, since their interrupts wait for a reload in progress.
 	for _, a := range []actor{
-		httpActor(d.httpServer(gw), ln, gw),
-		signalActor(sigs),
+		httpActor(d.httpServer(gw), t.ln, gw),
+		signalActor(t.sigs),
 		supervisorActor(sup),
 		watcherActor(rl, d.settings.CatalogFile, logger),
-		hupActor(rl, hup, logger),
+		hupActor(rl, t.hup, logger),
 		controlActor(ctl, d.controlHandler(rl, gw, addr, logger)),
 	} {
 		g.Add(a.execute, a.interrupt)
