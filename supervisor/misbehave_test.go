@@ -51,9 +51,13 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	alice, bob := &sessionPeer{id: "alice"}, &sessionPeer{id: "bob"}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	started := t.TempDir() + "/started"
-	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
+	bobDone := make(chan struct{})
+	go func() {
+		defer close(bobDone)
+		_, _ = u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
+	}()
+	defer func() { cancel(); <-bobDone }()
 	fakeserver.WaitFile(t, started)
 	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
 	if err != nil {

@@ -262,7 +262,9 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	s := fakes(t, nil, adapters.Server{Name: "fake", Spec: fakeSpec("old", nil)})
 	u, _ := s.Upstream("fake")
 	started := t.TempDir() + "/started"
-	go call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
+	callDone := make(chan struct{})
+	go func() { defer close(callDone); _, _ = call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`) }()
+	defer func() { <-callDone }() // the shutdown below ends the call
 	fakeserver.WaitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	done := make(chan error, 1)
