@@ -88,12 +88,29 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 		}
 	}()
 
+	start := time.Now()
+	if err := fetchInto(ctx, tmp, opts, out); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".git", completeMarker), []byte("complete\n"), 0o644); err != nil {
+		return fmt.Errorf("mark clone complete: %w", err)
+	}
+	if err := moveIntoPlace(tmp, opts.Dir); err != nil {
+		return err
+	}
+	done = true
+	fmt.Fprintf(out, "cloned in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// fetchInto makes a shallow clone of opts.URL (one branch, no tags, no
+// submodules) in the empty directory tmp, printing progress on out.
+func fetchInto(ctx context.Context, tmp string, opts CloneOptions, out io.Writer) error {
 	// Credentials in the URL (a mirror's https://user:token@host/) are
 	// used as the clone's basic auth, like a token, and never shown or
 	// written into .git/config.
 	url, user, pass := splitUserinfo(opts.URL)
 	fmt.Fprintf(out, "cloning %s into %s\n", url, opts.Dir)
-	start := time.Now()
 	progress := &progressLines{w: out}
 	co := &git.CloneOptions{
 		URL:               url,
@@ -116,7 +133,7 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 	// from writing through a symlink to outside the clone).
 	wt := osfs.New(tmp, osfs.WithBoundOS())
 	dot := osfs.New(filepath.Join(tmp, git.GitDirName), osfs.WithBoundOS())
-	_, err = git.CloneContext(ctx, filesystem.NewStorage(dot, cache.NewObjectLRUDefault()), wt, co)
+	_, err := git.CloneContext(ctx, filesystem.NewStorage(dot, cache.NewObjectLRUDefault()), wt, co)
 	progress.flush()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -124,14 +141,6 @@ func Clone(ctx context.Context, opts CloneOptions) error {
 		}
 		return fmt.Errorf("fetch repository: %w", explainFetchError(err, co.Auth != nil))
 	}
-	if err := os.WriteFile(filepath.Join(tmp, ".git", completeMarker), []byte("complete\n"), 0o644); err != nil {
-		return fmt.Errorf("mark clone complete: %w", err)
-	}
-	if err := moveIntoPlace(tmp, opts.Dir); err != nil {
-		return err
-	}
-	done = true
-	fmt.Fprintf(out, "cloned in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

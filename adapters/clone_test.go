@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/testgit"
 )
 
 // gitServer is a git smart-HTTP server (git http-backend behind net/http/cgi)
@@ -32,10 +33,7 @@ type gitServer struct {
 // (auth checks, injected failures).
 func newGitServer(t *testing.T, wrap func(http.Handler) http.Handler) *gitServer {
 	t.Helper()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git binary not found; needed for the test's http-backend")
-	}
+	gitBin := testgit.Bin(t) // skips without git, but fails under CI=true
 	gs := &gitServer{root: t.TempDir()}
 	var h http.Handler = &cgi.Handler{
 		Path:   gitBin,

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 )
 
 // MaxServers is the most servers one config may name (SPEC §5.1).
@@ -23,14 +24,12 @@ type Server struct {
 	Spec LaunchSpec
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // Parse validates the --config document and resolves every entry through
 // the first adapter that claims it. The result is sorted by name (SPEC
 // §4.1). Warnings are for the launcher's stderr. The error joins one error
 // per bad entry, each naming its key; values of envs never appear in it.
 func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
-	entries, err := decodeConfig(doc)
+	config, err := DecodeConfig(doc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -39,24 +38,62 @@ func Parse(doc []byte, list []Adapter) ([]Server, []string, error) {
 		warnings []string
 		errs     []error
 	)
-	for _, key := range slices.Sorted(maps.Keys(entries)) {
-		spec, warns, err := resolveEntry(key, entries[key], list)
-		for _, w := range warns {
-			warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
-		}
+	for _, key := range config.Keys() {
+		srv, warns, err := config.Resolve(key, list)
+		warnings = append(warnings, warns...)
 		if err != nil {
-			// One line per problem, each naming the key.
-			for _, e := range errlist.Flatten(err) {
-				errs = append(errs, fmt.Errorf("server %q: %w", key, e))
-			}
+			errs = append(errs, errlist.Flatten(err)...)
 			continue
 		}
-		servers = append(servers, Server{Name: key, Spec: spec})
+		servers = append(servers, srv)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, warnings, err
 	}
 	return servers, warnings, nil
+}
+
+// Config is a --config document whose shape was checked (SPEC §5.1): its
+// entries, raw, by server name. Entries are resolved one at a time with
+// Resolve, so that a catalog reload (SPEC §6.3) can resolve each running
+// server again against a new adapter list.
+type Config map[string]json.RawMessage
+
+// DecodeConfig checks the document's shape (SPEC §5.1: an object, at most
+// MaxServers keys, none twice) without resolving any entry.
+func DecodeConfig(doc []byte) (Config, error) {
+	entries, err := decodeConfig(doc)
+	if err != nil {
+		return nil, err
+	}
+	return Config(entries), nil
+}
+
+// Keys returns the server names, sorted (SPEC §4.1).
+func (c Config) Keys() []string { return slices.Sorted(maps.Keys(c)) }
+
+// Resolve validates the entry named key and resolves it through the first
+// adapter in list that claims it (SPEC §9.1). Warnings and errors name the
+// key, as Parse's do; the error joins one error per problem, and values of
+// envs never appear in it.
+func (c Config) Resolve(key string, list []Adapter) (Server, []string, error) {
+	raw, ok := c[key]
+	if !ok {
+		return Server{}, nil, fmt.Errorf("server %q: not in the config", key)
+	}
+	spec, warns, err := resolveEntry(key, raw, list)
+	var warnings []string
+	for _, w := range warns {
+		warnings = append(warnings, fmt.Sprintf("server %q: %s", key, w))
+	}
+	if err != nil {
+		var errs []error
+		for _, e := range errlist.Flatten(err) {
+			errs = append(errs, fmt.Errorf("server %q: %w", key, e))
+		}
+		return Server{}, warnings, errors.Join(errs...)
+	}
+	return Server{Name: key, Spec: spec}, warnings, nil
 }
 
 func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, []string, error) {
@@ -118,20 +155,9 @@ func decodeConfig(doc []byte) (map[string]json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, errors.New(`parse config: empty; want a JSON object keyed by server name, e.g. {"time": {}}`)
 	}
-	// json.Unmarshal checks the whole document first, so a syntax error,
-	// including anything after the object, wins over a wrong kind.
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &entries); err != nil {
-		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
-			return nil, fmt.Errorf("parse config: want a JSON object keyed by server name, got %s", jsonKind(trimmed))
-		}
-		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
-			return nil, fmt.Errorf("parse config: at byte %d: %w", se.Offset, err)
-		}
+	entries, err := jsonobj.Decode(trimmed)
+	if err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
-	}
-	if entries == nil {
-		return nil, errors.New("parse config: want a JSON object keyed by server name, got null")
 	}
 	if len(entries) > MaxServers {
 		return nil, fmt.Errorf("parse config: %d servers, at most %d allowed", len(entries), MaxServers)
@@ -174,7 +200,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 		return Entry{Props: map[string]json.RawMessage{}}, nil
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return Entry{}, fmt.Errorf("want an object (or null), got %s", jsonKind(trimmed))
+		return Entry{}, fmt.Errorf("want an object (or null), got %s", jsonobj.Kind(trimmed))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
@@ -191,7 +217,7 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 			}
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
-				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonKind(v)))
+				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonobj.Kind(v)))
 				continue
 			}
 			if k == "runCmd" {
@@ -224,18 +250,18 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	}
 	var fields map[string]json.RawMessage
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &fields) != nil {
-		return nil, fmt.Errorf("envs: want an object of string values, got %s", jsonKind(trimmed))
+		return nil, fmt.Errorf("envs: want an object of string values, got %s", jsonobj.Kind(trimmed))
 	}
 	envs := make(map[string]string, len(fields))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if !envName.MatchString(name) {
-			errs = append(errs, fmt.Errorf("envs: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", name))
+		if err := envname.Check(name); err != nil {
+			errs = append(errs, fmt.Errorf("envs: %w", err))
 			continue
 		}
 		var s string
 		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
-			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonKind(fields[name])))
+			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonobj.Kind(fields[name])))
 			continue
 		}
 		if strings.ContainsRune(s, 0) {
@@ -245,28 +271,4 @@ func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 		envs[name] = s
 	}
 	return envs, errors.Join(errs...)
-}
-
-func jsonKind(raw []byte) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		if t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
-			return "a number"
-		}
-		return "invalid JSON"
-	}
 }

@@ -594,3 +594,34 @@ func TestParseCatalogOverride(t *testing.T) {
 		t.Errorf("unknown-name error = %v, want it to list the template's %q too", err, "weather")
 	}
 }
+
+// TestConfigResolveMatchesParse: resolving one key of a decoded config
+// gives what Parse gives for it, warnings and errors included, so a
+// catalog reload (SPEC §6.3) resolves as the start did.
+func TestConfigResolveMatchesParse(t *testing.T) {
+	doc := `{"time": {"nope": 1}, "local": {"runCmd": "srv", "envs": {"K": "v"}}, "bad": {"runCmd": 3}}`
+	cfg, err := adapters.DecodeConfig([]byte(doc))
+	if err != nil {
+		t.Fatalf("DecodeConfig: %v", err)
+	}
+	if diff := cmp.Diff([]string{"bad", "local", "time"}, cfg.Keys()); diff != "" {
+		t.Errorf("Keys (-want +got):\n%s", diff)
+	}
+	for _, key := range cfg.Keys() {
+		one := fmt.Sprintf(`{%q: %s}`, key, cfg[key])
+		wantServers, wantWarns, wantErr := adapters.Parse([]byte(one), builtinList())
+		srv, warns, err := cfg.Resolve(key, builtinList())
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("Resolve(%q) error = %v, want %v", key, err, wantErr)
+		}
+		if diff := cmp.Diff(wantWarns, warns); diff != "" {
+			t.Errorf("Resolve(%q) warnings (-want +got):\n%s", key, diff)
+		}
+		if err == nil && !srv.Spec.Equal(wantServers[0].Spec) {
+			t.Errorf("Resolve(%q) = %+v, want %+v", key, srv, wantServers[0])
+		}
+	}
+	if _, _, err := cfg.Resolve("absent", builtinList()); err == nil || !strings.Contains(err.Error(), `server "absent"`) {
+		t.Errorf("Resolve(absent) error = %v, want one naming the key", err)
+	}
+}

@@ -8,18 +8,18 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 )
 
 //go:embed builtin.json
 var builtinJSON []byte
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Property types a catalog entry may declare (SPEC §6.2).
 const (
@@ -62,14 +62,19 @@ type Catalog struct {
 	entries map[string]*Entry
 }
 
-// Builtin returns the catalog embedded in the binary (SPEC §6.1).
-func Builtin() *Catalog {
+// Builtin returns the catalog embedded in the binary (SPEC §6.1). It is
+// parsed once per process, not on every Load (every reload loads): a
+// Catalog and its entries are never changed once parsed, so one value
+// serves every caller.
+func Builtin() *Catalog { return builtin() }
+
+var builtin = sync.OnceValue(func() *Catalog {
 	c, err := Parse(builtinJSON, SourceBuiltin)
 	if err != nil {
 		panic("catalog: embedded builtin.json is invalid: " + err.Error())
 	}
 	return c
-}
+})
 
 // Load returns the built-in catalog merged with the override file at path
 // (SPEC §6.2): the file's entries add to or replace built-in ones by name.
@@ -104,20 +109,9 @@ func Parse(data []byte, src Source) (*Catalog, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("parse catalog: empty document, want a JSON object keyed by server name")
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		if _, isType := errors.AsType[*json.UnmarshalTypeError](err); isType {
-			var v any
-			_ = json.Unmarshal(data, &v) // valid JSON, of the wrong kind
-			return nil, fmt.Errorf("parse catalog: want a JSON object keyed by server name, got %s", jsonKind(v))
-		}
-		if se, isSyntax := errors.AsType[*json.SyntaxError](err); isSyntax {
-			return nil, fmt.Errorf("parse catalog: at byte %d: %w", se.Offset, err)
-		}
+	raw, err := jsonobj.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)
-	}
-	if raw == nil {
-		return nil, errors.New("parse catalog: want a JSON object keyed by server name, got null")
 	}
 	c := &Catalog{entries: make(map[string]*Entry, len(raw))}
 	var errs []error
@@ -159,10 +153,22 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			return nil, fmt.Errorf("install step %d is empty", i)
 		}
 	}
+	if err := e.checkProperties(); err != nil {
+		return nil, err
+	}
+	if err := e.checkPlaceholders(); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// checkProperties checks each declared property's type and default; a
+// null default is made no default.
+func (e *Entry) checkProperties() error {
 	for _, pname := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[pname]
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
-			return nil, fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
+			return fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
 		}
 		if isNull(p.Default) {
 			p.Default = nil // "default": null is no default
@@ -170,10 +176,17 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 		}
 		if len(p.Default) > 0 {
 			if err := checkType(p.Type, p.Default); err != nil {
-				return nil, fmt.Errorf("property %q: default: %w", pname, err)
+				return fmt.Errorf("property %q: default: %w", pname, err)
 			}
 		}
 	}
+	return nil
+}
+
+// checkPlaceholders checks that every placeholder in the command and the
+// env names a declared property (and that the first group, which holds
+// the program, can never be dropped), and the env's variable names.
+func (e *Entry) checkPlaceholders() error {
 	for i, g := range e.Command {
 		for _, a := range g {
 			name, ok := placeholder(a)
@@ -182,25 +195,25 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 			}
 			p, declared := e.Properties[name]
 			if !declared {
-				return nil, fmt.Errorf("command: placeholder {{%s}} names no declared property", name)
+				return fmt.Errorf("command: placeholder {{%s}} names no declared property", name)
 			}
 			// The first group holds the program; it must never be dropped.
 			if i == 0 && !p.Required && len(p.Default) == 0 {
-				return nil, fmt.Errorf("command: placeholder {{%s}} in the first group needs a required property or a default", name)
+				return fmt.Errorf("command: placeholder {{%s}} in the first group needs a required property or a default", name)
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
-		if !envName.MatchString(k) {
-			return nil, fmt.Errorf("env: variable name %q must match [A-Za-z_][A-Za-z0-9_]*", k)
+		if err := envname.Check(k); err != nil {
+			return fmt.Errorf("env: %w", err)
 		}
 		if name, ok := placeholder(e.Env[k]); ok {
 			if _, declared := e.Properties[name]; !declared {
-				return nil, fmt.Errorf("env %s: placeholder {{%s}} names no declared property", k, name)
+				return fmt.Errorf("env %s: placeholder {{%s}} names no declared property", k, name)
 			}
 		}
 	}
-	return &e, nil
+	return nil
 }
 
 // Merge returns a catalog with over's entries added to, or replacing, c's.

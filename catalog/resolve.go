@@ -40,6 +40,23 @@ func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, e
 			warnings = append(warnings, fmt.Sprintf("unknown property %q ignored (known: %s)", name, e.propertyList()))
 		}
 	}
+	values, err := e.values(props)
+	if err != nil {
+		return Resolved{}, warnings, err
+	}
+	r := Resolved{Argv: e.expandCommand(values)}
+	if len(r.Argv) == 0 || r.Argv[0] == "" {
+		return Resolved{}, warnings, errors.New("command has no program after expanding properties")
+	}
+	r.Env, r.Secrets = e.expandEnv(values)
+	return r, warnings, nil
+}
+
+// values checks props against the declared properties (defaults filled
+// in) and returns each set property's value as text arguments: one for a
+// scalar, one per item for an array. The error joins one error per bad
+// property, each naming it.
+func (e *Entry) values(props map[string]json.RawMessage) (map[string][]string, error) {
 	values := make(map[string][]string, len(e.Properties))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(e.Properties)) {
@@ -70,10 +87,15 @@ func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, e
 		values[name] = vals
 	}
 	if err := errors.Join(errs...); err != nil {
-		return Resolved{}, warnings, err
+		return nil, err
 	}
+	return values, nil
+}
 
-	var r Resolved
+// expandCommand replaces the command's placeholders by their values; a
+// group naming an unset property is dropped whole.
+func (e *Entry) expandCommand(values map[string][]string) []string {
+	var argv []string
 groups:
 	for _, group := range e.Command {
 		var out []string
@@ -89,28 +111,34 @@ groups:
 			}
 			out = append(out, vals...)
 		}
-		r.Argv = append(r.Argv, out...)
+		argv = append(argv, out...)
 	}
-	if len(r.Argv) == 0 || r.Argv[0] == "" {
-		return Resolved{}, warnings, errors.New("command has no program after expanding properties")
+	return argv
+}
+
+// expandEnv replaces the env's placeholders by their values (an array's
+// items joined with ","); a variable naming an unset property is dropped.
+// secrets are the values placed in variables whose name says they hold
+// one (secretName).
+func (e *Entry) expandEnv(values map[string][]string) (env map[string]string, secrets []string) {
+	if len(e.Env) == 0 {
+		return nil, nil
 	}
-	if len(e.Env) > 0 {
-		r.Env = make(map[string]string, len(e.Env))
-		for k, v := range e.Env {
-			name, ok := placeholder(v)
-			if !ok {
-				r.Env[k] = v
-				continue
-			}
-			if vals, set := values[name]; set {
-				r.Env[k] = strings.Join(vals, ",")
-				if r.Env[k] != "" && secretName(k) {
-					r.Secrets = append(r.Secrets, r.Env[k])
-				}
+	env = make(map[string]string, len(e.Env))
+	for k, v := range e.Env {
+		name, ok := placeholder(v)
+		if !ok {
+			env[k] = v
+			continue
+		}
+		if vals, set := values[name]; set {
+			env[k] = strings.Join(vals, ",")
+			if env[k] != "" && secretName(k) {
+				secrets = append(secrets, env[k])
 			}
 		}
 	}
-	return r, warnings, nil
+	return env, secrets
 }
 
 // secretName reports whether an environment variable's name says it holds

@@ -71,6 +71,30 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	st := w.newState(path)
+	if st.fsw != nil {
+		defer st.fsw.Close()
+	}
+	st.timer = time.NewTimer(time.Hour)
+	st.timer.Stop()
+	defer st.timer.Stop()
+	st.arm(false)
+	if w.NotifyAtStart {
+		st.onChange()
+	}
+	poll := w.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	return st.loop(ctx, ticker.C)
+}
+
+// newState is Run's state for the file at path (absolute), with the
+// Watcher's defaults filled in, the file's first fingerprint, and an
+// inotify watcher unless none is available (then the poll alone serves).
+func (w *Watcher) newState(path string) *watchState {
 	st := &watchState{
 		path:     path,
 		log:      w.Logger,
@@ -86,31 +110,24 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if st.onChange == nil {
 		st.onChange = func() {}
 	}
-	poll := w.Poll
-	if poll <= 0 {
-		poll = DefaultPoll
-	}
 	st.content = fingerprint(path)
 	st.stat = statOf(path)
-
-	var events <-chan fsnotify.Event
-	var errs <-chan error
 	if fsw, err := fsnotify.NewWatcher(); err != nil {
 		st.log.Warn("catalog watch: inotify unavailable; polling only", "file", path, "error", err)
 	} else {
-		defer fsw.Close()
 		st.fsw = fsw
-		events, errs = fsw.Events, fsw.Errors
 	}
-	st.timer = time.NewTimer(time.Hour)
-	st.timer.Stop()
-	defer st.timer.Stop()
-	st.arm(false)
-	if w.NotifyAtStart {
-		st.onChange()
+	return st
+}
+
+// loop handles inotify events, the poll's ticks (tick) and the debounce
+// timer until ctx is done.
+func (st *watchState) loop(ctx context.Context, tick <-chan time.Time) error {
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if st.fsw != nil {
+		events, errs = st.fsw.Events, st.fsw.Errors
 	}
-	ticker := time.NewTicker(poll)
-	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,13 +144,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 				continue
 			}
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
-				st.log.Warn("catalog watch: inotify error; re-checking", "file", path, "error", err)
+				st.log.Warn("catalog watch: inotify error; re-checking", "file", st.path, "error", err)
 			}
 			st.arm(true) // re-add, in case the watch was lost
 			st.schedule()
-		case <-ticker.C:
+		case <-tick:
 			st.arm(false)
-			if s := statOf(path); s != st.stat {
+			if s := statOf(st.path); s != st.stat {
 				st.schedule()
 			}
 		case <-st.timer.C:

@@ -222,8 +222,16 @@ func TestWatchSymlinkSwap(t *testing.T) {
 func TestWatchReturnsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Watch(ctx, filepath.Join(t.TempDir(), "none", "catalog.json"), func() {}) }()
-	time.Sleep(50 * time.Millisecond)
+	// Watch with a sign that it runs: NotifyAtStart calls OnChange just
+	// before the loop that must end on cancel.
+	running := make(chan struct{})
+	w := &Watcher{Path: filepath.Join(t.TempDir(), "none", "catalog.json"), NotifyAtStart: true, OnChange: func() { close(running) }}
+	go func() { done <- w.Run(ctx) }()
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not start within 10 s")
+	}
 	cancel()
 	select {
 	case err := <-done:

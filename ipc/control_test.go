@@ -184,13 +184,17 @@ func TestControlCloseWaitsForHandlers(t *testing.T) {
 	dir, c, done := serving(t, func(ctx context.Context, req Request) Response {
 		close(entered)
 		<-ctx.Done()
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // a slow cleanup, which Close must wait for
 		mu.Lock()
 		finished = true
 		mu.Unlock()
 		return Response{Error: "cancelled"}
 	})
-	go Control(context.Background(), dir, Request{Cmd: CmdReload})
+	asked := make(chan struct{})
+	go func() { // joined at the end
+		defer close(asked)
+		_, _ = Control(context.Background(), dir, Request{Cmd: CmdReload})
+	}()
 	select {
 	case <-entered:
 	case <-time.After(5 * time.Second):
@@ -209,6 +213,11 @@ func TestControlCloseWaitsForHandlers(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return after Close")
+	}
+	select {
+	case <-asked:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client did not return after Close")
 	}
 }
 

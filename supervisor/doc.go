@@ -19,6 +19,9 @@
 //     back as sent to a modern client, whose retry CallRun sends to the
 //     same process; for a legacy client the supervisor asks the client and
 //     retries itself (mrtr.go, SPEC §4.6).
+//   - A catalog change is applied by a Reloader: each server is resolved
+//     again and restarted gracefully if its launch spec changed (§6.3,
+//     reloader.go, reload.go).
 //
 // Results, params and errors are relayed as raw JSON; see package jsonrpc.
 package supervisor

@@ -40,11 +40,9 @@ func TestLargeToolListArrivesIntact(t *testing.T) {
 func TestResponseOverTheCapFailsOnlyThatCall(t *testing.T) {
 	_, u, log := fake(t, nil)
 	_, err := u.Call(context.Background(), "tools/call", json.RawMessage(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, jsonrpc.DefaultMaxLine+1<<20)), nil)
-	var rpcErr *jsonrpc.Error
 	if err == nil || !strings.Contains(err.Error(), "larger than the gateway's 64 MiB") {
 		t.Fatalf("over-cap call: %v (%T), want a clear error", err, err)
 	}
-	_ = rpcErr
 	if got := mustText(t, u, "echo", `{"text":"still here"}`); got != "still here" {
 		t.Errorf("next call = %q", got)
 	}

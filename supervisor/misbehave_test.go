@@ -19,6 +19,9 @@ type sessionPeer struct {
 	mu       sync.Mutex
 	requests []string
 	block    chan struct{} // if set, Notify blocks until it is closed
+	// blocked, if set, is closed when Notify first blocks on block.
+	blocked     chan struct{}
+	blockedOnce sync.Once
 }
 
 func (p *sessionPeer) Session() string { return p.id }
@@ -27,6 +30,9 @@ func (p *sessionPeer) Client() ClientInfo { return ClientInfo{} }
 
 func (p *sessionPeer) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if p.block != nil {
+		if p.blocked != nil {
+			p.blockedOnce.Do(func() { close(p.blocked) })
+		}
 		select {
 		case <-p.block:
 		case <-ctx.Done():
@@ -47,9 +53,13 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	alice, bob := &sessionPeer{id: "alice"}, &sessionPeer{id: "bob"}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	started := t.TempDir() + "/started"
-	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
+	bobDone := make(chan struct{})
+	go func() {
+		defer close(bobDone)
+		_, _ = u.Call(ctx, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":5000,"started":"`+started+`"}}`), bob)
+	}()
+	defer func() { cancel(); <-bobDone }()
 	fakeserver.WaitFile(t, started)
 	res, err := u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
 	if err != nil {
@@ -77,12 +87,20 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 // A client that stops reading its notifications stalls only its own call.
 func TestSlowClientDoesNotStallOthers(t *testing.T) {
 	_, u, _ := fake(t, nil)
-	stuck := &sessionPeer{id: "stuck", block: make(chan struct{})}
-	defer close(stuck.block)
+	stuck := &sessionPeer{id: "stuck", block: make(chan struct{}), blocked: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go u.Call(ctx, "tools/call", json.RawMessage(`{"name":"progress","arguments":{"n":2000},"_meta":{"progressToken":1}}`), stuck)
-	time.Sleep(300 * time.Millisecond)
+	stuckDone := make(chan struct{})
+	go func() {
+		defer close(stuckDone)
+		_, _ = u.Call(ctx, "tools/call", json.RawMessage(`{"name":"progress","arguments":{"n":2000},"_meta":{"progressToken":1}}`), stuck)
+	}()
+	defer func() { cancel(); close(stuck.block); <-stuckDone }()
+	// The stuck client's delivery is blocked before the other call starts.
+	select {
+	case <-stuck.blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stuck client got no notification within 10 s")
+	}
 	done := make(chan string, 1)
 	go func() { s, _ := callText(t, u, "echo", `{"text":"other"}`); done <- s }()
 	select {

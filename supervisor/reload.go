@@ -13,8 +13,9 @@ import (
 // flight on the old run (SPEC §6.3).
 const DefaultDrain = 10 * time.Second
 
-// afterStopWait bounds the wait for calls to return once the old run is
-// stopped (they fail at once when it ends; this is only a safety net).
+// afterStopWait is how long calls on a stopped run may take to return
+// before Restart logs that it is still waiting for them (they fail at once
+// when the run ends, so this should never be seen).
 const afterStopWait = 5 * time.Second
 
 // Update is what Reload did to one server.
@@ -81,56 +82,12 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	if drain <= 0 {
 		drain = DefaultDrain
 	}
-	u.mu.Lock()
-	// A start in flight may be on the old spec: let it finish first.
-	for u.cur == nil && u.starting != nil && !u.stopped {
-		wait := u.starting
-		u.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return false, fmt.Errorf("server %q: restart: %w", u.name, ctx.Err())
-		}
-		u.mu.Lock()
-	}
-	if u.stopped {
-		u.mu.Unlock()
-		return false, fmt.Errorf("server %q: the gateway is shutting down", u.name)
-	}
-	old := u.cur
+	old, gate, err := u.takeOutOfService(ctx)
 	if old == nil {
-		u.mu.Unlock()
-		return false, nil
+		return false, err
 	}
-	// From here new calls see a start in progress and wait on gate; calls
-	// already counted in old.active finish on the old run.
-	gate := make(chan struct{})
-	u.starting = gate
-	u.cur = nil
-	u.state = StateStarting
-	u.mu.Unlock()
 	defer close(gate)
-
-	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
-	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
-	drained := make(chan struct{})
-	go func() { old.active.Wait(); close(drained) }()
-	timer := time.NewTimer(drain)
-	select {
-	case <-drained:
-	case <-timer.C:
-		log.Warn("calls still in flight after the drain time; stopping the old run anyway", "inFlight", old.conn.inFlight())
-	case <-ctx.Done():
-	case <-u.opts.ctx.Done():
-	}
-	timer.Stop()
-	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
-	old.proc.stop(u.opts.ctx, u.opts.Stop)
-	<-old.done
-	select {
-	case <-drained:
-	case <-time.After(afterStopWait):
-	}
+	u.drainAndStop(ctx, old, drain)
 
 	u.mu.Lock()
 	u.starting = nil
@@ -149,6 +106,72 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 		return true, err // names the server; a shutdown that began meanwhile stopped the run
 	}
 	return true, nil
+}
+
+// takeOutOfService waits for a start in flight (it may be on the old
+// spec), then takes the running session out of service: from then on new
+// calls see a start in progress and wait on gate, which the caller closes
+// once the new run is up; calls already counted in old.active finish on
+// the old run. old is nil if the server is not running (or ctx ended, or
+// the gateway is shutting down: then err says so).
+func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate chan struct{}, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for u.cur == nil && u.starting != nil && !u.stopped {
+		wait := u.starting
+		u.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			u.mu.Lock()
+			return nil, nil, fmt.Errorf("server %q: restart: %w", u.name, ctx.Err())
+		}
+		u.mu.Lock()
+	}
+	if u.stopped {
+		return nil, nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+	}
+	if u.cur == nil {
+		return nil, nil, nil
+	}
+	old, gate = u.cur, make(chan struct{})
+	u.starting = gate
+	u.cur = nil
+	u.state = StateStarting
+	return old, gate, nil
+}
+
+// drainAndStop lets the calls in flight on old finish, for up to drain
+// (less if ctx or the supervisor ends first), stops old with the stop
+// sequence, and returns once every call on it has returned.
+func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Duration) {
+	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
+	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
+	drained := make(chan struct{})
+	go func() { old.active.Wait(); close(drained) }() // waited for below
+	timer := time.NewTimer(drain)
+	select {
+	case <-drained:
+	case <-timer.C:
+		log.Warn("calls still in flight after the drain time; stopping the old run anyway", "inFlight", old.conn.inFlight())
+	case <-ctx.Done():
+	case <-u.opts.ctx.Done():
+	}
+	timer.Stop()
+	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
+	old.proc.stop(u.opts.ctx, u.opts.Stop)
+	<-old.done
+	// The run is over and its pending calls have failed, so each caller
+	// leaves the active group at once; the drain goroutine ends with the
+	// last of them and is waited for here, never left behind.
+	afterStop := time.NewTimer(afterStopWait)
+	select {
+	case <-drained:
+	case <-afterStop.C:
+		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
+		<-drained
+	}
+	afterStop.Stop()
 }
 
 // acquire returns the live session with the call counted in its active

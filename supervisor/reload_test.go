@@ -238,7 +238,9 @@ func TestGracefulRestartUnderLoad(t *testing.T) {
 		}()
 	}
 	for i := 1; i <= 3; i++ {
-		time.Sleep(200 * time.Millisecond)
+		// Calls are flowing on the current run before each restart.
+		before := calls.Load()
+		waitFor(t, func() bool { return calls.Load() >= before+8 })
 		u.SetSpec(fakeSpec("v"+string(rune('0'+i)), nil))
 		if r, err := u.Restart(context.Background(), 5*time.Second); !r || err != nil {
 			t.Fatalf("restart %d = %v, %v", i, r, err)
@@ -260,12 +262,15 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	s := fakes(t, nil, adapters.Server{Name: "fake", Spec: fakeSpec("old", nil)})
 	u, _ := s.Upstream("fake")
 	started := t.TempDir() + "/started"
-	go call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`)
+	callDone := make(chan struct{})
+	go func() { defer close(callDone); _, _ = call(u, "sleep", `{"ms":20000,"started":"`+started+`"}`) }()
+	defer func() { <-callDone }() // the shutdown below ends the call
 	fakeserver.WaitFile(t, started)
 	u.SetSpec(fakeSpec("new", nil))
 	done := make(chan error, 1)
 	go func() { _, err := u.Restart(context.Background(), time.Minute); done <- err }()
-	time.Sleep(200 * time.Millisecond)
+	// The restart is draining (the call keeps it there for 20 s).
+	waitFor(t, func() bool { return u.Status().State == StateStarting })
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

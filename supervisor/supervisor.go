@@ -143,13 +143,3 @@ func (s *Supervisor) Shutdown(ctx context.Context) {
 	}
 	wg.Wait()
 }
-
-// Run is the supervisor's oklog/run actor: it blocks until ctx is done or
-// interrupt is called, then shuts every server down.
-func (s *Supervisor) Run(ctx context.Context) error {
-	<-ctx.Done()
-	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s.Shutdown(stopCtx)
-	return nil
-}

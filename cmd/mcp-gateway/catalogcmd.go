@@ -13,18 +13,16 @@ import (
 
 // runCatalog is `mcp-gateway catalog` (SPEC §6.4).
 func runCatalog(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("catalog", "Usage: mcp-gateway catalog [--json] [--catalog-file FILE]\n\nLists every catalog server: description, properties, and whether it is built in or from the template's file.", stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	sf := addSettingsFlags(fs, false)
-	if code, ok := parseFlags(fs, args); !ok {
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, "catalog", "Usage: mcp-gateway catalog [--json] [--catalog-file FILE]\n\nLists every catalog server: description, properties, and whether it is built in or from the template's file.", "print JSON")
+	if !ok {
 		return code
 	}
-	cat, err := catalog.Load(sf.s.CatalogFile)
+	cat, err := catalog.Load(s.CatalogFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		type item struct {
 			Name string `json:"name"`
 			*catalog.Entry

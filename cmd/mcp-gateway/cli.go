@@ -36,19 +36,10 @@ Run 'mcp-gateway <command> --help' for a command's flags.
 // exit status: 0 success, 1 failure, 2 bad usage.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
+		if run, ok := commands[args[0]]; ok {
+			return run(args[1:], stdout, stderr)
+		}
 		switch args[0] {
-		case "serve":
-			return runServe(args[1:], stdout, stderr)
-		case "catalog":
-			return runCatalog(args[1:], stdout, stderr)
-		case "pull":
-			return runPull(args[1:], stdout, stderr)
-		case "status":
-			return runStatus(args[1:], stdout, stderr)
-		case "stop":
-			return runStop(args[1:], stdout, stderr)
-		case "reload":
-			return runReload(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fs := newFlagSet("version", "Usage: mcp-gateway version\n\nPrints the version.", stderr)
 			if code, ok := parseFlags(fs, args[1:]); !ok {
@@ -70,6 +61,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return runLaunch(args, stdout, stderr)
+}
+
+// commands are the subcommands that take their flags after the name.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"serve":   runServe,
+	"catalog": runCatalog,
+	"pull":    runPull,
+	"status":  runStatus,
+	"stop":    runStop,
+	"reload":  runReload,
 }
 
 // newFlagSet returns a FlagSet that prints its usage to stderr.

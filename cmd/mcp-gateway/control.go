@@ -1,11 +1,10 @@
 package main
 
-// Catalog hot reload (SPEC §6.3) and the control commands status, stop and
-// reload (SPEC §8): the daemon's side (the reloader, the control handler
-// and their run.Group actors) and the CLI's.
+// The control commands status, stop and reload (SPEC §8.1): the daemon's
+// handler and the CLI's side. The reload itself is the supervisor's
+// (supervisor.Reloader, SPEC §6.3); status's document is in status.go.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,20 +12,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
-	"github.com/oklog/run"
-
-	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/adapters/plugin"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
-	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -41,47 +32,10 @@ const (
 	stopTimeout = 30 * time.Second
 )
 
-// addControlActors adds the catalog watcher and the control socket to g.
-// Add them after the supervisor: their interrupts wait for a reload in
-// progress, and the supervisor's interrupt is what cuts a restart's start
-// short.
-func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *supervisor.Supervisor, gw *aggregator.Gateway, logger *slog.Logger, addr string) {
-	rl := newReloader(d.settings, d.config, d.cat, sup, gw, logger)
-	rl.adapterLog = d.log
-
-	watchCtx, watchCancel := context.WithCancel(context.Background())
-	trigger := triggerStart // the first call catches up with the start
-	w := &catalog.Watcher{
-		Path:          d.settings.CatalogFile,
-		Logger:        logger,
-		NotifyAtStart: true,
-		OnChange: func() {
-			_, _ = rl.reload(watchCtx, trigger) // logged there
-			trigger = "catalog file changed"
-		},
-	}
-	g.Add(func() error { return w.Run(watchCtx) }, func(error) { watchCancel() })
-
-	// SIGHUP reloads, as daemons conventionally do; by default it would
-	// kill the daemon without a word, and logrotate configurations send
-	// it. Registered now, before readiness, so that none is missed.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	hupCtx, hupCancel := context.WithCancel(context.Background())
-	g.Add(func() error {
-		defer signal.Stop(hup)
-		for {
-			select {
-			case <-hupCtx.Done():
-				return nil
-			case <-hup:
-				logger.Info("SIGHUP: reloading the catalog")
-				_, _ = rl.reload(hupCtx, triggerSignal) // logged there
-			}
-		}
-	}, func(error) { hupCancel() })
-
-	handle := func(ctx context.Context, req ipc.Request) ipc.Response {
+// controlHandler answers the control socket's requests (SPEC §8.1):
+// status, stop (the control actor then returns) and reload.
+func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway, addr string, logger *slog.Logger) ipc.Handler {
+	return func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
 			b, err := json.Marshal(d.status(gw, addr, d.started))
@@ -93,7 +47,7 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
 		case ipc.CmdReload:
-			res, err := rl.reload(ctx, triggerCommand)
+			res, err := rl.Reload(ctx, supervisor.TriggerCommand)
 			if err != nil {
 				return ipc.Response{Error: err.Error()}
 			}
@@ -101,250 +55,6 @@ func (d *daemon) addControlActors(g *run.Group, ctl *ipc.ControlServer, sup *sup
 		}
 		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop or reload", req.Cmd)}
 	}
-	g.Add(func() error {
-		if err := ctl.Serve(handle); !errors.Is(err, ipc.ErrStopRequested) {
-			return err
-		}
-		return nil // stop: end the group, as SIGTERM does
-	}, func(error) { ctl.Close() })
-}
-
-// triggerStart is the reload the watcher makes as it starts, to catch up
-// with a change to the file made while the servers were starting; it is
-// logged only if it changed something.
-const triggerStart = "changed while the gateway started"
-
-// triggerCommand is an operator's `mcp-gateway reload`: it always resolves
-// every server again, re-running the external adapters too.
-const triggerCommand = "mcp-gateway reload"
-
-// triggerSignal is a SIGHUP, which reloads as `mcp-gateway reload` does.
-const triggerSignal = "SIGHUP"
-
-// reloader re-reads the catalog and applies it to the running servers.
-// One reload runs at a time, whether the watcher or `reload` asked.
-type reloader struct {
-	settings Settings
-	config   map[string]json.RawMessage
-	sup      *supervisor.Supervisor
-	gw       *aggregator.Gateway
-	log      *slog.Logger
-	// adapterLog receives external adapters' output ([adapter:<file>]).
-	adapterLog plugin.Log
-
-	mu  sync.Mutex
-	cat *catalog.Catalog // the last good catalog
-}
-
-// newReloader starts from cat, the catalog the servers were resolved
-// against, so that the watcher's first look catches up with any change
-// made while they started.
-func newReloader(s Settings, config []byte, cat *catalog.Catalog, sup *supervisor.Supervisor, gw *aggregator.Gateway, log *slog.Logger) *reloader {
-	r := &reloader{settings: s, sup: sup, gw: gw, log: log, cat: cat}
-	// The config was validated at start; this cannot fail.
-	_ = json.Unmarshal(config, &r.config)
-	return r
-}
-
-// reload loads the catalog file. If it is invalid, it logs why and changes
-// nothing (the last good catalog stays). Otherwise it resolves every
-// configured server again, one key at a time, and restarts gracefully
-// those whose launch spec changed; a key that no longer resolves (its
-// entry gone from the file, and no built-in one) keeps its running server
-// on its last spec, with a warning. The aggregated tool list is then
-// rebuilt, which notifies clients once if it changed (SPEC §4.5).
-func (r *reloader) reload(ctx context.Context, trigger string) (*ipc.ReloadResult, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cat, err := catalog.Load(r.settings.CatalogFile)
-	if err != nil {
-		r.log.Error("catalog reload failed; the last good catalog stays in force", "trigger", trigger, "error", err)
-		return nil, fmt.Errorf("reload catalog (the last good catalog stays in force): %w", err)
-	}
-	res := &ipc.ReloadResult{}
-	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
-	r.cat = cat
-	if trigger != triggerCommand && trigger != triggerSignal && len(res.Added)+len(res.Removed)+len(res.Changed) == 0 {
-		// The file was touched but no entry changed, so no catalog spec
-		// can have; only an operator's reload re-runs the adapters.
-		return res, nil
-	}
-
-	list, closeAll, err := adapterList(r.settings, cat, r.adapterLog)
-	if err != nil {
-		r.log.Error("catalog reload failed: external adapters", "trigger", trigger, "error", err)
-		return nil, err
-	}
-	defer closeAll()
-	specs := map[string]adapters.LaunchSpec{}
-	for _, u := range r.sup.Upstreams() {
-		name := u.Name()
-		doc, err := json.Marshal(map[string]json.RawMessage{name: r.config[name]})
-		if err != nil {
-			continue
-		}
-		servers, _, err := adapters.Parse(doc, list)
-		if err == nil && len(servers) != 1 {
-			err = errors.New("resolved to nothing")
-		}
-		if err != nil {
-			res.Kept = append(res.Kept, ipc.ServerError{Server: name, Error: err.Error()})
-			r.log.Warn("server no longer resolves against the catalog; it keeps running on its last command", "server", name, "error", err)
-			continue
-		}
-		specs[name] = servers[0].Spec
-	}
-	for _, up := range r.sup.Reload(ctx, specs, supervisor.DefaultDrain) {
-		if !up.Changed {
-			continue
-		}
-		res.Updated = append(res.Updated, up.Server)
-		if up.Restarted {
-			res.Restarted = append(res.Restarted, up.Server)
-		}
-		if up.Err != nil { // logged by the supervisor
-			res.Failed = append(res.Failed, ipc.ServerError{Server: up.Server, Error: up.Err.Error()})
-		}
-	}
-	r.gw.Rebuild()
-
-	attrs := []any{"trigger", trigger}
-	for _, f := range []struct {
-		key   string
-		names []string
-	}{{"added", res.Added}, {"removed", res.Removed}, {"changed", res.Changed}, {"updated", res.Updated}, {"restarted", res.Restarted}, {"failed", serverNames(res.Failed)}, {"kept", serverNames(res.Kept)}} {
-		if len(f.names) > 0 {
-			attrs = append(attrs, f.key, strings.Join(f.names, ","))
-		}
-	}
-	if len(attrs) == 2 {
-		if trigger == triggerStart {
-			return res, nil // the usual case: nothing to catch up with
-		}
-		attrs = append(attrs, "changes", "none")
-	}
-	r.log.Info("catalog reloaded", attrs...)
-	return res, nil
-}
-
-func serverNames(errs []ipc.ServerError) []string {
-	var names []string
-	for _, e := range errs {
-		names = append(names, e.Server)
-	}
-	return names
-}
-
-// diffCatalogs names the entries added, removed and changed from a to b.
-func diffCatalogs(a, b *catalog.Catalog) (added, removed, changed []string) {
-	for _, n := range b.Names() {
-		eb, _ := b.Lookup(n)
-		ea, ok := a.Lookup(n)
-		switch {
-		case !ok:
-			added = append(added, n)
-		case entryKey(ea) != entryKey(eb):
-			changed = append(changed, n)
-		}
-	}
-	for _, n := range a.Names() {
-		if _, ok := b.Lookup(n); !ok {
-			removed = append(removed, n)
-		}
-	}
-	return added, removed, changed
-}
-
-func entryKey(e *catalog.Entry) string {
-	b, _ := json.Marshal(e) // map keys sorted: deterministic
-	return string(e.Source) + " " + string(b)
-}
-
-// statusDoc is what `status` shows: the /health document (SPEC §3.3) with
-// each server's uptime, plus the daemon's own facts. Servers shadows the
-// embedded Health.Servers.
-type statusDoc struct {
-	aggregator.Health
-	Servers       []serverStatus `json:"servers"`
-	PID           int            `json:"pid"`
-	Version       string         `json:"version"`
-	Addr          string         `json:"addr"`
-	StartedAt     time.Time      `json:"startedAt"`
-	UptimeSeconds int64          `json:"uptimeSeconds"`
-	CatalogFile   string         `json:"catalogFile"`
-	LogFile       string         `json:"logFile"`
-}
-
-type serverStatus struct {
-	supervisor.Status
-	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
-}
-
-func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) statusDoc {
-	h := gw.Health()
-	doc := statusDoc{
-		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: displayAddr(addr),
-		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
-		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
-	}
-	doc.Health.Servers = nil
-	for _, st := range h.Servers {
-		s := serverStatus{Status: st}
-		if !st.StartedAt.IsZero() {
-			s.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
-		}
-		doc.Servers = append(doc.Servers, s)
-	}
-	return doc
-}
-
-// runStatus is `mcp-gateway status` (SPEC §8.1).
-func runStatus(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("status", "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", stderr)
-	asJSON := fs.Bool("json", false, "print the status document as JSON")
-	sf := addSettingsFlags(fs, false)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	resp, err := ipc.Control(ctx, sf.s.RunDir, ipc.Request{Cmd: ipc.CmdStatus})
-	if err != nil {
-		return controlFailed(stderr, "status", sf.s.RunDir, err)
-	}
-	if *asJSON {
-		var out bytes.Buffer
-		if err := json.Indent(&out, resp.Status, "", "  "); err != nil {
-			fmt.Fprintln(stderr, "mcp-gateway: status: the daemon sent invalid JSON:", err)
-			return 1
-		}
-		fmt.Fprintln(stdout, out.String())
-		return 0
-	}
-	var doc statusDoc
-	if err := json.Unmarshal(resp.Status, &doc); err != nil {
-		fmt.Fprintln(stderr, "mcp-gateway: status: decode the daemon's answer:", err)
-		return 1
-	}
-	printStatus(stdout, doc)
-	return 0
-}
-
-func printStatus(w io.Writer, doc statusDoc) {
-	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %s, %s\n",
-		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
-	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
-	for _, s := range doc.Servers {
-		pid, up := "-", "-"
-		if s.PID > 0 {
-			pid, up = fmt.Sprint(s.PID), duration(s.UptimeSeconds)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
-			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
-	}
-	tw.Flush()
 }
 
 // runStop is `mcp-gateway stop`: the daemon shuts down as on SIGTERM, and
@@ -393,23 +103,15 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 
 // runReload is `mcp-gateway reload`: re-read the catalog file now.
 func runReload(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reload", "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", stderr)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	sf := addSettingsFlags(fs, false)
-	if code, ok := parseFlags(fs, args); !ok {
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdReload, "Usage: mcp-gateway reload [--json] [--run-dir DIR]\n\nMakes the running gateway re-read its catalog file now (it also does so by itself when the file changes), restarts the servers whose command or environment changed, and prints what changed. Exits 1 if the file is invalid (the last good catalog stays), a restart failed, or no gateway is running.", "print the result as JSON", reloadTimeout)
+	if !ok {
 		return code
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
-	defer cancel()
-	resp, err := ipc.Control(ctx, sf.s.RunDir, ipc.Request{Cmd: ipc.CmdReload})
-	if err != nil {
-		return controlFailed(stderr, "reload", sf.s.RunDir, err)
 	}
 	res := resp.Reload
 	if res == nil {
 		res = &ipc.ReloadResult{}
 	}
-	if *asJSON {
+	if asJSON {
 		res.Normalize()
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -449,6 +151,38 @@ func printReload(w io.Writer, res *ipc.ReloadResult) {
 	}
 }
 
+// parseJSONCommand parses the flags of a command that prints text or,
+// with --json (jsonUsage), JSON: catalog, status, reload. Their settings
+// are the paths only (SPEC §10). If ok is false, the caller exits with
+// code (0 for --help, 2 for bad usage).
+func parseJSONCommand(args []string, stderr io.Writer, name, synopsis, jsonUsage string) (s Settings, asJSON bool, code int, ok bool) {
+	fs := newFlagSet(name, synopsis, stderr)
+	j := fs.Bool("json", false, jsonUsage)
+	sf := addSettingsFlags(fs, false)
+	if code, ok := parseFlags(fs, args); !ok {
+		return s, false, code, false
+	}
+	return sf.s, *j, 0, true
+}
+
+// askDaemon is a control command that prints text or JSON (status,
+// reload): it parses args as parseJSONCommand does, sends cmd to the
+// daemon of the run dir and returns its answer, waiting at most timeout.
+// If ok is false, why is printed and the caller exits with code.
+func askDaemon(args []string, stderr io.Writer, cmd, synopsis, jsonUsage string, timeout time.Duration) (resp ipc.Response, asJSON bool, code int, ok bool) {
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, cmd, synopsis, jsonUsage)
+	if !ok {
+		return resp, false, code, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := ipc.Control(ctx, s.RunDir, ipc.Request{Cmd: cmd})
+	if err != nil {
+		return resp, false, controlFailed(stderr, cmd, s.RunDir, err), false
+	}
+	return resp, asJSON, 0, true
+}
+
 // controlFailed prints why a control command failed and returns 1.
 func controlFailed(stderr io.Writer, cmd, runDir string, err error) int {
 	if errors.Is(err, ipc.ErrNoDaemon) {
@@ -468,18 +202,6 @@ func controlFailed(stderr io.Writer, cmd, runDir string, err error) int {
 
 func duration(seconds int64) string {
 	return (time.Duration(seconds) * time.Second).String()
-}
-
-// protocol shows a server's protocol version with its era (SPEC §7.8),
-// "2026-07-28 (modern)"; the era alone while the server is not running.
-func protocol(st supervisor.Status) string {
-	switch {
-	case st.Protocol != "" && st.Era != "":
-		return st.Protocol + " (" + st.Era + ")"
-	case st.Protocol != "":
-		return st.Protocol
-	}
-	return orDash(st.Era)
 }
 
 func orDash(s string) string {

@@ -126,8 +126,9 @@ func TestStatusReloadStop(t *testing.T) {
 
 	// stop, while a call is in flight: the call finishes, as on SIGTERM.
 	slow := make(chan string, 1)
-	go func() { slow <- mcpCallNoFatal(e.url(), "t", "sleep", `{"ms":1000}`) }()
-	time.Sleep(300 * time.Millisecond)
+	started := e.path("slow-started")
+	go func() { slow <- mcpCallNoFatal(e.url(), "t", "sleep", `{"ms":1000,"started":"`+started+`"}`) }()
+	fakeserver.WaitFile(t, started) // the call is in flight on the server
 	start := time.Now()
 	code, out, errOut = e.ctl("stop")
 	if code != 0 || !strings.Contains(out, "stopped (pid "+strconv.Itoa(daemon)+")") {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -27,56 +26,30 @@ const launchGrace = 4 * time.Second
 // runLaunch is `mcp-gateway --config '<json>'` (SPEC §2).
 func runLaunch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp-gateway", "Usage: mcp-gateway --config '<json>' | --config-file FILE [flags]\n\nValidates the config, starts the gateway daemon in the background, and exits 0 once the endpoint is ready.", stderr)
-	inline := fs.String("config", "", `config JSON, e.g. '{"time": {}, "filesystem": {"paths": ["/data"]}}'`)
-	file := fs.String("config-file", "", "read the config from this file")
-	sf := addSettingsFlags(fs, true)
-	if code, ok := parseFlags(fs, args); !ok {
+	in, code, ok := parseDaemonInput(fs, args, stderr)
+	if !ok {
 		return code
 	}
-	s, err := sf.resolve()
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return 2
-	}
-	config, err := readConfig(*inline, *file)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return configExit(err)
-	}
-	// Validate before anything starts (SPEC §2.1).
-	servers, warnings, err := resolveServers(s, config, nil)
-	if err != nil {
-		printResolveError(stderr, err)
-		return 1
-	}
-	printWarnings(stderr, warnings)
+	s := in.settings
 	if pid := ipc.Running(s.RunDir); pid != 0 {
 		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid, RunDir: s.RunDir})
 		return 1
 	}
-	token, ok := os.LookupEnv(supervisor.TokenEnv)
-	if !ok {
-		token = ipc.NewToken()
-	}
-	warnToken(stderr, token)
-	rep, err := startDaemon(s, config, token)
+	rep, err := startDaemon(s, in.config, tokenFromEnv(stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
-		displayAddr(rep.Addr), rep.PID, count(len(servers), "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
+		displayAddr(rep.Addr), rep.PID, count(len(in.servers), "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
 	return 0
 }
 
 // startDaemon starts the detached daemon, hands it config and token, and
 // waits for its readiness report. On any failure the daemon is gone when it
-// returns.
+// returns. Every goroutine it starts has ended when it returns, except on
+// success, where none waits for the daemon: it outlives the launcher.
 func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return ipc.Report{}, fmt.Errorf("find own executable: %w", err)
-	}
 	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
 	// the daemon with it: a daemon that became ready after its launcher
 	// had failed would hold the run dir, and the retry would find it
@@ -86,107 +59,59 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(interrupt)
-	handR, handW, err := os.Pipe()
+	p, handW, repR, err := spawnDaemon()
 	if err != nil {
-		return ipc.Report{}, fmt.Errorf("make hand-over pipe: %w", err)
+		return ipc.Report{}, err
 	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		handR.Close()
-		handW.Close()
-		return ipc.Report{}, fmt.Errorf("make report pipe: %w", err)
-	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return ipc.Report{}, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer devnull.Close()
-	cmd := exec.Command(self, daemonCommand)
-	cmd.Env = supervisor.Environ(os.Environ(), nil) // without the token
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.ExtraFiles = []*os.File{handR, repW} // fds 3 and 4
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Dir = "/"
-	err = cmd.Start()
-	handR.Close()
-	repW.Close()
-	if err != nil {
-		handW.Close()
-		repR.Close()
-		return ipc.Report{}, fmt.Errorf("start daemon: %w", err)
-	}
-	pid := cmd.Process.Pid
-	// The daemon is on its own; reap it only if it dies while we wait.
-	exited := make(chan struct{})
-	go func() { _, _ = cmd.Process.Wait(); close(exited) }()
-
 	settings, _ := json.Marshal(s)
 	if err := ipc.WriteHandover(handW, ipc.Handover{Config: config, Token: token, Settings: settings}); err != nil {
-		killDaemon(pid, exited)
+		p.kill()
 		repR.Close()
 		return ipc.Report{}, err
 	}
+	return p.awaitReady(repR, interrupt, s)
+}
 
-	type outcome struct {
-		rep ipc.Report
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		var final ipc.Report
-		err := ipc.ReadReports(repR, func(r ipc.Report) bool {
+// awaitReady reads the daemon's reports from repR until ready or failed,
+// the daemon's exit, a signal on interrupt, or the startup timeout plus
+// launchGrace; on anything but ready, the daemon is gone when it returns.
+// It closes repR, and joins the goroutine that reads it.
+func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
+	var (
+		final   ipc.Report
+		readErr error
+	)
+	read := make(chan struct{})
+	go func() { // joined below; closing repR ends it
+		defer close(read)
+		readErr = ipc.ReadReports(repR, func(r ipc.Report) bool {
 			final = r
 			return r.Event == ipc.EventProgress
 		})
-		done <- outcome{final, err}
 	}()
+	defer func() { repR.Close(); <-read }()
 	timer := time.NewTimer(s.StartupTimeout + launchGrace)
 	defer timer.Stop()
+	pid := p.cmd.Process.Pid
 	select {
 	case sig := <-interrupt:
-		killDaemon(pid, exited)
-		repR.Close()
+		p.kill()
 		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; the daemon (pid %d) was stopped", sig, pid)
-	case o := <-done:
-		repR.Close()
+	case <-read:
 		switch {
-		case o.err == nil && o.rep.Event == ipc.EventReady:
-			return o.rep, nil
-		case o.err == nil && o.rep.Event == ipc.EventFailed:
-			waitGone(pid, exited)
-			return ipc.Report{}, errors.New(o.rep.Error)
+		case readErr == nil && final.Event == ipc.EventReady:
+			return final, nil
+		case readErr == nil && final.Event == ipc.EventFailed:
+			p.waitGone()
+			return ipc.Report{}, errors.New(final.Error)
 		default:
-			killDaemon(pid, exited)
+			p.kill()
 			return ipc.Report{}, fmt.Errorf("the daemon (pid %d) exited before it was ready; see %s", pid, s.LogFile)
 		}
 	case <-timer.C:
-		killDaemon(pid, exited)
-		repR.Close()
+		p.kill()
 		return ipc.Report{}, fmt.Errorf("the daemon did not become ready within %s; see %s", s.StartupTimeout+launchGrace, s.LogFile)
 	}
-}
-
-// waitGone waits up to 10 s for a daemon that reported failure to exit,
-// then kills it.
-func waitGone(pid int, exited <-chan struct{}) {
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		killDaemon(pid, exited)
-	}
-}
-
-// killDaemon sends SIGTERM (the daemon then stops its servers), waits 5 s,
-// then SIGKILLs it (its servers die with it through Pdeathsig).
-func killDaemon(pid int, exited <-chan struct{}) {
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	select {
-	case <-exited:
-		return
-	case <-time.After(5 * time.Second):
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	<-exited
 }
 
 // runDaemonChild is the detached daemon's entry point.

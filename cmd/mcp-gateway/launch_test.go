@@ -73,7 +73,8 @@ func TestLaunchServeAndStop(t *testing.T) {
 	}
 	_ = syscall.Kill(pidA, syscall.SIGKILL)
 	waitExit(t, pidA, 5*time.Second)
-	time.Sleep(100 * time.Millisecond)
+	// The gateway has seen the exit: the call below starts a again.
+	waitFor(t, 10*time.Second, "a's exit to show in /health", func() bool { return serverPID(e.health(), "a") != pidA })
 	if res := mcpCall(t, e.url(), "t", "echo", `{"text":"again"}`); !strings.Contains(res, "again from a") {
 		t.Errorf("call after kill -9: %s", res)
 	}

@@ -53,7 +53,9 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	// A reload with a catalog file that changes nothing for these servers.
 	os.WriteFile(e.path("catalog.json"), []byte(`{}`), 0o644)
 	e.run(nil, "reload", "--run-dir", e.path("run"))
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 10*time.Second, "the reload's log line", func() bool {
+		return strings.Contains(e.logText(), `msg="catalog reloaded" trigger="mcp-gateway reload"`)
+	})
 
 	search := func(where string, data []byte, needles ...string) {
 		for _, n := range needles {

@@ -1,10 +1,13 @@
 // Command mcp-gateway serves the tools of stdio MCP servers on one MCP
 // Streamable HTTP endpoint (SPEC §1). This package owns the command line:
-// the launcher (SPEC §2, launch.go), `serve` and the daemon's oklog/run
-// group (SPEC §8.2, serve.go, daemon.go), the flags and environment of
-// SPEC §10 (settings.go), and the commands catalog, pull, status, stop and
-// reload (catalogcmd.go, pull.go, control.go). Main is in cli.go so that
-// tests can run the whole CLI in-process.
+// the launcher (SPEC §2, launch.go, spawning the daemon in spawn.go), `serve`
+// (SPEC §8.2, serve.go; what both take is in input.go), the daemon (daemon.go,
+// its start in start.go and its oklog/run actors in actors.go), resolving the
+// config (resolve.go), the flags and environment of SPEC §10 (settings.go),
+// and the commands catalog, pull, status, stop and reload (catalogcmd.go,
+// pull.go, status.go, control.go). The catalog reload itself is the
+// supervisor's (supervisor.Reloader); this package only wires it. Main is in
+// cli.go so that tests can run the whole CLI in-process.
 package main
 
 import "os"

@@ -118,7 +118,7 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Setti
 		if err != nil {
 			return fmt.Errorf("encode server name: %w", err)
 		}
-		list, closeAll, err := adapterList(s, cat, nil)
+		list, closeAll, err := adapterList(s, nil)(cat)
 		if err != nil {
 			return fmt.Errorf("pull: %w", err)
 		}

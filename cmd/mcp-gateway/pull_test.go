@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/testgit"
 )
 
 // pullMain runs `mcp-gateway pull args...` in-process.
@@ -176,13 +177,11 @@ func TestPullTimeout(t *testing.T) {
 }
 
 // gitRepoServer serves a bare repository acme/hello.git (a README.md) with
-// git http-backend, for the github adapter; it skips the test without git.
+// git http-backend, for the github adapter; it skips the test without git
+// (fails under CI=true).
 func gitRepoServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git binary not found; needed for the test's http-backend")
-	}
+	gitBin := testgit.Bin(t) // skips without git, but fails under CI=true
 	root, work := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -356,14 +357,31 @@ func TestReloadChangeDuringStartup(t *testing.T) {
 		"fa": fakeEntry("fa-v1", "MCP_FAKE_START_DELAY=1500"),
 		"fb": fakeEntry("fb-v1"),
 	}))
+	// Written once the daemon has resolved the catalog and is starting the
+	// servers (fa takes 1.5 s), so before it is ready.
+	v2 := catalogJSON(t, map[string]any{
+		"fa": fakeEntry("fa-v1", "MCP_FAKE_START_DELAY=1500"),
+		"fb": fakeEntry("fb-v2"),
+	})
+	written := make(chan error, 1)
 	go func() {
-		time.Sleep(500 * time.Millisecond)
-		writeInPlace(t, path, catalogJSON(t, map[string]any{
-			"fa": fakeEntry("fa-v1", "MCP_FAKE_START_DELAY=1500"),
-			"fb": fakeEntry("fb-v2"),
-		}))
+		for deadline := time.Now().Add(15 * time.Second); !strings.Contains(e.logText(), "starting servers"); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				written <- errors.New(`the log did not say "starting servers" within 15 s`)
+				return
+			}
+		}
+		written <- os.WriteFile(path, v2, 0o644)
 	}()
 	e.mustLaunch(`{"fa": {}, "fb": {}}`)
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("the gateway was ready before the catalog changed: nothing was tested")
+	}
 	waitFor(t, 15*time.Second, "fb on its new command", func() bool {
 		return strings.Contains(mcpCall(t, e.url(), "t", "fb_echo", `{"text":"x"}`), "x from fb-v2")
 	})

@@ -3,10 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/mcp-gateway/mcp-gateway/ipc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // runServe is `mcp-gateway serve`: the daemon in the foreground (SPEC §8.2),
@@ -14,34 +10,11 @@ import (
 // generated). It returns when SIGTERM/SIGINT arrives.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "Usage: mcp-gateway serve --config '<json>' | --config-file FILE [flags]\n\nRuns the gateway in the foreground (for debugging, containers and tests).", stderr)
-	inline := fs.String("config", "", "config JSON")
-	file := fs.String("config-file", "", "config file")
-	sf := addSettingsFlags(fs, true)
-	if code, ok := parseFlags(fs, args); !ok {
+	in, code, ok := parseDaemonInput(fs, args, stderr)
+	if !ok {
 		return code
 	}
-	s, err := sf.resolve()
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return 2
-	}
-	config, err := readConfig(*inline, *file)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-gateway:", err)
-		return configExit(err)
-	}
-	token, ok := os.LookupEnv(supervisor.TokenEnv)
-	if !ok {
-		token = ipc.NewToken()
-	}
-	warnToken(stderr, token)
-	if _, warnings, err := resolveServers(s, config, nil); err != nil {
-		printResolveError(stderr, err)
-		return 1
-	} else {
-		printWarnings(stderr, warnings)
-	}
-	d := &daemon{settings: s, config: config, token: token, out: stdout}
+	d := &daemon{settings: in.settings, config: in.config, token: tokenFromEnv(stderr), out: stdout}
 	if err := d.run(); err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// startServers starts every server and waits until each has answered
+// initialize and tools/list, or the startup timeout passes (SPEC §2.2,
+// §2.4). A signal on sigs ends the starts. The error names the servers
+// still starting on a timeout, with a hint; the caller stops the servers.
+func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Server, sigs <-chan os.Signal, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d.settings.StartupTimeout)
+	defer cancel()
+	var interrupted os.Signal
+	startDone := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() { // owned here: waited for below
+		defer close(watchDone)
+		select {
+		case interrupted = <-sigs:
+			logger.Warn("signal while the servers start; stopping them", "signal", interrupted.String())
+			sup.Interrupt()
+		case <-startDone:
+		}
+	}()
+	err := sup.StartAll(ctx)
+	close(startDone)
+	<-watchDone
+	if err == nil && interrupted == nil {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("the servers' starts were ended")
+	}
+	if interrupted != nil {
+		err = fmt.Errorf("interrupted by %v while the servers started: %w", interrupted, err)
+	}
+	if starting := supervisor.TimedOut(err); len(starting) > 0 {
+		err = fmt.Errorf("startup timed out after %s; still starting: %s; %s: %w",
+			d.settings.StartupTimeout, strings.Join(starting, ", "), timeoutHint(servers, starting), err)
+	}
+	logger.Error("start failed", "error", err)
+	return err
+}
+
+// timeoutHint suggests what to do about servers that did not start in
+// time: pre-install catalog and GitHub servers with pull (SPEC §2.4); a
+// local command can only be made faster or given more time.
+func timeoutHint(servers []adapters.Server, slow []string) string {
+	var pullable, local []string
+	for _, s := range servers {
+		if !slices.Contains(slow, s.Name) {
+			continue
+		}
+		if s.Spec.Kind == "command" {
+			local = append(local, s.Name)
+		} else {
+			pullable = append(pullable, s.Name)
+		}
+	}
+	var hints []string
+	if len(pullable) > 0 {
+		hints = append(hints, "pre-install them in the template with `mcp-gateway pull "+strings.Join(pullable, " ")+"`")
+	}
+	if len(local) > 0 {
+		hints = append(hints, "make "+strings.Join(local, ", ")+" start faster or raise --startup-timeout")
+	}
+	return strings.Join(hints, "; ")
+}

@@ -1,0 +1,109 @@
+package main
+
+// `mcp-gateway status` (SPEC §8.1): the document the daemon sends and how
+// the CLI prints it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/ipc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// statusDoc is what `status` shows: the /health document (SPEC §3.3) with
+// each server's uptime, plus the daemon's own facts. Servers shadows the
+// embedded Health.Servers.
+type statusDoc struct {
+	aggregator.Health
+	Servers       []serverStatus `json:"servers"`
+	PID           int            `json:"pid"`
+	Version       string         `json:"version"`
+	Addr          string         `json:"addr"`
+	StartedAt     time.Time      `json:"startedAt"`
+	UptimeSeconds int64          `json:"uptimeSeconds"`
+	CatalogFile   string         `json:"catalogFile"`
+	LogFile       string         `json:"logFile"`
+}
+
+type serverStatus struct {
+	supervisor.Status
+	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
+}
+
+func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) statusDoc {
+	h := gw.Health()
+	doc := statusDoc{
+		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: displayAddr(addr),
+		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
+		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
+	}
+	doc.Health.Servers = nil
+	for _, st := range h.Servers {
+		s := serverStatus{Status: st}
+		if !st.StartedAt.IsZero() {
+			s.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
+		}
+		doc.Servers = append(doc.Servers, s)
+	}
+	return doc
+}
+
+// runStatus is `mcp-gateway status` (SPEC §8.1).
+func runStatus(args []string, stdout, stderr io.Writer) int {
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
+	if !ok {
+		return code
+	}
+	if asJSON {
+		var out bytes.Buffer
+		if err := json.Indent(&out, resp.Status, "", "  "); err != nil {
+			fmt.Fprintln(stderr, "mcp-gateway: status: the daemon sent invalid JSON:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, out.String())
+		return 0
+	}
+	var doc statusDoc
+	if err := json.Unmarshal(resp.Status, &doc); err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway: status: decode the daemon's answer:", err)
+		return 1
+	}
+	printStatus(stdout, doc)
+	return 0
+}
+
+func printStatus(w io.Writer, doc statusDoc) {
+	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %s, %s\n",
+		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
+	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
+	for _, s := range doc.Servers {
+		pid, up := "-", "-"
+		if s.PID > 0 {
+			pid, up = fmt.Sprint(s.PID), duration(s.UptimeSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
+			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
+	}
+	tw.Flush()
+}
+
+// protocol shows a server's protocol version with its era (SPEC §7.8),
+// "2026-07-28 (modern)"; the era alone while the server is not running.
+func protocol(st supervisor.Status) string {
+	switch {
+	case st.Protocol != "" && st.Era != "":
+		return st.Protocol + " (" + st.Era + ")"
+	case st.Protocol != "":
+		return st.Protocol
+	}
+	return orDash(st.Era)
+}
