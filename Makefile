@@ -30,10 +30,9 @@ test: build npm
 # Each fuzz target for a bounded time.
 FUZZTIME ?= 30s
 fuzz:
-	@for target in $$($(GO) test -list '^Fuzz' ./adapters/ | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) ./adapters/ || exit 1; done
-	@for target in $$($(GO) test -list '^Fuzz' ./catalog/ | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) ./catalog/ || exit 1; done
+	@for pkg in ./adapters/ ./catalog/ ./aggregator/ ./supervisor/jsonrpc/; do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep ^Fuzz); do \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done; done
 
 clean:
 	rm -rf bin .run

@@ -45,6 +45,7 @@ type bridgeCall struct {
 	cancel context.CancelCauseFunc
 	asks   chan *ask
 	done   chan callOutcome // buffered 1
+	ended  chan struct{}    // closed when the upstream call has returned
 
 	mu      sync.Mutex
 	out     *stream // the attached response; nil while parked
@@ -88,13 +89,14 @@ func (h *handler) startBridge(req *modernReq, tool, token string, run uint64, pa
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	bc := &bridgeCall{h: h, id: hex.EncodeToString(b[:]), tool: tool, token: token, caps: req.caps, level: req.level,
-		asks: make(chan *ask), done: make(chan callOutcome, 1)}
+		asks: make(chan *ask), done: make(chan callOutcome, 1), ended: make(chan struct{})}
 	bc.ctx, bc.cancel = context.WithCancelCause(h.baseCtx)
 	h.bridges.wg.Add(1)
 	go func() {
 		defer h.bridges.wg.Done()
 		defer bc.cancel(nil)
 		res, served, rt, err := h.g.callToolRun(bc.ctx, run, params, bc)
+		close(bc.ended)
 		bc.done <- callOutcome{res, served, rt, err}
 	}()
 	return bc
@@ -318,9 +320,22 @@ func (bc *bridgeCall) Request(ctx context.Context, method string, params json.Ra
 	case v := <-a.answer:
 		return v, nil
 	case <-ctx.Done():
+		// The call is being cancelled: let its notifications/cancelled
+		// reach the server before this request's error does, or the
+		// server may answer the call first and never learn it was
+		// cancelled.
+		select {
+		case <-bc.ended:
+		case <-time.After(cancelFirstWait):
+		}
 		return nil, ctx.Err()
 	}
 }
+
+// cancelFirstWait bounds how long a cancelled call's pending
+// server-to-client request waits for the call's own cancellation to be
+// sent upstream first.
+const cancelFirstWait = time.Second
 
 // Session is the call's own: a modern client has no session.
 func (bc *bridgeCall) Session() string { return "modern:" + bc.id }

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -209,15 +210,33 @@ func (s *stream) stopTimer() {
 	}
 }
 
-// writeEvent writes one SSE event whose data is the message in parts
-// (compact JSON: one line). Call with s.mu held.
+// writeEvent writes one SSE event whose data is the message in parts.
+// Messages are compact JSON, one line; a line break in one (a server may
+// pretty-print) starts another data line, so the event still carries the
+// message whole. Call with s.mu held.
 func (s *stream) writeEvent(parts [][]byte) error {
 	if err := s.write([]byte("event: message\ndata: ")); err != nil {
 		return err
 	}
 	for _, p := range parts {
-		if err := s.write(p); err != nil {
-			return err
+		for len(p) > 0 {
+			i := bytes.IndexAny(p, "\r\n")
+			if i < 0 {
+				if err := s.write(p); err != nil {
+					return err
+				}
+				break
+			}
+			if err := s.write(p[:i]); err != nil {
+				return err
+			}
+			if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
+				i++
+			}
+			if err := s.write([]byte("\ndata: ")); err != nil {
+				return err
+			}
+			p = p[i+1:]
 		}
 	}
 	return s.write([]byte("\n\n"))

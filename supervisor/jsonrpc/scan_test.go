@@ -1,0 +1,60 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMembersAndReplace(t *testing.T) {
+	obj := []byte(` { "b" : [1, {"x":"}"}], "a\u0062":"q\"}", "n":9007199254740993 , "e":{} } `)
+	var keys []string
+	if err := Members(obj, func(k, v []byte) bool { keys = append(keys, string(k)+"="+string(v)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`b=[1, {"x":"}"}]`, `a\u0062="q\"}"`, `n=9007199254740993`, `e={}`}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("members (-want +got):\n%s", diff)
+	}
+	if v, ok := Member(obj, "ab"); !ok || string(v) != `"q\"}"` {
+		t.Errorf("Member with an escaped key: %s %v", v, ok)
+	}
+	got, err := Replace(obj, "n", []byte(`"x"`))
+	if err != nil || string(got) != ` { "b" : [1, {"x":"}"}], "a\u0062":"q\"}", "n":"x" , "e":{} } ` {
+		t.Errorf("Replace: %s %v", got, err)
+	}
+	for in, want := range map[string]string{`{}`: `{"k":1}`, ` { } `: ` { "k":1}`, `{"a":2}`: `{"a":2,"k":1}`} {
+		if got, _ := Replace([]byte(in), "k", []byte("1")); string(got) != want {
+			t.Errorf("Replace into %s = %s, want %s", in, got, want)
+		}
+	}
+	if _, err := Replace([]byte(`[1]`), "k", []byte("1")); err == nil {
+		t.Error("Replace into an array did not fail")
+	}
+}
+
+// FuzzReplace: on any JSON object, Replace keeps the JSON valid, and the
+// member then holds the new value.
+func FuzzReplace(f *testing.F) {
+	f.Add([]byte(`{"a":1,"name":"x","b":[{"name":2}]}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"n\u0061me":"\"}"}`))
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(obj, &m) != nil {
+			return
+		}
+		out, err := Replace(obj, "name", []byte(`"new"`))
+		if err != nil {
+			t.Fatalf("Replace(%q): %v", obj, err)
+		}
+		var after map[string]json.RawMessage
+		if err := json.Unmarshal(out, &after); err != nil || string(after["name"]) != `"new"` {
+			t.Fatalf("Replace(%q) = %q (%v)", obj, out, err)
+		}
+		if v, ok := Member(out, "name"); !ok || string(v) != `"new"` {
+			t.Fatalf("Member after Replace(%q): %q", obj, v)
+		}
+	})
+}
