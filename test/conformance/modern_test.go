@@ -14,17 +14,19 @@ package conformance
 //     fixture (./fixture) behind it, so the MRTR bridge (SPEC §4.6) is what
 //     the input-required-result-* scenarios test.
 //
-// TestModernFixtureStdio drives the modern fixture over stdio by hand.
+// TestModernFixtureStdio drives the modern fixture over stdio by hand;
+// TestModernClientFixtureHTTP and TestModernGatewayClient check
+// test/client/modern-client.mjs against the fixture and through the gateway.
 //
 //	MCP_GATEWAY_MODERN=1 go test ./test/conformance -run Modern -v -count=1
 //
 // test/conformance/SCENARIOS.md says what each scenario sends and checks.
 //
-// The two gateway tests are skipped unless MCP_GATEWAY_MODERN=1: the
+// The three gateway tests are skipped unless MCP_GATEWAY_MODERN=1: the
 // gateway does not speak 2026-07-28 yet, so they fail today. Remove the
 // guard (requireModernGateway) from them when the modern front and the
 // modern supervisor land. TestModernFixtureHTTP, which passes, sits under
-// the same guard for its cost; TestModernFixtureStdio always runs.
+// the same guard for its cost; the stdio and client checks always run.
 
 import (
 	"bufio"
@@ -723,4 +725,109 @@ func (e modernEnv) runScenario(t *testing.T, endpoint, outDir, scenario string) 
 		return
 	}
 	t.Logf("pass (%d checks, %s)", len(checks), elapsed)
+}
+
+// TestModernClientFixtureHTTP checks test/client/modern-client.mjs against
+// the modern fixture served directly: a pinned 2026-07-28 connection, a
+// tool call, an MRTR round answered from --elicit, progress, logs at the
+// requested level.
+func TestModernClientFixtureHTTP(t *testing.T) {
+	e := setupModern(t)
+	endpoint := e.startFixtureHTTP(t)
+	lines := e.runClient(t, endpoint, "", "--mode", "modern", "--log-level", "info",
+		"--list", "--call", "echo", "--args", `{"text":"hi"}`,
+		"--call", "ask_name", "--elicit", `{"name":"Ada"}`,
+		"--call", "progress_log", "--args", `{"steps":2}`, "--progress")
+	checkClientLines(t, lines, "modern")
+}
+
+// TestModernGatewayClient runs the modern client through the gateway with
+// the modern fixture behind it, in both eras.
+func TestModernGatewayClient(t *testing.T) {
+	requireModernGateway(t)
+	e := setupModern(t)
+	tmp := t.TempDir()
+	gatewayBin := filepath.Join(tmp, "mcp-gateway")
+	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
+	pidfile := filepath.Join(tmp, "fixture.pids")
+	runCmd := shellQuote(e.node) + " " + shellQuote(e.fixture) + " --pidfile " + shellQuote(pidfile)
+	token := randomToken(t)
+	gw := startGateway(t, gatewayBin, runCmd, pidfile, tmp, token)
+	for _, mode := range []string{"modern", "legacy"} {
+		t.Run(mode, func(t *testing.T) {
+			lines := e.runClient(t, gw.url+"/mcp", token, "--mode", mode, "--log-level", "info",
+				"--list", "--call", "echo", "--args", `{"text":"hi"}`,
+				"--call", "ask_name", "--elicit", `{"name":"Ada"}`,
+				"--call", "progress_log", "--args", `{"steps":2}`, "--progress")
+			checkClientLines(t, lines, mode)
+		})
+	}
+}
+
+// runClient runs modern-client.mjs and returns its JSON lines; it fails the
+// test if the client exits non-zero.
+func (e modernEnv) runClient(t *testing.T, url, token string, args ...string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	argv := append([]string{filepath.Join(e.root, "test", "client", "modern-client.mjs"), "--url", url, "--timeout", "30"}, args...)
+	if token != "" {
+		argv = append(argv, "--token", token)
+	}
+	cmd := exec.CommandContext(ctx, e.node, argv...)
+	cmd.Dir = e.root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("modern-client %v: %v\n--- stdout ---\n%s\n--- stderr ---\n%s", args, err, stdout.String(), stderr.String())
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("modern-client printed a non-JSON line %q", l)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// checkClientLines checks the output of the steps TestModernClientFixtureHTTP
+// and TestModernGatewayClient run.
+func checkClientLines(t *testing.T, lines []map[string]any, era string) {
+	t.Helper()
+	dump, _ := json.MarshalIndent(lines, "", "  ")
+	var texts []string
+	var progress, logs, elicitations int
+	for _, l := range lines {
+		switch {
+		case l["step"] == "connect":
+			if l["era"] != era {
+				t.Errorf("connect: want era %s, got %v", era, l)
+			}
+		case l["step"] == "list":
+			if tools, _ := l["tools"].([]any); !slices.Contains(tools, any("echo")) || !slices.Contains(tools, any("ask_name")) {
+				t.Errorf("list: want echo and ask_name, got %v", l)
+			}
+		case l["step"] == "call":
+			r, _ := l["result"].(map[string]any)
+			content, _ := r["content"].([]any)
+			if len(content) > 0 {
+				text, _ := content[0].(map[string]any)["text"].(string)
+				texts = append(texts, text)
+			}
+		case l["event"] == "progress":
+			progress++
+		case l["event"] == "log":
+			logs++
+		case l["event"] == "elicitation":
+			elicitations++
+		}
+	}
+	if want := []string{"hi", "Hello, Ada!", "done 2 steps"}; !slices.Equal(texts, want) {
+		t.Errorf("call results: want texts %q, got %q\n%s", want, texts, dump)
+	}
+	if elicitations != 1 || progress != 2 || logs != 2 {
+		t.Errorf("want 1 elicitation, 2 progress and 2 log events; got %d, %d, %d\n%s", elicitations, progress, logs, dump)
+	}
 }
