@@ -366,13 +366,42 @@ func TestModernFixtureStdio(t *testing.T) {
 	}
 	requireTools(t, "tools/list over stdio", names, append(slices.Clone(modernScenarioTools), "echo", "progress_log", "ask_name", "start_task"))
 
+	// A listen stream hears of the tool list change (the gateway's
+	// supervisor relies on this to rebuild the merged list, SPEC §4.5).
+	id++
+	listenID := id
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": listenID, "method": "subscriptions/listen",
+		"params": map[string]any{"_meta": meta, "notifications": map[string]any{"toolsListChanged": true}}})
+	if _, err := stdin.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	r, notes := call("tools/call", map[string]any{"name": "test_trigger_tool_change", "arguments": map[string]any{}, "_meta": meta})
+	want := []string{"notifications/subscriptions/acknowledged", "notifications/tools/list_changed"}
+	var got []string
+	for _, n := range notes {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal([]byte(n), &m)
+		if string(m.Params.Meta["io.modelcontextprotocol/subscriptionId"]) != strconv.Itoa(listenID) {
+			t.Errorf("listen: %s lacks subscriptionId %d", n, listenID)
+		}
+		got = append(got, m.Method)
+	}
+	if r.text() != "tool list changed" || !slices.Equal(got, want) {
+		t.Errorf("subscriptions/listen then test_trigger_tool_change: want %q before the call's result, got %q and %s", want, notes, r.raw())
+	}
+
 	r, _ = call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello stdio"}, "_meta": meta})
 	if got := r.text(); got != "hello stdio" {
 		t.Errorf("tools/call echo: want text %q, got %s", "hello stdio", r.raw())
 	}
 
 	progressMeta := maps(meta, map[string]any{"progressToken": "tok-1"})
-	r, notes := call("tools/call", map[string]any{"name": "progress_log", "arguments": map[string]any{"steps": 2}, "_meta": progressMeta})
+	r, notes = call("tools/call", map[string]any{"name": "progress_log", "arguments": map[string]any{"steps": 2}, "_meta": progressMeta})
 	if r.text() != "done 2 steps" || len(notes) < 2 || !strings.Contains(notes[0], `"progressToken":"tok-1"`) {
 		t.Errorf("tools/call progress_log: want 2 progress notifications with tok-1 and \"done 2 steps\", got %s after %q", r.raw(), notes)
 	}
