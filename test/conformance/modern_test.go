@@ -14,6 +14,8 @@ package conformance
 //     fixture (./fixture) behind it, so the MRTR bridge (SPEC §4.6) is what
 //     the input-required-result-* scenarios test.
 //
+// TestConformanceNextLegacy runs the same suite's 2025-11-25 scenarios
+// against the legacy front (they pass today, and check more than 0.1.16).
 // TestModernFixtureStdio drives the modern fixture over stdio by hand;
 // TestModernClientFixtureHTTP and TestModernGatewayClient check
 // test/client/modern-client.mjs against the fixture and through the gateway.
@@ -238,6 +240,56 @@ func TestModernGatewayLegacyServer(t *testing.T) {
 	endpoint := e.gatewayEndpoint(t, gatewayBin, runCmd, pidfile, tmp)
 	requireModernList(t, endpoint, fixtureTools)
 	e.runAll(t, endpoint, modernScenarios)
+}
+
+// nextLegacyScenarios are 0.2.0-alpha.12's 2025-11-25 scenarios for a
+// tools-only gateway: 0.1.16's (TestConformance) plus server-session-lifecycle.
+// Every 0.1.16 check is among them (same ids, compared on 2026-12-01), and
+// they add wire-schema-valid (each message valid against the 2025-11-25
+// schema), tools-name-format, server-session-id-visible-ascii and the
+// SEP-2106 keywords. (server-sse-polling has only SHOULD checks, no scored
+// ones, and is left out.)
+var nextLegacyScenarios = []string{
+	"server-initialize",
+	"server-session-lifecycle",
+	"ping",
+	"tools-list",
+	"tools-call-simple-text",
+	"tools-call-image",
+	"tools-call-audio",
+	"tools-call-embedded-resource",
+	"tools-call-mixed-content",
+	"tools-call-error",
+	"tools-call-with-logging",
+	"tools-call-with-progress",
+	"tools-call-sampling",
+	"tools-call-elicitation",
+	"elicitation-sep1034-defaults",
+	"elicitation-sep1330-enums",
+	"server-sse-multiple-streams",
+	"dns-rebinding-protection",
+	"json-schema-2020-12",
+	"logging-set-level",
+}
+
+// TestConformanceNextLegacy runs 0.2.0-alpha.12's 2025-11-25 scenarios
+// against the gateway's legacy front, with the legacy fixture behind it.
+// They pass today; they guard the legacy front while it is rewritten to
+// serve both eras, with stricter checks than 0.1.16's.
+func TestConformanceNextLegacy(t *testing.T) {
+	e := setupModern(t)
+	tmp := t.TempDir()
+	gatewayBin := filepath.Join(tmp, "mcp-gateway")
+	fixtureBin := filepath.Join(tmp, "conformance-fixture")
+	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
+	goBuild(t, e.root, fixtureBin, "./test/conformance/fixture")
+	fixtureTools := listFixtureTools(t, fixtureBin)
+	requireTools(t, "the legacy fixture", fixtureTools, scenarioTools)
+	pidfile := filepath.Join(tmp, "fixture.pids")
+	runCmd := shellQuote(fixtureBin) + " -pidfile " + shellQuote(pidfile)
+	endpoint := e.gatewayEndpoint(t, gatewayBin, runCmd, pidfile, tmp)
+	requireTools(t, "tools/list through the gateway", rawListTools(t, endpoint), fixtureTools)
+	e.runAllAt(t, endpoint, "2025-11-25", nextLegacyScenarios)
 }
 
 // TestModernFixtureHTTP runs the modern scenarios against the modern
@@ -684,22 +736,27 @@ func readRPCResponse(resp *http.Response) ([]byte, error) {
 
 // runAll runs each scenario as its own subtest.
 func (e modernEnv) runAll(t *testing.T, endpoint string, scenarios []string) {
+	e.runAllAt(t, endpoint, modernVersion, scenarios)
+}
+
+// runAllAt runs each scenario at the given spec version as its own subtest.
+func (e modernEnv) runAllAt(t *testing.T, endpoint, version string, scenarios []string) {
 	outRoot := filepath.Join(t.TempDir(), "results")
 	for _, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
-			e.runScenario(t, endpoint, filepath.Join(outRoot, sc), sc)
+			e.runScenario(t, endpoint, filepath.Join(outRoot, sc), version, sc)
 		})
 	}
 }
 
-// runScenario runs one 2026-07-28 scenario (--force: the tasks extension's
-// and the pending ones are not "applicable" to a dated revision otherwise)
-// and fails on any failed check not in notApplicable.
-func (e modernEnv) runScenario(t *testing.T, endpoint, outDir, scenario string) {
+// runScenario runs one scenario at a spec version (--force: the tasks
+// extension's and the pending ones are not "applicable" to a dated revision
+// otherwise) and fails on any failed check not in notApplicable.
+func (e modernEnv) runScenario(t *testing.T, endpoint, outDir, version, scenario string) {
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.node, "--import", e.shim, e.cli, "server",
-		"--url", endpoint, "--spec-version", modernVersion, "--force", "--scenario", scenario, "-o", outDir)
+		"--url", endpoint, "--spec-version", version, "--force", "--scenario", scenario, "-o", outDir)
 	cmd.Dir = e.root
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
