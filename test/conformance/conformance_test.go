@@ -135,7 +135,8 @@ func TestConformance(t *testing.T) {
 	}
 
 	token := randomToken(t)
-	gw := startGateway(t, gatewayBin, fixtureBin, tmp, token)
+	pidfile := filepath.Join(tmp, "fixture.pids")
+	gw := startGateway(t, gatewayBin, shellQuote(fixtureBin)+" -pidfile "+shellQuote(pidfile), pidfile, tmp, token)
 	proxyLog := &syncBuffer{}
 	proxyURL := startProxy(t, gw.url, token, proxyLog)
 	t.Cleanup(func() {
@@ -304,14 +305,13 @@ type gateway struct {
 	url string
 }
 
-// startGateway runs `mcp-gateway serve` with the fixture as its only server,
-// waits until /health reports it ready, and registers a cleanup that stops
-// it with SIGTERM and checks that it, and the fixture, exited.
-func startGateway(t *testing.T, bin, fixture, tmp, token string) *gateway {
+// startGateway runs `mcp-gateway serve` with runCmd as its only server (one
+// that appends its pid to pidfile), waits until /health reports it ready,
+// and registers a cleanup that stops it with SIGTERM and checks that it, and
+// the fixture, exited.
+func startGateway(t *testing.T, bin, runCmd, pidfile, tmp, token string) *gateway {
 	t.Helper()
 	port := freePort(t)
-	pidfile := filepath.Join(tmp, "fixture.pids")
-	runCmd := shellQuote(fixture) + " -pidfile " + shellQuote(pidfile)
 	config, _ := json.Marshal(map[string]any{"conformance": map[string]any{"runCmd": runCmd}})
 	logFile := filepath.Join(tmp, "gateway.log")
 	cmd := exec.Command(bin, "serve",
