@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -133,16 +134,30 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 
 // finish answers the round with the call's outcome.
 func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
-	if o.err != nil {
-		out.finish(errorParts(req.id, o.err)...)
-		return
+	res, err := o.res, o.err
+	if err == nil {
+		res, err = bc.passInputRequired(o)
 	}
-	res, err := bc.passInputRequired(o)
 	if err != nil {
-		out.finish(errorParts(req.id, err)...)
+		out.finishStatus(modernErrorStatus(err), errorParts(req.id, err)...)
 		return
 	}
 	out.finish(resultParts(req.id, withResultType(res))...)
+}
+
+// modernErrorStatus is the HTTP status of a modern request's JSON-RPC
+// error: 400 for the errors MCP 2026-07-28 says are 400 on HTTP
+// (HeaderMismatch, MissingRequiredClientCapability,
+// UnsupportedProtocolVersion), whoever raised them; 200 otherwise.
+func modernErrorStatus(err error) int {
+	var e *jsonrpc.Error
+	if errors.As(err, &e) {
+		switch e.Code {
+		case codeHeaderMismatch, codeMissingCapability, codeUnsupportedVer:
+			return http.StatusBadRequest
+		}
+	}
+	return http.StatusOK
 }
 
 // passInputRequired seals a modern server's requestState with its process
@@ -336,6 +351,16 @@ func (bc *bridgeCall) Request(ctx context.Context, method string, params json.Ra
 // server-to-client request waits for the call's own cancellation to be
 // sent upstream first.
 const cancelFirstWait = time.Second
+
+// Parked reports whether the call waits for its client's retry
+// (supervisor.Parker).
+func (bc *bridgeCall) Parked() bool {
+	bc.h.bridges.mu.Lock()
+	defer bc.h.bridges.mu.Unlock()
+	return bc.h.bridges.parked[bc.id] == bc
+}
+
+var _ supervisor.Parker = (*bridgeCall)(nil)
 
 // Session is the call's own: a modern client has no session.
 func (bc *bridgeCall) Session() string { return "modern:" + bc.id }

@@ -50,6 +50,14 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
+	if !knownVersion(version) {
+		e := unsupportedVersion(version)
+		if !batch {
+			e.id = msgs[0].id
+		}
+		writeError(w, e)
+		return
+	}
 	if isModern(version) || (!batch && modernMeta(msgs[0])) {
 		h.serveModern(w, r, msgs, batch)
 		return

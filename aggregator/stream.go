@@ -146,7 +146,11 @@ func (s *stream) event(parts ...[]byte) error {
 
 // finish sends the response (the parts of one JSON-RPC message, or for a
 // batch the messages as a JSON array) and ends the stream.
-func (s *stream) finish(parts ...[]byte) {
+func (s *stream) finish(parts ...[]byte) { s.finishStatus(http.StatusOK, parts...) }
+
+// finishStatus is finish with the HTTP status of a JSON answer; an SSE
+// stream has sent 200 already.
+func (s *stream) finishStatus(status int, parts ...[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopTimer()
@@ -165,7 +169,7 @@ func (s *stream) finish(parts ...[]byte) {
 	h := s.w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(n))
-	s.w.WriteHeader(http.StatusOK)
+	s.w.WriteHeader(status)
 	for _, p := range parts {
 		if s.write(p) != nil {
 			return

@@ -36,6 +36,12 @@ const firstWithoutBatches = "2025-06-18"
 
 func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
+// knownVersion reports whether an MCP-Protocol-Version header value is
+// absent or a version the gateway speaks.
+func knownVersion(v string) bool {
+	return v == "" || slices.Contains(legacyVersions, v) || isModern(v)
+}
+
 // handler serves /mcp for one Gateway.
 type handler struct {
 	g        *Gateway
@@ -56,8 +62,8 @@ var errUnknownSession = &httpError{status: http.StatusNotFound, code: -32001,
 	msg: "Not Found: unknown or expired session; send initialize for a new one"}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(legacyVersions, v) && !isModern(v) {
-		writeError(w, unsupportedVersion(v))
+	if v := r.Header.Get("Mcp-Protocol-Version"); r.Method != http.MethodPost && !knownVersion(v) {
+		writeError(w, unsupportedVersion(v)) // a POST's is checked once its id is read
 		return
 	}
 	switch r.Method {

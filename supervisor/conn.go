@@ -450,7 +450,7 @@ func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 		session string
 	)
 	for id, p := range c.pending {
-		if p.peer == nil || (logsOnly && !p.logs) {
+		if p.peer == nil || (logsOnly && !p.logs) || isParked(p.peer) {
 			continue
 		}
 		if pc != nil && p.peer.Session() != session {
@@ -462,6 +462,22 @@ func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 		}
 	}
 	return pc
+}
+
+// Parker is implemented by a Peer whose call can be parked: its client
+// has been handed the server's request and the call waits, for minutes
+// perhaps, for the client to come back with the answer (the MRTR bridge,
+// SPEC §4.6). A parked call is not a candidate for the server's next
+// request: the server is waiting on it, so what it sends now comes from
+// another call. Without this, one abandoned parked call made every other
+// client's server-to-client request on that server unattributable.
+type Parker interface {
+	Parked() bool
+}
+
+func isParked(p Peer) bool {
+	pk, ok := p.(Parker)
+	return ok && pk.Parked()
 }
 
 func (c *conn) inFlight() int {
