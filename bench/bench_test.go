@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -134,3 +137,51 @@ func TestBenchShort(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestModernRequest checks the shape of HTTPClient's modern requests: no
+// initialize, _meta first in params, and the headers that mirror the body.
+func TestModernRequest(t *testing.T) {
+	var body []byte
+	var hdr http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		hdr = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+	}))
+	defer srv.Close()
+	hc := NewHTTPClient(srv.URL, "tok")
+	defer hc.CloseIdle()
+	m := hc.Modern()
+	if _, err := m.Call(context.Background(), "tools/call", []byte(` {"name":"échø","arguments":{"message":"hello"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			Meta struct {
+				Version string          `json:"io.modelcontextprotocol/protocolVersion"`
+				Caps    json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if msg.Method != "tools/call" || msg.Params.Name != "échø" || msg.Params.Meta.Version != ModernVersion || string(msg.Params.Meta.Caps) != "{}" {
+		t.Errorf("body %s", body)
+	}
+	for k, want := range map[string]string{"Mcp-Protocol-Version": ModernVersion, "Mcp-Method": "tools/call",
+		"Mcp-Name": "=?base64?w6ljaMO4?=", "Mcp-Session-Id": "", "Authorization": "Bearer tok"} {
+		if got := hdr.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+	if _, err := m.Call(context.Background(), "tools/list", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`; string(body) != want || hdr.Get("Mcp-Name") != "" {
+		t.Errorf("tools/list body %s, Mcp-Name %q", body, hdr.Get("Mcp-Name"))
+	}
+}
