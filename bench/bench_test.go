@@ -70,7 +70,8 @@ func TestBenchShort(t *testing.T) {
 		byID[f.ID] = f
 	}
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
-		"tput.1session", "tput.sessions", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
+		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
+		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
 		"mem.sessions.hwm", "mem.shim.rss", "mem.upstream.rss", "big.result", "big.argument"}
 	for _, n := range cfg.ReadyServers {
 		want = append(want, "ready."+itoa(n))
@@ -78,7 +79,8 @@ func TestBenchShort(t *testing.T) {
 	if cfg.Everything != nil {
 		want = append(want, "seq.everything.p50", "seq.everything.p99")
 	}
-	paired := map[string]bool{"seq.echo.p50": true, "tput.1session": true, "tput.sessions": true, "big.result": true, "big.argument": true}
+	paired := map[string]bool{"seq.echo.p50": true, "seq.echo.modern.p50": true, "client.sdk.p50": true, "client.sdk.modern.p50": true,
+		"tput.1session": true, "tput.sessions": true, "tput.modern": true, "big.result": true, "big.argument": true}
 	for _, id := range want {
 		f, ok := byID[id]
 		if !ok {
@@ -89,7 +91,7 @@ func TestBenchShort(t *testing.T) {
 			t.Errorf("figure %s: a side is missing: %+v", id, f)
 		}
 	}
-	for _, id := range []string{"seq.echo.p50", "tput.sessions", "big.result", "big.argument"} {
+	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "client.sdk.p50", "tput.sessions", "tput.modern", "big.result", "big.argument"} {
 		if f := byID[id]; f.Floor == nil || f.FloorRatio == nil {
 			t.Errorf("figure %s: no floor-proxy measurement", id)
 		}
@@ -121,8 +123,22 @@ func TestBenchShort(t *testing.T) {
 		t.Errorf("direct ready time %v ms is shorter than the start delay %v", f.Direct.Median, cfg.StartDelay)
 	}
 
-	var table, js bytes.Buffer
+	judged := map[string]bool{}
+	for _, t := range res.Targets {
+		judged[t.Figure] = true
+	}
+	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "tput.sessions", "tput.modern", "mem.idle.anon", "mem.sessions.anon", "big.result"} {
+		if !judged[id] {
+			t.Errorf("no target judged on %s", id)
+		}
+	}
+
+	var table, js, md bytes.Buffer
 	res.WriteTable(&table)
+	res.WriteMarkdown(&md)
+	if !strings.Contains(md.String(), "| --- |") {
+		t.Errorf("Markdown without a table:\n%s", md.String())
+	}
 	if !strings.Contains(table.String(), "gateway / direct") || len(res.Targets) == 0 {
 		t.Errorf("table without figures or targets:\n%s", table.String())
 	}
