@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -67,7 +70,8 @@ func TestBenchShort(t *testing.T) {
 		byID[f.ID] = f
 	}
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
-		"tput.1session", "tput.sessions", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
+		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
+		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
 		"mem.sessions.hwm", "mem.shim.rss", "mem.upstream.rss", "big.result", "big.argument"}
 	for _, n := range cfg.ReadyServers {
 		want = append(want, "ready."+itoa(n))
@@ -75,7 +79,8 @@ func TestBenchShort(t *testing.T) {
 	if cfg.Everything != nil {
 		want = append(want, "seq.everything.p50", "seq.everything.p99")
 	}
-	paired := map[string]bool{"seq.echo.p50": true, "tput.1session": true, "tput.sessions": true, "big.result": true, "big.argument": true}
+	paired := map[string]bool{"seq.echo.p50": true, "seq.echo.modern.p50": true, "client.sdk.p50": true, "client.sdk.modern.p50": true,
+		"tput.1session": true, "tput.sessions": true, "tput.modern": true, "big.result": true, "big.argument": true}
 	for _, id := range want {
 		f, ok := byID[id]
 		if !ok {
@@ -86,7 +91,7 @@ func TestBenchShort(t *testing.T) {
 			t.Errorf("figure %s: a side is missing: %+v", id, f)
 		}
 	}
-	for _, id := range []string{"seq.echo.p50", "tput.sessions", "big.result", "big.argument"} {
+	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "client.sdk.p50", "tput.sessions", "tput.modern", "big.result", "big.argument"} {
 		if f := byID[id]; f.Floor == nil || f.FloorRatio == nil {
 			t.Errorf("figure %s: no floor-proxy measurement", id)
 		}
@@ -118,8 +123,22 @@ func TestBenchShort(t *testing.T) {
 		t.Errorf("direct ready time %v ms is shorter than the start delay %v", f.Direct.Median, cfg.StartDelay)
 	}
 
-	var table, js bytes.Buffer
+	judged := map[string]bool{}
+	for _, t := range res.Targets {
+		judged[t.Figure] = true
+	}
+	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "tput.sessions", "tput.modern", "mem.idle.anon", "mem.sessions.anon", "big.result"} {
+		if !judged[id] {
+			t.Errorf("no target judged on %s", id)
+		}
+	}
+
+	var table, js, md bytes.Buffer
 	res.WriteTable(&table)
+	res.WriteMarkdown(&md)
+	if !strings.Contains(md.String(), "| --- |") {
+		t.Errorf("Markdown without a table:\n%s", md.String())
+	}
 	if !strings.Contains(table.String(), "gateway / direct") || len(res.Targets) == 0 {
 		t.Errorf("table without figures or targets:\n%s", table.String())
 	}
@@ -134,3 +153,51 @@ func TestBenchShort(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestModernRequest checks the shape of HTTPClient's modern requests: no
+// initialize, _meta first in params, and the headers that mirror the body.
+func TestModernRequest(t *testing.T) {
+	var body []byte
+	var hdr http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		hdr = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+	}))
+	defer srv.Close()
+	hc := NewHTTPClient(srv.URL, "tok")
+	defer hc.CloseIdle()
+	m := hc.Modern()
+	if _, err := m.Call(context.Background(), "tools/call", []byte(` {"name":"échø","arguments":{"message":"hello"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			Meta struct {
+				Version string          `json:"io.modelcontextprotocol/protocolVersion"`
+				Caps    json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if msg.Method != "tools/call" || msg.Params.Name != "échø" || msg.Params.Meta.Version != ModernVersion || string(msg.Params.Meta.Caps) != "{}" {
+		t.Errorf("body %s", body)
+	}
+	for k, want := range map[string]string{"Mcp-Protocol-Version": ModernVersion, "Mcp-Method": "tools/call",
+		"Mcp-Name": "=?base64?w6ljaMO4?=", "Mcp-Session-Id": "", "Authorization": "Bearer tok"} {
+		if got := hdr.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+	if _, err := m.Call(context.Background(), "tools/list", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`; string(body) != want || hdr.Get("Mcp-Name") != "" {
+		t.Errorf("tools/list body %s, Mcp-Name %q", body, hdr.Get("Mcp-Name"))
+	}
+}

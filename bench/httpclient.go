@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,20 +43,46 @@ func NewHTTPClient(url, token string) *HTTPClient {
 // CloseIdle closes the client's idle connections.
 func (c *HTTPClient) CloseIdle() { c.hc.CloseIdleConnections() }
 
-// Session is one MCP session on the gateway. Its Call is safe for
-// concurrent use (16 clients on one session).
+// Protocol versions of the two eras the client speaks.
+const (
+	// LegacyVersion is sent in initialize and then in the
+	// MCP-Protocol-Version header of every request of the session.
+	LegacyVersion = "2025-11-25"
+	// ModernVersion (MCP 2026-07-28) has no initialize and no session:
+	// every request names it in _meta and in MCP-Protocol-Version.
+	ModernVersion = "2026-07-28"
+)
+
+// modernMeta is the _meta member every modern request carries: the
+// protocol version and the client's (empty) capabilities.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + ModernVersion + `","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// Session is one caller of the gateway: a legacy MCP session
+// (NewSession: initialize, then Mcp-Session-Id on every request) or a
+// modern one (Modern: no handshake, _meta and headers on every request).
+// Its Call is safe for concurrent use (16 clients on one session).
 type Session struct {
 	c       *HTTPClient
 	id      string
 	version string
+	modern  bool
 	nextID  atomic.Int64
 }
 
-// NewSession initializes a session.
+// Modern returns a caller in the modern era (MCP 2026-07-28): nothing is
+// sent until the first Call, and each Call carries params._meta with the
+// protocol version and client capabilities, and the MCP-Protocol-Version,
+// Mcp-Method and (for tools/call) Mcp-Name headers the gateway checks
+// against the body. Close is a no-op: there is no session to end.
+func (c *HTTPClient) Modern() *Session {
+	return &Session{c: c, version: ModernVersion, modern: true}
+}
+
+// NewSession initializes a legacy session (LegacyVersion).
 func (c *HTTPClient) NewSession(ctx context.Context) (*Session, error) {
 	s := &Session{c: c}
-	body := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	msg, hdr, err := s.post(ctx, body, "0")
+	body := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + LegacyVersion + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	msg, hdr, err := s.post(ctx, body, "0", "initialize", "")
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -66,50 +93,102 @@ func (c *HTTPClient) NewSession(ctx context.Context) (*Session, error) {
 	if s.id == "" {
 		return nil, fmt.Errorf("initialize: no Mcp-Session-Id in the response")
 	}
-	s.version = "2025-06-18"
-	if _, _, err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), ""); err != nil {
+	s.version = LegacyVersion
+	if _, _, err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", "notifications/initialized", ""); err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return s, nil
 }
 
-// Call sends one request and returns the raw result.
+// Call sends one request and returns the raw result. params is a JSON
+// object; a modern Call adds _meta to it (params must not hold one).
 func (s *Session) Call(ctx context.Context, method string, params []byte) ([]byte, error) {
 	id := strconv.FormatInt(s.nextID.Add(1), 10)
-	body := make([]byte, 0, len(params)+len(method)+64)
+	body := make([]byte, 0, len(params)+len(method)+len(modernMeta)+64)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, id...)
 	body = append(body, `,"method":"`...)
 	body = append(body, method...)
 	body = append(body, `","params":`...)
-	body = append(body, params...)
+	name := ""
+	if s.modern {
+		rest, ok := openObject(params)
+		if !ok {
+			return nil, fmt.Errorf("modern %s: params must be a JSON object", method)
+		}
+		body = append(body, '{')
+		body = append(body, modernMeta...)
+		if r := bytes.TrimLeft(rest, " \t\r\n"); len(r) > 0 && r[0] != '}' {
+			body = append(body, ',')
+		}
+		body = append(body, rest...)
+		if method == "tools/call" {
+			raw, _ := rawjson.Get(params, "name")
+			name, _ = rawjson.String(raw)
+		}
+	} else {
+		body = append(body, params...)
+	}
 	body = append(body, '}')
-	msg, _, err := s.post(ctx, body, id)
+	msg, _, err := s.post(ctx, body, id, method, name)
 	if err != nil {
 		return nil, err
 	}
 	return resultOf(msg)
 }
 
-// Close ends the session (DELETE /mcp).
+// openObject returns what follows the '{' that opens the object raw.
+func openObject(raw []byte) ([]byte, bool) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return nil, false
+	}
+	return t[1:], true
+}
+
+// Close ends a legacy session (DELETE /mcp); a modern caller has none.
 func (s *Session) Close() {
+	if s.modern {
+		return
+	}
 	req, _ := http.NewRequest(http.MethodDelete, s.c.url, nil)
-	s.headers(req)
+	s.headers(req, "", "")
 	if resp, err := s.c.hc.Do(req); err == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
 }
 
-func (s *Session) headers(req *http.Request) {
+// headers sets a request's headers; method and name (the tool of a
+// tools/call) are mirrored into Mcp-Method and Mcp-Name on a modern one.
+func (s *Session) headers(req *http.Request, method, name string) {
 	h := req.Header
 	h["Authorization"] = []string{"Bearer " + s.c.token}
 	h["Content-Type"] = []string{"application/json"}
 	h["Accept"] = []string{"application/json, text/event-stream"}
+	if s.modern {
+		h["Mcp-Protocol-Version"] = []string{s.version}
+		h["Mcp-Method"] = []string{method}
+		if name != "" {
+			h["Mcp-Name"] = []string{headerValue(name)}
+		}
+		return
+	}
 	if s.id != "" {
 		h["Mcp-Session-Id"] = []string{s.id}
 		h["Mcp-Protocol-Version"] = []string{s.version}
 	}
+}
+
+// headerValue is v as an HTTP field value: as it is when it is visible
+// ASCII, otherwise the Base64 sentinel form MCP 2026-07-28 defines.
+func headerValue(v string) string {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e {
+			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+		}
+	}
+	return v
 }
 
 // sseReader is a reusable reader for SSE responses, with a line buffer
@@ -126,12 +205,12 @@ var sseReaders = sync.Pool{New: func() any { return &sseReader{r: bufio.NewReade
 // post sends body and returns the JSON-RPC response whose id is id (nil
 // for a notification, answered 202). The body is read to its end so that
 // the connection is reused.
-func (s *Session) post(ctx context.Context, body []byte, id string) ([]byte, http.Header, error) {
+func (s *Session) post(ctx context.Context, body []byte, id, method, name string) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, err
 	}
-	s.headers(req)
+	s.headers(req, method, name)
 	resp, err := s.c.hc.Do(req)
 	if err != nil {
 		return nil, nil, err

@@ -121,21 +121,26 @@ func BenchmarkInprocHTTP(b *testing.B) {
 	}
 }
 
-// BenchmarkInprocHTTPParallel is 16 concurrent clients, with one shared
-// session or one session each.
+// BenchmarkInprocHTTPParallel is 16 concurrent clients: legacy with one
+// shared session or one session each, and modern (MCP 2026-07-28, no
+// session). The setup (building the binaries on the first run, starting
+// the gateway) is not timed.
 func BenchmarkInprocHTTPParallel(b *testing.B) {
-	for _, shared := range []bool{true, false} {
-		name := "16sessions"
-		if shared {
-			name = "1session"
-		}
+	for _, name := range []string{"1session", "16sessions", "modern"} {
 		b.Run(name, func(b *testing.B) {
 			p := startInproc(b)
-			one := p.session(b)
+			var one *Session
+			switch name {
+			case "1session":
+				one = p.session(b)
+			case "modern":
+				one = p.hc.Modern()
+			}
 			b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				s := one
-				if !shared {
+				if s == nil {
 					s = p.session(b)
 				}
 				for pb.Next() {

@@ -69,9 +69,10 @@ type Figure struct {
 	Diff    *Stat  `json:"diff,omitempty"`
 	Ratio   *Stat  `json:"ratio,omitempty"`
 	// Floor is the same measurement through bench/floor, the minimal
-	// net/http-to-stdio proxy: what HTTP itself costs. FloorRatio is
-	// floor / direct per repetition.
+	// net/http-to-stdio proxy: what HTTP itself costs. FloorDiff and
+	// FloorRatio are floor − direct and floor / direct per repetition.
 	Floor      *Stat  `json:"floor,omitempty"`
+	FloorDiff  *Stat  `json:"floorDiff,omitempty"`
 	FloorRatio *Stat  `json:"floorRatio,omitempty"`
 	Target     string `json:"target,omitempty"`
 	Met        *bool  `json:"met,omitempty"`
@@ -93,71 +94,97 @@ type TargetRow struct {
 	Measured float64 `json:"measured"`
 	Unit     string  `json:"unit"`
 	Met      bool    `json:"met"`
+	// Detail gives the medians the measured value was computed from.
+	Detail string `json:"detail,omitempty"`
 }
 
+// A target is judged on the median over repetitions of one per-repetition
+// value (on):
+//
+//	"diff", "ratio"            gateway − direct, gateway / direct
+//	"gateway"                  the gateway's value
+//	"floorDiff", "floorRatio"  gateway − floor, gateway / floor
+//	"refDiff"                  gateway − the gateway value of figure ref
 type target struct {
-	on    string // "diff", "ratio" or "gateway": which median is judged
-	max   bool   // true: ≤ limit; false: ≥ limit
+	on    string
+	max   bool // true: ≤ limit; false: ≥ limit
 	limit float64
 	text  string
+	ref   string
 }
 
 type figDef struct {
 	id, name, unit string
-	t              *target
+	ts             []target
 	note           string
 }
 
 func (cfg Config) figDefs() []figDef {
 	n := cfg.Concurrency
 	seq := fmt.Sprintf("%d sequential tools/call", cfg.Calls)
+	vsFloor := target{on: "floorDiff", max: true, limit: 60, text: "added p50 ≤ floor proxy's added + 60 µs"}
+	tputFloor := target{on: "floorRatio", max: false, limit: 0.85, text: "≥ 0.85× the floor proxy's"}
 	var defs []figDef
 	defs = append(defs,
-		figDef{"seq.echo.p50", seq + ", Go echo: p50", "µs", &target{"diff", true, 150, "added p50 ≤ 150 µs"}, ""},
-		figDef{"seq.echo.p99", seq + ", Go echo: p99", "µs", nil, ""},
-		figDef{"seq.echo.tcpclient.p50", seq + ", Go echo: p50 with TCPSession (no net/http Transport)", "µs", nil,
+		figDef{"seq.echo.p50", seq + ", Go echo, legacy (" + LegacyVersion + " session): p50", "µs", []target{vsFloor}, ""},
+		figDef{"seq.echo.modern.p50", seq + ", Go echo, modern (" + ModernVersion + ", no session): p50", "µs",
+			[]target{vsFloor, {on: "refDiff", max: true, limit: 0, ref: "seq.echo.p50", text: "modern p50 ≤ legacy p50 (same run, interleaved)"}},
+			"_meta and MCP-Protocol-Version, Mcp-Method, Mcp-Name on every request; interleaved with the legacy calls in blocks of a tenth, through the same gateway (and floor) process"},
+		figDef{"seq.echo.p99", seq + ", Go echo, legacy: p99", "µs", nil, ""},
+		figDef{"seq.echo.modern.p99", seq + ", Go echo, modern: p99", "µs", nil, ""},
+		figDef{"seq.echo.tcpclient.p50", seq + ", Go echo, legacy: p50 with TCPSession (no net/http Transport)", "µs", nil,
 			"the same calls from a client that reads and writes its connection itself: the part of the added latency that is net/http's client"},
 		figDef{"seq.everything.p50", seq + ", server-everything echo: p50", "µs", nil, ""},
 		figDef{"seq.everything.p99", seq + ", server-everything echo: p99", "µs", nil, ""},
-		figDef{"cpu.seq.client", "CPU per sequential call: load generator", "µs", nil,
+		figDef{"cpu.seq.client", "CPU per sequential call: load generator, legacy", "µs", nil,
 			"direct: StdioClient; gateway: raw net/http HTTPClient (keep-alive, SSE or JSON)"},
-		figDef{"cpu.seq.daemon", "CPU per sequential call: gateway daemon (floor: the floor proxy)", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
-		figDef{"cpu.seq.upstream", "CPU per sequential call: Go echo", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
-		figDef{"client.sdk.cpu", "CPU per call of go-sdk's client (instead of HTTPClient)", "µs", nil,
-			"compare with cpu.seq.client gateway: the reason the load generator uses raw net/http"},
-		figDef{"client.sdk.p50", "p50 through the gateway with go-sdk's client, Go echo", "µs", nil, ""},
-		figDef{"tput.1session", fmt.Sprintf("Throughput, %d clients, 1 session", n), "calls/s", &target{"ratio", false, 0.6, "≥ 60% of direct"},
+		figDef{"cpu.seq.modern.client", "CPU per sequential call: load generator, modern", "µs", nil, ""},
+		figDef{"cpu.seq.daemon", "CPU per sequential call: gateway daemon (floor: the floor proxy), legacy", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
+		figDef{"cpu.seq.modern.daemon", "CPU per sequential call: gateway daemon (floor: the floor proxy), modern", "µs", nil, ""},
+		figDef{"cpu.seq.upstream", "CPU per sequential call: Go echo, legacy", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
+		figDef{"cpu.seq.modern.upstream", "CPU per sequential call: Go echo, modern", "µs", nil, ""},
+		figDef{"client.sdk.p50", fmt.Sprintf("%d sequential calls with go-sdk's client, legacy (%s): p50", cfg.SDKCalls, LegacyVersion), "µs", nil,
+			"direct: go-sdk's client over stdio (CommandTransport) to the Go echo; floor, gateway: its Streamable HTTP client"},
+		figDef{"client.sdk.modern.p50", fmt.Sprintf("%d sequential calls with go-sdk's client, modern (%s): p50", cfg.SDKCalls, ModernVersion), "µs", nil,
+			"direct: the legacy stdio figure above (the Go echo does not serve server/discover)"},
+		figDef{"client.sdk.cpu", "CPU per call of go-sdk's client, legacy", "µs", nil,
+			"compare with cpu.seq.client: the reason the load generator uses raw net/http"},
+		figDef{"client.sdk.modern.cpu", "CPU per call of go-sdk's client, modern", "µs", nil, ""},
+		figDef{"tput.1session", fmt.Sprintf("Throughput, %d clients, legacy, 1 session", n), "calls/s", []target{tputFloor},
 			fmt.Sprintf("direct: %d calls in flight on one stdio pipe", n)},
-		figDef{"tput.sessions", fmt.Sprintf("Throughput, %d clients, %d sessions", n, n), "calls/s", &target{"ratio", false, 0.6, "≥ 60% of direct"},
-			"direct: the same measurement as above"},
-		figDef{"cpu.tput.client", fmt.Sprintf("CPU per call at %d clients: load generator", n), "µs", nil, fmt.Sprintf("gateway side: %d sessions", n)},
-		figDef{"cpu.tput.daemon", fmt.Sprintf("CPU per call at %d clients: gateway daemon (floor: the floor proxy)", n), "µs", nil, ""},
+		figDef{"tput.sessions", fmt.Sprintf("Throughput, %d clients, legacy, %d sessions", n, n), "calls/s", []target{tputFloor},
+			"direct: the same measurement as above; floor: one session (it has no others)"},
+		figDef{"tput.modern", fmt.Sprintf("Throughput, %d clients, modern (no session)", n), "calls/s", []target{tputFloor},
+			"direct: the same measurement as above; floor: the same modern requests"},
+		figDef{"cpu.tput.client", fmt.Sprintf("CPU per call at %d clients: load generator, legacy", n), "µs", nil, fmt.Sprintf("gateway side: %d sessions", n)},
+		figDef{"cpu.tput.daemon", fmt.Sprintf("CPU per call at %d clients: gateway daemon (floor: the floor proxy), legacy", n), "µs", nil, ""},
+		figDef{"cpu.tput.modern.daemon", fmt.Sprintf("CPU per call at %d clients: gateway daemon (floor: the floor proxy), modern", n), "µs", nil, ""},
 		figDef{"cpu.tput.upstream", fmt.Sprintf("CPU per call at %d clients: Go echo", n), "µs", nil, ""},
 	)
 	for i, s := range cfg.ReadyServers {
 		d := figDef{fmt.Sprintf("ready.%d", s), fmt.Sprintf("Ready time, %d server(s) with a %s start delay", s, cfg.StartDelay), "ms", nil,
 			"direct: slowest of the servers spawned in parallel, spawn → initialize response; gateway: `mcp-gateway --config` start → exit 0"}
 		if i == len(cfg.ReadyServers)-1 {
-			d.t = &target{"diff", true, 50, "≤ slowest server + 50 ms"}
+			d.ts = []target{{on: "diff", max: true, limit: 50, text: "≤ slowest server + 50 ms"}}
 		}
 		defs = append(defs, d)
 	}
 	defs = append(defs,
-		figDef{"mem.idle.rss", fmt.Sprintf("Daemon VmRSS, idle, %d servers", cfg.MemServers), "MiB", &target{"gateway", true, 15, "≤ 15 MiB"}, ""},
+		figDef{"mem.idle.rss", fmt.Sprintf("Daemon VmRSS, idle, %d servers", cfg.MemServers), "MiB", nil, ""},
 		figDef{"mem.idle.hwm", fmt.Sprintf("Daemon VmHWM, idle, %d servers", cfg.MemServers), "MiB", nil, ""},
-		figDef{"mem.idle.anon", fmt.Sprintf("Daemon RssAnon, idle, %d servers", cfg.MemServers), "MiB", nil,
+		figDef{"mem.idle.anon", fmt.Sprintf("Daemon RssAnon, idle, %d servers", cfg.MemServers), "MiB", []target{{on: "gateway", max: true, limit: 4, text: "≤ 4 MiB"}},
 			"VmRSS minus the mapped pages of the executable (RssFile), which every mcp-gateway process shares"},
-		figDef{"mem.sessions.rss", fmt.Sprintf("Daemon VmRSS after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", &target{"gateway", true, 40, "≤ 40 MiB"},
+		figDef{"mem.sessions.rss", fmt.Sprintf("Daemon VmRSS after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", nil,
 			"sessions opened at once and still open when measured"},
 		figDef{"mem.sessions.hwm", fmt.Sprintf("Daemon VmHWM after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", nil, ""},
-		figDef{"mem.sessions.anon", fmt.Sprintf("Daemon RssAnon after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", nil, ""},
+		figDef{"mem.sessions.anon", fmt.Sprintf("Daemon RssAnon after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", []target{{on: "gateway", max: true, limit: 24, text: "≤ 24 MiB"}}, ""},
 		figDef{"mem.sessions.retries", "503s retried while opening those sessions, 16 at a time", "count", nil,
 			"a 503 below the cap: sessionCap counts a session twice while its initialize is in flight"},
 		figDef{"mem.shim.rss", "Shim VmRSS, per server (not the daemon's)", "MiB", nil, "one `mcp-gateway __shim` process per server"},
 		figDef{"mem.shim.anon", "Shim RssAnon, per server: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
 		figDef{"mem.upstream.rss", "Go echo VmRSS, per server", "MiB", nil, ""},
-		figDef{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", &target{"ratio", true, 2, "≤ 2× direct"}, ""},
-		figDef{"big.argument", fmt.Sprintf("%s argument, round trip", size(cfg.BigBytes)), "ms", &target{"ratio", true, 2, "≤ 2× direct"}, ""},
+		figDef{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
+		figDef{"big.argument", fmt.Sprintf("%s argument, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
 	)
 	return defs
 }
@@ -189,48 +216,78 @@ func (r *runner) results(elapsed time.Duration) *Results {
 			continue
 		}
 		f := Figure{ID: d.id, Name: d.name, Unit: d.unit, Direct: stat(v["direct"]), Gateway: stat(v["gateway"]), Note: d.note}
-		if dv, gv := v["direct"], v["gateway"]; len(dv) == len(gv) && len(dv) > 0 && !slices.Contains(dv, 0) {
-			diff, ratio := make([]float64, len(dv)), make([]float64, len(dv))
-			for i := range dv {
-				diff[i] = gv[i] - dv[i]
-				ratio[i] = gv[i] / dv[i]
-			}
-			f.Diff, f.Ratio = stat(diff), stat(ratio)
-		}
+		f.Diff, f.Ratio = pairs(v["gateway"], v["direct"])
 		f.Floor = stat(v["floor"])
-		if dv, fv := v["direct"], v["floor"]; len(dv) == len(fv) && len(dv) > 0 && !slices.Contains(dv, 0) {
-			ratio := make([]float64, len(dv))
-			for i := range dv {
-				ratio[i] = fv[i] / dv[i]
+		f.FloorDiff, f.FloorRatio = pairs(v["floor"], v["direct"])
+		var texts []string
+		for _, t := range d.ts {
+			s, detail := r.judged(t, f)
+			if s == nil {
+				continue
 			}
-			f.FloorRatio = stat(ratio)
+			met := s.Median <= t.limit
+			if !t.max {
+				met = s.Median >= t.limit
+			}
+			texts = append(texts, t.text)
+			if f.Met == nil || !met {
+				f.Met = &met
+			}
+			unit := d.unit
+			if strings.HasSuffix(t.on, "atio") {
+				unit = "×"
+			}
+			res.Targets = append(res.Targets, TargetRow{Target: d.name + ": " + t.text, Figure: d.id, Measured: round(s.Median), Unit: unit, Met: met, Detail: detail})
 		}
-		if d.t != nil {
-			var s *Stat
-			switch d.t.on {
-			case "diff":
-				s = f.Diff
-			case "ratio":
-				s = f.Ratio
-			default:
-				s = f.Gateway
-			}
-			if s != nil {
-				met := s.Median <= d.t.limit
-				if !d.t.max {
-					met = s.Median >= d.t.limit
-				}
-				f.Target, f.Met = d.t.text, &met
-				unit := d.unit
-				if d.t.on == "ratio" {
-					unit = "×"
-				}
-				res.Targets = append(res.Targets, TargetRow{Target: d.name + ": " + d.t.text, Figure: d.id, Measured: round(s.Median), Unit: unit, Met: met})
-			}
-		}
+		f.Target = strings.Join(texts, "; ")
 		res.Figures = append(res.Figures, f)
 	}
 	return res
+}
+
+// pairs returns a − b and a / b per repetition, summarised; nil when the
+// sides were not measured the same number of times (or b has a zero).
+func pairs(a, b []float64) (diff, ratio *Stat) {
+	if len(a) != len(b) || len(a) == 0 || slices.Contains(b, 0) {
+		return nil, nil
+	}
+	d, q := make([]float64, len(a)), make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+		q[i] = a[i] / b[i]
+	}
+	return stat(d), stat(q)
+}
+
+// judged returns the per-repetition values target t is judged on, and the
+// medians they come from.
+func (r *runner) judged(t target, f Figure) (*Stat, string) {
+	v := r.vals[f.ID]
+	med := func(s *Stat) string {
+		if s == nil {
+			return "–"
+		}
+		return fmtNum(s.Median)
+	}
+	switch t.on {
+	case "diff":
+		return f.Diff, ""
+	case "ratio":
+		return f.Ratio, ""
+	case "gateway":
+		return f.Gateway, ""
+	case "floorDiff":
+		d, _ := pairs(v["gateway"], v["floor"])
+		return d, fmt.Sprintf("gateway − direct %s, floor − direct %s; gateway − floor per repetition", med(f.Diff), med(f.FloorDiff))
+	case "floorRatio":
+		_, q := pairs(v["gateway"], v["floor"])
+		return q, fmt.Sprintf("gateway %s, floor %s, direct %s", med(f.Gateway), med(f.Floor), med(f.Direct))
+	case "refDiff":
+		ref := r.vals[t.ref]["gateway"]
+		d, _ := pairs(v["gateway"], ref)
+		return d, fmt.Sprintf("%s %s, %s %s; difference per repetition", f.ID, med(f.Gateway), t.ref, med(stat(ref)))
+	}
+	return nil, ""
 }
 
 func stat(v []float64) *Stat {
@@ -321,39 +378,73 @@ func (res *Results) WriteJSON(w io.Writer) error {
 	return enc.Encode(res)
 }
 
+// tableHeader and tableRow are the columns of both tables.
+var tableHeader = []string{"figure", "unit", "direct", "gateway", "gateway − direct", "gateway / direct",
+	"floor proxy", "floor − direct", "floor / direct", "target"}
+
+func tableRow(f Figure) []string {
+	status := ""
+	if f.Met != nil {
+		status = f.Target + ": "
+		if *f.Met {
+			status += "met"
+		} else {
+			status += "MISSED"
+		}
+	}
+	return []string{f.Name, f.Unit, fmtStat(f.Direct), fmtStat(f.Gateway), fmtStat(f.Diff), fmtRatio(f.Ratio),
+		fmtStat(f.Floor), fmtStat(f.FloorDiff), fmtRatio(f.FloorRatio), status}
+}
+
+func (res *Results) heading() string {
+	return fmt.Sprintf("mcp-gateway benchmark, %s; %d CPUs (%s), %s; %d repetition(s): median (min–max)",
+		res.Time, res.Host.CPUs, res.Host.CPUModel, res.Host.GoVersion, res.Sizes.Reps)
+}
+
+func (t TargetRow) line() string {
+	status := "met"
+	if !t.Met {
+		status = "MISSED"
+	}
+	s := fmt.Sprintf("%s: %s (measured %s %s", status, t.Target, fmtNum(t.Measured), t.Unit)
+	if t.Detail != "" {
+		s += "; " + t.Detail
+	}
+	return s + ")"
+}
+
 // WriteTable prints the figures and the targets.
 func (res *Results) WriteTable(w io.Writer) {
-	fmt.Fprintf(w, "mcp-gateway benchmark, %s; %d CPUs (%s), %s; %d repetition(s): median (min–max)\n",
-		res.Time, res.Host.CPUs, res.Host.CPUModel, res.Host.GoVersion, res.Sizes.Reps)
-	fmt.Fprintf(w, "tree: %s\nclient: %s\n\n", res.Tree, res.Client)
+	fmt.Fprintf(w, "%s\ntree: %s\nclient: %s\n\n", res.heading(), res.Tree, res.Client)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tunit\tdirect\tgateway\tgateway − direct\tgateway / direct\ttarget\tfloor proxy (/ direct)\t")
+	fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
 	for _, f := range res.Figures {
-		status := ""
-		if f.Met != nil {
-			status = f.Target + ": "
-			if *f.Met {
-				status += "met"
-			} else {
-				status += "MISSED"
-			}
-		}
-		floor := fmtStat(f.Floor)
-		if f.FloorRatio != nil {
-			floor += fmt.Sprintf(" (%.2f×)", f.FloorRatio.Median)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", f.Name, f.Unit, fmtStat(f.Direct), fmtStat(f.Gateway), fmtStat(f.Diff), fmtRatio(f.Ratio), status, floor)
+		fmt.Fprintln(tw, strings.Join(tableRow(f), "\t")+"\t")
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	for _, t := range res.Targets {
-		status := "met"
-		if !t.Met {
-			status = "MISSED"
-		}
-		fmt.Fprintf(w, "target %-6s %s (measured %s %s)\n", status, t.Target, fmtNum(t.Measured), t.Unit)
+		fmt.Fprintln(w, "target "+t.line())
 	}
 	fmt.Fprintf(w, "\n%.1f s\n", res.ElapsedSeconds)
+}
+
+// WriteMarkdown prints the figures and the targets as Markdown, for
+// bench/README.md.
+func (res *Results) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "%s; tree `%s`; %.0f s.\n\n", res.heading(), res.Tree, res.ElapsedSeconds)
+	fmt.Fprintf(w, "| %s |\n|", strings.Join(tableHeader, " | "))
+	for range tableHeader {
+		fmt.Fprint(w, " --- |")
+	}
+	fmt.Fprintln(w)
+	for _, f := range res.Figures {
+		fmt.Fprintf(w, "| %s |\n", strings.ReplaceAll(strings.Join(tableRow(f), " | "), "`", ""))
+	}
+	fmt.Fprintln(w)
+	for _, t := range res.Targets {
+		fmt.Fprintf(w, "- %s\n", t.line())
+	}
 }
 
 func fmtStat(s *Stat) string {

@@ -4,45 +4,102 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// sdkClientCost makes n sequential echo calls through the gateway with
-// go-sdk's client (Streamable HTTP, no standalone SSE stream) and returns
-// the client's CPU per call and the p50 latency: the alternative to
-// HTTPClient the issue asks to compare.
-func sdkClientCost(ctx context.Context, url, token string, warmup, n int) (cpuPerCall, p50 time.Duration, err error) {
+// go-sdk's client, the one clients in the wild use (issue 12): the same
+// sequential echo calls as HTTPClient's, so that the table shows what a
+// go-sdk client pays through the gateway, through the floor proxy and
+// directly over stdio, in each era.
+
+// sdkHTTP connects go-sdk's Streamable HTTP client (no standalone SSE
+// stream, no retries) to url, asking for version: LegacyVersion does
+// initialize; ModernVersion does server/discover and then sends _meta and
+// the MCP headers on every request. It fails if go-sdk settled on another
+// version (it falls back to initialize when discovery fails).
+func sdkHTTP(ctx context.Context, url, token, version string) (*mcp.ClientSession, error) {
 	hc := &http.Client{Transport: bearerTransport{token: token, next: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-sdk", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		return 0, 0, fmt.Errorf("go-sdk client connect: %w", err)
+		return nil, fmt.Errorf("go-sdk client connect (%s): %w", version, err)
 	}
-	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; version == ModernVersion && got != version {
+		cs.Close()
+		return nil, fmt.Errorf("go-sdk client asked for %s and settled on %s", version, got)
+	}
+	return cs, nil
+}
+
+// sdkStdio connects go-sdk's client to argv over stdio (CommandTransport):
+// the direct counterpart of sdkHTTP, legacy (the Go echo does not serve
+// server/discover).
+func sdkStdio(ctx context.Context, argv []string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench-sdk", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)},
+		&mcp.ClientSessionOptions{ProtocolVersion: LegacyVersion})
+	if err != nil {
+		return nil, fmt.Errorf("go-sdk client connect (stdio): %w", err)
+	}
+	return cs, nil
+}
+
+// sdkCalls makes warmup untimed and then n timed sequential echo calls on
+// cs, and returns the client's CPU per call (this process: all of it is
+// the client's unless the server runs in it too) and the p50 latency in µs.
+func sdkCalls(ctx context.Context, cs *mcp.ClientSession, warmup, n int) (cpuPerCall, p50 float64, err error) {
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}}
+	call := func() error {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			return fmt.Errorf("go-sdk client call: %w", err)
+		}
+		if res.IsError || len(res.Content) == 0 {
+			return fmt.Errorf("go-sdk client call: unexpected result %+v", res)
+		}
+		return nil
+	}
 	for range warmup {
-		if _, err := cs.CallTool(ctx, params); err != nil {
-			return 0, 0, fmt.Errorf("go-sdk client call: %w", err)
+		if err := call(); err != nil {
+			return 0, 0, err
 		}
 	}
 	lat := make([]float64, n)
 	cpu0 := SelfCPU()
 	for i := range n {
 		t0 := time.Now()
-		res, err := cs.CallTool(ctx, params)
-		lat[i] = float64(time.Since(t0).Microseconds())
+		err := call()
+		lat[i] = micros(time.Since(t0))
 		if err != nil {
-			return 0, 0, fmt.Errorf("go-sdk client call: %w", err)
-		}
-		if res.IsError || len(res.Content) == 0 {
-			return 0, 0, fmt.Errorf("go-sdk client call: unexpected result %+v", res)
+			return 0, 0, err
 		}
 	}
-	cpu := SelfCPU() - cpu0
-	return cpu / time.Duration(n), time.Duration(percentile(lat, 50)) * time.Microsecond, nil
+	return perCall(SelfCPU()-cpu0, n), percentile(lat, 50), nil
+}
+
+// sdkFigures measures go-sdk's client on one side ("direct", "floor" or
+// "gateway") into client.sdk.* (legacy) or client.sdk.modern.*.
+func (r *runner) sdkFigures(ctx context.Context, side string, connect func() (*mcp.ClientSession, error), modern bool) error {
+	cs, err := connect()
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	cpu, p50, err := sdkCalls(ctx, cs, r.cfg.Warmup, r.cfg.SDKCalls)
+	if err != nil {
+		return err
+	}
+	id := "client.sdk"
+	if modern {
+		id += ".modern"
+	}
+	r.add(id+".p50", side, p50)
+	r.add(id+".cpu", side, cpu)
+	return nil
 }
 
 type bearerTransport struct {

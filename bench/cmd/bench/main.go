@@ -2,11 +2,13 @@
 // writes the figures as JSON. `make bench` runs it at full size.
 //
 //	go run ./bench/cmd/bench [-short] [-reps 3] [-out bench/results/latest.json]
+//	go run ./bench/cmd/bench -markdown bench/results/latest.json   # the table for bench/README.md
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -26,6 +28,7 @@ func main() {
 	noEverything := flag.Bool("no-everything", false, "skip the server-everything figures")
 	gatewayBin := flag.String("gateway", "", "use this mcp-gateway binary instead of building ./cmd/mcp-gateway (A/B experiments)")
 	only := flag.String("only", "", "comma-separated phases to run: seq, everything, tput, ready, mem, big (default all)")
+	markdown := flag.String("markdown", "", "print this results JSON file as a Markdown table and exit (runs nothing)")
 	var gwEnv []string
 	flag.Func("gateway-env", "KEY=VALUE added to the gateway's environment (repeatable; for experiments such as GOGC=200)", func(v string) error {
 		if !strings.Contains(v, "=") {
@@ -35,6 +38,18 @@ func main() {
 		return nil
 	})
 	flag.Parse()
+	if *markdown != "" {
+		b, err := os.ReadFile(*markdown)
+		if err != nil {
+			fail(err)
+		}
+		var res bench.Results
+		if err := json.Unmarshal(b, &res); err != nil {
+			fail(fmt.Errorf("%s: %w", *markdown, err))
+		}
+		res.WriteMarkdown(os.Stdout)
+		return
+	}
 
 	cfg := bench.FullConfig()
 	if *short {
