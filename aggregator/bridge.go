@@ -2,14 +2,13 @@ package aggregator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -36,11 +35,12 @@ import (
 
 // bridgeCall is one modern client's tools/call.
 type bridgeCall struct {
-	h     *handler
-	id    string // random; parked calls are found by it
-	tool  string // exported name
-	token string // the caller's token digest
-	caps  json.RawMessage
+	h      *handler
+	id     string // parked calls are found by it (bridgeSeq)
+	tool   string // exported name
+	rt     route
+	bearer string // the caller's token; see token()
+	caps   json.RawMessage
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -84,23 +84,63 @@ type bridges struct {
 	wg     sync.WaitGroup // every bridgeCall's goroutine
 }
 
+// bridgeSeq numbers bridged calls: a call's id and its Session.
+var bridgeSeq atomic.Uint64
+
+// newBridge makes the bridgeCall of a modern client's call, on ctx.
+func (h *handler) newBridge(ctx context.Context, req *modernReq, rt route, tool, token string) *bridgeCall {
+	bc := &bridgeCall{h: h, id: strconv.FormatUint(bridgeSeq.Add(1), 36), tool: tool, rt: rt, bearer: token,
+		caps: req.caps, level: req.level, asks: make(chan *ask), done: make(chan callOutcome, 1), ended: make(chan struct{})}
+	bc.ctx, bc.cancel = context.WithCancelCause(ctx)
+	return bc
+}
+
 // startBridge starts a modern client's call to run (0: any) with params,
-// on a context of its own.
-func (h *handler) startBridge(req *modernReq, tool, token string, run uint64, params json.RawMessage) *bridgeCall {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	bc := &bridgeCall{h: h, id: hex.EncodeToString(b[:]), tool: tool, token: token, caps: req.caps, level: req.level,
-		asks: make(chan *ask), done: make(chan callOutcome, 1), ended: make(chan struct{})}
-	bc.ctx, bc.cancel = context.WithCancelCause(h.baseCtx)
+// on a context of its own, so that it can outlive its HTTP request
+// (parked).
+func (h *handler) startBridge(req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage) *bridgeCall {
+	bc := h.newBridge(h.baseCtx, req, rt, tool, token)
 	h.bridges.wg.Add(1)
 	go func() {
 		defer h.bridges.wg.Done()
 		defer bc.cancel(nil)
-		res, served, rt, err := h.g.callToolRun(bc.ctx, run, params, bc)
-		close(bc.ended)
-		bc.done <- callOutcome{res, served, rt, err}
+		bc.run(run, params)
 	}()
 	return bc
+}
+
+// run makes the call and delivers its outcome.
+func (bc *bridgeCall) run(run uint64, params json.RawMessage) {
+	res, served, err := bc.h.g.callRoute(bc.ctx, bc.rt, bc.tool, run, params, bc)
+	close(bc.ended)
+	bc.done <- callOutcome{res, served, bc.rt, err}
+}
+
+// canBeAsked reports whether a client's capabilities let a server ask it
+// anything (sampling, elicitation or roots): only then can its call park,
+// and need a goroutine of its own.
+func canBeAsked(caps json.RawMessage) bool {
+	for _, m := range []string{"sampling/createMessage", "elicitation/create", "roots/list"} {
+		if clientCan(caps, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// callInline makes a call that cannot park on the request's own
+// goroutine and context: closing the stream cancels it.
+func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool string, run uint64, params json.RawMessage, out *stream) {
+	bc := h.newBridge(r.Context(), req, rt, tool, "")
+	defer bc.cancel(nil)
+	bc.out = out
+	out.armSSE()
+	bc.run(run, params)
+	if r.Context().Err() != nil {
+		out.close()
+		return
+	}
+	bc.finish(req, out, <-bc.done)
 }
 
 // await attaches a response to the call and waits for what ends this
@@ -115,20 +155,41 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 	case o := <-bc.done:
 		bc.finish(req, out, o)
 	case a := <-bc.asks:
-		asks := []*ask{a}
-		for more := true; more; {
-			select {
-			case a := <-bc.asks:
-				asks = append(asks, a)
-			default:
-				more = false
-			}
-		}
+		asks := bc.gather(a)
 		bc.park(asks)
 		out.finish(resultParts(req.id, bc.inputRequired(asks))...)
 	case <-done:
 		bc.cancel(errClientCancelled)
 		out.close()
+	}
+}
+
+// Asks that arrive together go out in one round: a server may send
+// several requests before it waits on any (MCP mrtr, multiple input
+// requests). After each ask the round stays open for askQuiet, and
+// askGather at most.
+const (
+	askQuiet  = 25 * time.Millisecond
+	askGather = 250 * time.Millisecond
+)
+
+// gather collects the asks of one round, starting with first.
+func (bc *bridgeCall) gather(first *ask) []*ask {
+	asks := []*ask{first}
+	deadline := time.NewTimer(askGather)
+	defer deadline.Stop()
+	quiet := time.NewTimer(askQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case a := <-bc.asks:
+			asks = append(asks, a)
+			quiet.Reset(askQuiet)
+		case <-quiet.C:
+			return asks
+		case <-deadline.C:
+			return asks
+		}
 	}
 }
 
@@ -142,7 +203,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 		out.finishStatus(modernErrorStatus(err), errorParts(req.id, err)...)
 		return
 	}
-	out.finish(resultParts(req.id, withResultType(res))...)
+	out.finish(modernResultParts(req.id, res)...)
 }
 
 // modernErrorStatus is the HTTP status of a modern request's JSON-RPC
@@ -180,7 +241,7 @@ func (bc *bridgeCall) passInputRequired(o callOutcome) (json.RawMessage, error) 
 	if !ok || !isText {
 		return o.res, nil
 	}
-	sealed := bc.h.g.states.seal(requestState{Kind: stateUpstream, Tool: bc.tool, Token: bc.token,
+	sealed := bc.h.g.states.seal(requestState{Kind: stateUpstream, Tool: bc.tool, Token: bc.token(),
 		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, State: state})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }
@@ -246,7 +307,7 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	}
 	b = append(b, `},"requestState":`...)
 	bc.mu.Lock()
-	st := requestState{Kind: statePark, ID: bc.id, Round: bc.round, Tool: bc.tool, Token: bc.token, Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
+	st := requestState{Kind: statePark, ID: bc.id, Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
 	bc.mu.Unlock()
 	b = append(b, jsonrpc.Quote(bc.h.g.states.seal(st))...)
 	return append(b, '}')
@@ -303,10 +364,12 @@ func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMe
 	if out == nil {
 		return
 	}
-	if method == "notifications/message" && level != "" {
+	if method == "notifications/message" {
+		// MCP 2026-07-28 logging: a request without _meta's logLevel gets
+		// no log messages.
 		raw, _ := jsonrpc.Member(params, "level")
 		l, _ := jsonrpc.Text(raw)
-		if logLevels[l] < logLevels[level] {
+		if level == "" || logLevels[l] < logLevels[level] {
 			return
 		}
 	}
@@ -351,6 +414,9 @@ func (bc *bridgeCall) Request(ctx context.Context, method string, params json.Ra
 // server-to-client request waits for the call's own cancellation to be
 // sent upstream first.
 const cancelFirstWait = time.Second
+
+// token is the caller's token digest, for requestStates (state.go).
+func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
 
 // Parked reports whether the call waits for its client's retry
 // (supervisor.Parker).

@@ -148,8 +148,15 @@ func (g *Gateway) callToolRun(ctx context.Context, run uint64, params json.RawMe
 	if err != nil {
 		return nil, 0, rt, err
 	}
+	res, served, err := g.callRoute(ctx, rt, name, run, params, p)
+	return res, served, rt, err
+}
+
+// callRoute is callToolRun with the route of params.name (the exported
+// name) already found.
+func (g *Gateway) callRoute(ctx context.Context, rt route, name string, run uint64, params json.RawMessage, p supervisor.Peer) (json.RawMessage, uint64, error) {
 	if err := checkProgressToken(params); err != nil {
-		return nil, 0, rt, err
+		return nil, 0, err
 	}
 	if rt.tool != name {
 		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(rt.tool))
@@ -158,22 +165,22 @@ func (g *Gateway) callToolRun(ctx context.Context, run uint64, params json.RawMe
 	if err != nil {
 		var why *jsonrpc.Error
 		if ctx.Err() != nil && errors.As(context.Cause(ctx), &why) {
-			return nil, 0, rt, why // cancelled by the gateway, which says why (CancelCalls)
+			return nil, 0, why // cancelled by the gateway, which says why (CancelCalls)
 		}
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
-			return nil, 0, rt, rpcErr
+			return nil, 0, rpcErr
 		}
 		if errors.Is(err, supervisor.ErrRunEnded) {
-			return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, 0, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+		return nil, 0, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
 	}
 	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
-		return nil, 0, rt, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		return nil, 0, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("server %q answered tools/call with a result that is not a JSON object", rt.upstream.Name())}
 	}
-	return res, served, rt, nil
+	return res, served, nil
 }
 
 // checkProgressToken refuses a params._meta.progressToken that is neither

@@ -156,11 +156,10 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		out.finish(errorParts(req.id, err)...)
 		return
 	}
-	tok, _ := bearer(r.Header.Get("Authorization"))
-	token := tokenDigest(tok)
+	token, _ := bearer(r.Header.Get("Authorization"))
 	params, run := req.params, uint64(0)
 	if raw, ok := jsonrpc.Member(params, "requestState"); ok {
-		st, err := h.openState(raw, token, name, rt)
+		st, err := h.openState(raw, tokenDigest(token), name, rt)
 		if err != nil {
 			out.finish(errorParts(req.id, err)...)
 			return
@@ -172,7 +171,11 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.State))
 		run = st.Run
 	}
-	h.startBridge(req, name, token, run, params).await(req, out, r.Context().Done())
+	if !canBeAsked(req.caps) {
+		h.callInline(r, req, rt, name, run, params, out)
+		return
+	}
+	h.startBridge(req, rt, name, token, run, params).await(req, out, r.Context().Done())
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
@@ -213,20 +216,21 @@ func (h *handler) resumeCall(req *modernReq, st *requestState, out *stream, done
 	bc.await(req, out, done)
 }
 
-// withResultType returns a tools/call result with "resultType":"complete"
-// first when the server (a legacy one) sent none (MCP 2026-07-28: every
-// result carries resultType); otherwise the result as it is.
-func withResultType(res json.RawMessage) json.RawMessage {
+// modernResultParts renders a tools/call result response with
+// "resultType":"complete" first when the server (a legacy one) sent none
+// (MCP 2026-07-28: every result carries resultType), without copying the
+// result.
+func modernResultParts(id []byte, res json.RawMessage) [][]byte {
 	if _, ok := jsonrpc.Member(res, "resultType"); ok {
-		return res
+		return resultParts(id, res)
 	}
-	body := trimSpace(res)[1:]
-	out := make([]byte, 0, len(res)+26)
-	out = append(out, `{"resultType":"complete"`...)
-	if t := trimSpace(body); len(t) > 0 && t[0] != '}' {
-		out = append(out, ',')
+	body := trimSpace(res)[1:] // after the opening brace
+	parts := resultParts(id, body)
+	head := `{"resultType":"complete",`
+	if t := trimSpace(body); len(t) > 0 && t[0] == '}' {
+		head = `{"resultType":"complete"`
 	}
-	return append(out, body...)
+	return [][]byte{parts[0], []byte(head), body, parts[2]}
 }
 
 // writeResult writes a result response as one JSON body.

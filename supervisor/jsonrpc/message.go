@@ -40,18 +40,49 @@ func (m *Message) IsResponse() bool     { return m.Method == "" && hasID(m.ID) }
 func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null" }
 
 // Decode parses one line. It fails on anything that is not a JSON object.
+// The message's members are slices of one copy of the line (the caller
+// may reuse line): one validity pass and one scan, where encoding/json
+// would validate, decode and copy each member again (bench: 43% of the
+// CPU of an 8 MiB result went there).
 func Decode(line []byte) (*Message, error) {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("decode message: not a JSON object")
 	}
-	var m Message
-	if err := json.Unmarshal(t, &m); err != nil {
-		return nil, fmt.Errorf("decode message: %w", err)
+	if !json.Valid(t) {
+		var v any
+		return nil, fmt.Errorf("decode message: %w", json.Unmarshal(t, &v))
+	}
+	t = bytes.Clone(t)
+	var (
+		m      Message
+		method json.RawMessage
+	)
+	_ = Members(t, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			m.ID = v
+		case "method":
+			method = v
+		case "params":
+			m.Params = v
+		case "result":
+			m.Result = v
+		case "error":
+			m.Error = v
+		}
+		return true
+	})
+	if method != nil {
+		name, ok := Text(method)
+		if !ok {
+			return nil, fmt.Errorf("decode message: method is %s, not a string", method)
+		}
+		m.Method = name
 	}
 	// "error": null beside a result is no error; a server that wrote it
 	// had its result turned into an error of code 0.
-	if string(bytes.TrimSpace(m.Error)) == "null" {
+	if string(m.Error) == "null" {
 		m.Error = nil
 	}
 	return &m, nil

@@ -87,6 +87,13 @@ func (r *Reader) ReadLine() ([]byte, error) {
 			r.account(chunk, err)
 			return nil, &LineTooLongError{Size: r.skipped, Head: head, Partial: true}
 		}
+		if need := len(r.buf) + len(chunk); need > cap(r.buf) {
+			// Double rather than let append grow a long line by 1.25×
+			// a step (bench: 48 MB allocated per 8 MiB line).
+			grown := make([]byte, len(r.buf), max(2*cap(r.buf), need, 4096))
+			copy(grown, r.buf)
+			r.buf = grown
+		}
 		r.buf = append(r.buf, chunk...)
 		switch {
 		case err == nil:
