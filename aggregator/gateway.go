@@ -75,9 +75,23 @@ func sameList(a, b []json.RawMessage) bool {
 // their clients get an answer rather than a closed connection.
 func (g *Gateway) CancelCalls(message string) {
 	cause := &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: message}
+	g.EndStreams()
 	for _, h := range g.allHandlers() {
 		for _, s := range h.sessions.all() {
 			s.cancelAll(cause)
+		}
+		h.cancelBridges(cause)
+	}
+}
+
+// EndStreams ends every stream that waits for news rather than for a
+// call: the sessions' GET streams, and subscriptions/listen streams, which
+// get their closing response (MCP 2026-07-28 subscriptions, Graceful
+// Closure). The daemon calls it as shutdown starts, so that the drain
+// waits only for calls (SPEC §7.6).
+func (g *Gateway) EndStreams() {
+	for _, h := range g.allHandlers() {
+		for _, s := range h.sessions.all() {
 			s.mu.Lock()
 			if s.get != nil {
 				s.get.stop()
@@ -85,7 +99,6 @@ func (g *Gateway) CancelCalls(message string) {
 			s.mu.Unlock()
 		}
 		h.stopListeners()
-		h.cancelBridges(cause)
 	}
 }
 

@@ -50,8 +50,8 @@ func (d *daemon) httpServer(gw *aggregator.Gateway) *http.Server {
 	}
 }
 
-// httpActor serves srv on ln. Its interrupt drains in-flight calls for up
-// to drainTimeout; calls still running then get a JSON-RPC error, and a
+// httpActor serves srv on ln. Its interrupt ends GET and listen streams,
+// drains in-flight calls for up to drainTimeout; calls still running then get a JSON-RPC error, and a
 // second to write it, before connections are closed (SPEC §7.6).
 func httpActor(srv *http.Server, ln net.Listener, gw *aggregator.Gateway) actor {
 	return actor{func() error {
@@ -60,6 +60,8 @@ func httpActor(srv *http.Server, ln net.Listener, gw *aggregator.Gateway) actor 
 		}
 		return nil
 	}, func(error) {
+		// Streams that wait for news end now; calls get the drain.
+		gw.EndStreams()
 		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 		defer cancel()
 		if srv.Shutdown(ctx) != nil {
