@@ -20,15 +20,14 @@ package conformance
 // TestModernClientFixtureHTTP and TestModernGatewayClient check
 // test/client/modern-client.mjs against the fixture and through the gateway.
 //
-//	MCP_GATEWAY_MODERN=1 go test ./test/conformance -run Modern -v -count=1
+//	go test ./test/conformance -run Modern -v -count=1
 //
 // test/conformance/SCENARIOS.md says what each scenario sends and checks.
 //
-// The three gateway tests are skipped unless MCP_GATEWAY_MODERN=1: the
-// gateway does not speak 2026-07-28 yet, so they fail today. Remove the
-// guard (requireModernGateway) from them when the modern front and the
-// modern supervisor land. TestModernFixtureHTTP, which passes, sits under
-// the same guard for its cost; the stdio and client checks always run.
+// The gateway runs are part of `make test`. The tasks extension's
+// scenarios (TestModernGatewayTasks) wait for issue 14 behind
+// MCP_GATEWAY_TASKS=1; TestModernFixtureHTTP, the fixture's own baseline,
+// runs under MCP_GATEWAY_FIXTURE_BASELINE=1 for its cost.
 
 import (
 	"bufio"
@@ -227,17 +226,29 @@ func setupModern(t *testing.T) modernEnv {
 	return e
 }
 
-// requireModernGateway skips a test that needs the gateway's 2026-07-28
-// front unless MCP_GATEWAY_MODERN=1. Remove it when the front lands.
-func requireModernGateway(t *testing.T) {
-	if os.Getenv("MCP_GATEWAY_MODERN") != "1" {
-		t.Skip("the 2026-07-28 conformance runs are off (the gateway does not speak 2026-07-28 yet); set MCP_GATEWAY_MODERN=1 to run them")
+// requireEnv skips a test unless the environment variable name is "1".
+func requireEnv(t *testing.T, name, why string) {
+	if os.Getenv(name) != "1" {
+		t.Skipf("%s; set %s=1 to run it", why, name)
 	}
 }
 
 func TestModernGatewayModernServer(t *testing.T) {
-	requireModernGateway(t)
 	e := setupModern(t)
+	e.runModernFixture(t, modernScenarios)
+}
+
+// TestModernGatewayTasks runs the tasks extension's scenarios with the
+// modern fixture behind the gateway.
+func TestModernGatewayTasks(t *testing.T) {
+	requireEnv(t, "MCP_GATEWAY_TASKS", "the gateway does not relay the tasks extension yet (issue 14)")
+	e := setupModern(t)
+	e.runModernFixture(t, tasksScenarios)
+}
+
+// runModernFixture runs scenarios against the gateway with the modern
+// fixture behind it.
+func (e modernEnv) runModernFixture(t *testing.T, scenarios []string) {
 	tmp := t.TempDir()
 	gatewayBin := filepath.Join(tmp, "mcp-gateway")
 	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
@@ -248,11 +259,10 @@ func TestModernGatewayModernServer(t *testing.T) {
 	runCmd := shellQuote(e.node) + " " + shellQuote(e.fixture) + " --pidfile " + shellQuote(pidfile)
 	endpoint := e.gatewayEndpoint(t, gatewayBin, runCmd, pidfile, tmp)
 	requireModernList(t, endpoint, fixtureTools)
-	e.runAll(t, endpoint, append(slices.Clone(modernScenarios), tasksScenarios...))
+	e.runAll(t, endpoint, scenarios)
 }
 
 func TestModernGatewayLegacyServer(t *testing.T) {
-	requireModernGateway(t)
 	e := setupModern(t)
 	tmp := t.TempDir()
 	gatewayBin := filepath.Join(tmp, "mcp-gateway")
@@ -325,10 +335,10 @@ func TestConformanceNextLegacy(t *testing.T) {
 // must pass with that fixture behind it.
 //
 // It costs about a minute and a half of two cores' time (a node runner per
-// scenario), so it runs under the same MCP_GATEWAY_MODERN=1 as the gateway
-// tests; run it whenever the modern fixture changes.
+// scenario), so it runs under MCP_GATEWAY_FIXTURE_BASELINE=1; run it
+// whenever the modern fixture changes.
 func TestModernFixtureHTTP(t *testing.T) {
-	requireModernGateway(t)
+	requireEnv(t, "MCP_GATEWAY_FIXTURE_BASELINE", "the fixture's own baseline costs about 90 s of CPU")
 	e := setupModern(t)
 	requireTools(t, "the modern fixture", e.fixtureTools(t), append(slices.Clone(modernScenarioTools), tasksScenarioTools...))
 	endpoint := e.startFixtureHTTP(t)
@@ -871,7 +881,6 @@ func TestModernClientFixtureHTTP(t *testing.T) {
 // TestModernGatewayClient runs the modern client through the gateway with
 // the modern fixture behind it, in both eras.
 func TestModernGatewayClient(t *testing.T) {
-	requireModernGateway(t)
 	e := setupModern(t)
 	tmp := t.TempDir()
 	gatewayBin := filepath.Join(tmp, "mcp-gateway")
