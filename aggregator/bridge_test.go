@@ -172,3 +172,18 @@ func TestBridgeModernServerLegacyClient(t *testing.T) {
 		t.Errorf("final %s", final)
 	}
 }
+
+// A legacy server that crashes while a call is parked: the retry gets a
+// clear error at once, never a hang or another process's answer.
+func TestBridgeServerCrashWhileParked(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"elicit","inputSchema":{"type":"object"}},{"name":"crash","inputSchema":{"type":"object"}}]`}})
+	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: `{"elicitation":{}}`}
+	_, state := inputRequired(t, c.call(1, "elicit", ""))
+	// The crash call comes from a client that cannot be asked anything,
+	// so it runs while the other call is parked.
+	modernCaller{t: t, url: c.url, caps: `{}`}.call(2, "crash", `"arguments":{"ms":0},`)
+	msg := c.call(3, "elicit", retry(state, `{"elicitation-1":{"action":"accept","content":{"n":1}}}`))
+	if e := rpcError(t, msg); !strings.Contains(string(e["message"]), "exit") {
+		t.Errorf("retry after the crash: %s", msg)
+	}
+}

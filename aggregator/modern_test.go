@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -194,4 +195,43 @@ func TestModernListenGetsListChanged(t *testing.T) {
 	if ev := next(t, stream, "closing response"); !strings.Contains(ev, `"id":"sub-1","result":{"resultType":"complete"`) {
 		t.Errorf("closing message %s", ev)
 	}
+}
+
+// A listen stream outlives a restart of a server: the restarted server's
+// list change still reaches it.
+func TestModernListenAcrossARestart(t *testing.T) {
+	tools := `[{"name":"change","inputSchema":{"type":"object"}},{"name":"crash","inputSchema":{"type":"object"}}]`
+	srv, _ := startGateway(t, map[string]map[string]string{"a": {"MCP_FAKE_TOOLS": tools,
+		"MCP_FAKE_TOOLS2": `[{"name":"change","inputSchema":{"type":"object"}},{"name":"crash","inputSchema":{"type":"object"}},{"name":"added","inputSchema":{"type":"object"}}]`}})
+	u := srv.URL + "/mcp"
+	stream := openListen(t, u)
+	next(t, stream, "acknowledgement")
+	call := func(id int, name string) {
+		send(t, "POST", u, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"ms":0},%s}}`, id, name, modernMetaJSON),
+			modernHeaders("tools/call", name))
+	}
+	call(1, "crash") // the server dies; the next call restarts it
+	call(2, "change")
+	if ev := next(t, stream, "list_changed after the restart"); !strings.Contains(ev, "notifications/tools/list_changed") {
+		t.Errorf("got %s", ev)
+	}
+}
+
+// openListen opens a subscriptions/listen stream for tools list changes.
+func openListen(t *testing.T, u string) <-chan string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "POST", u, strings.NewReader(
+		`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMetaJSON+`}}`))
+	for k, v := range modernHeaders("subscriptions/listen", "") {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", acceptBoth)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("subscriptions/listen: %v %v", resp, err)
+	}
+	return events(t, resp)
 }

@@ -389,3 +389,64 @@ func TestReloadChangeDuringStartup(t *testing.T) {
 		t.Error("fa restarted although its entry did not change")
 	}
 }
+
+// listenChanged opens a 2026-07-28 subscriptions/listen stream and
+// returns a channel that receives each notifications/tools/list_changed
+// tagged with the subscription's id.
+func listenChanged(t *testing.T, url, token string) <-chan struct{} {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		resp.Body.Close()
+		t.Fatalf("subscriptions/listen: %s", resp.Status)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	acked := make(chan struct{})
+	ch := make(chan struct{}, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			switch line := sc.Text(); {
+			case strings.Contains(line, "notifications/subscriptions/acknowledged"):
+				close(acked)
+			case strings.Contains(line, "notifications/tools/list_changed") && strings.Contains(line, `"io.modelcontextprotocol/subscriptionId":"sub"`):
+				ch <- struct{}{}
+			}
+		}
+	}()
+	select {
+	case <-acked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscriptions/listen was not acknowledged within 10 s")
+	}
+	return ch
+}
+
+// A modern client's listen stream learns of a reload that changed the
+// tool list, as a legacy session's GET stream does (SPEC §4.5).
+func TestReloadReachesListenStreams(t *testing.T) {
+	e, path := catalogEnv(t)
+	pidA := serverPID(e.health(), "fa")
+	notes := listenChanged(t, e.url(), "t")
+	writeRenameOver(t, path, catalogJSON(t, map[string]any{
+		"fa": fakeEntry("fa-v2", toolsEnv("echo", "a2")),
+		"fb": fakeEntry("fb-v1", toolsEnv("echo", "b1")),
+	}))
+	e.waitRestarted("fa", pidA)
+	select {
+	case <-notes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed on the listen stream after the reload")
+	}
+}
