@@ -170,11 +170,9 @@ func (s *stream) finishStatus(status int, parts ...[]byte) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(n))
 	s.w.WriteHeader(status)
-	for _, p := range parts {
-		if s.write(p) != nil {
-			return
-		}
-	}
+	// Flushed within the write limit: left to net/http, the last bytes
+	// would go out after the handler returned, with no limit.
+	_ = s.write(parts...)
 }
 
 // close ends the stream without a response (a cancelled request's SSE
@@ -219,36 +217,28 @@ func (s *stream) stopTimer() {
 // pretty-print) starts another data line, so the event still carries the
 // message whole. Call with s.mu held.
 func (s *stream) writeEvent(parts [][]byte) error {
-	if err := s.write([]byte("event: message\ndata: ")); err != nil {
-		return err
-	}
+	out := make([][]byte, 0, len(parts)+2)
+	out = append(out, []byte("event: message\ndata: "))
 	for _, p := range parts {
 		for len(p) > 0 {
 			i := bytes.IndexAny(p, "\r\n")
 			if i < 0 {
-				if err := s.write(p); err != nil {
-					return err
-				}
+				out = append(out, p)
 				break
 			}
-			if err := s.write(p[:i]); err != nil {
-				return err
-			}
+			out = append(out, p[:i], []byte("\ndata: "))
 			if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
 				i++
-			}
-			if err := s.write([]byte("\ndata: ")); err != nil {
-				return err
 			}
 			p = p[i+1:]
 		}
 	}
-	return s.write([]byte("\n\n"))
+	return s.write(append(out, []byte("\n\n"))...)
 }
 
-// write writes b and flushes when b ends an event, bounded by writeStall.
-// Call with s.mu held.
-func (s *stream) write(b []byte) error {
+// write writes bs and flushes them, the whole bounded by writeStall; a
+// failed write aborts the stream. Call with s.mu held.
+func (s *stream) write(bs ...[]byte) error {
 	if s.closed || s.aborted.Load() {
 		return errStreamClosed
 	}
@@ -256,8 +246,13 @@ func (s *stream) write(b []byte) error {
 	if s.aborted.Load() { // abort ran between the check and the deadline
 		_ = s.rc.SetWriteDeadline(time.Now())
 	}
-	_, err := s.w.Write(b)
-	if err == nil && s.sse && len(b) > 0 && b[len(b)-1] == '\n' {
+	var err error
+	for _, b := range bs {
+		if _, err = s.w.Write(b); err != nil {
+			break
+		}
+	}
+	if err == nil {
 		err = s.rc.Flush()
 	}
 	if err != nil {
