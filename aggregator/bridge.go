@@ -164,35 +164,6 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 	}
 }
 
-// Asks that arrive together go out in one round: a server may send
-// several requests before it waits on any (MCP mrtr, multiple input
-// requests). After each ask the round stays open for askQuiet, and
-// askGather at most.
-const (
-	askQuiet  = 25 * time.Millisecond
-	askGather = 250 * time.Millisecond
-)
-
-// gather collects the asks of one round, starting with first.
-func (bc *bridgeCall) gather(first *ask) []*ask {
-	asks := []*ask{first}
-	deadline := time.NewTimer(askGather)
-	defer deadline.Stop()
-	quiet := time.NewTimer(askQuiet)
-	defer quiet.Stop()
-	for {
-		select {
-		case a := <-bc.asks:
-			asks = append(asks, a)
-			quiet.Reset(askQuiet)
-		case <-quiet.C:
-			return asks
-		case <-deadline.C:
-			return asks
-		}
-	}
-}
-
 // finish answers the round with the call's outcome.
 func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 	res, err := o.res, o.err
@@ -261,94 +232,6 @@ func (bc *bridgeCall) missingCapabilities(reqs json.RawMessage) map[string]struc
 		}
 		return true
 	})
-	return missing
-}
-
-// park records the round's asks, detaches the response and starts the
-// expiry clock.
-func (bc *bridgeCall) park(asks []*ask) {
-	bc.mu.Lock()
-	bc.out = nil
-	bc.round++
-	bc.pending = asks
-	bc.timer = time.AfterFunc(bc.h.o.StateTTL, bc.expire)
-	bc.mu.Unlock()
-	bc.h.bridges.mu.Lock()
-	bc.h.bridges.parked[bc.id] = bc
-	bc.h.bridges.mu.Unlock()
-}
-
-// expire cancels a parked call nobody resumed; its server gets
-// notifications/cancelled.
-func (bc *bridgeCall) expire() {
-	bc.h.bridges.mu.Lock()
-	parked := bc.h.bridges.parked[bc.id] == bc
-	delete(bc.h.bridges.parked, bc.id)
-	bc.h.bridges.mu.Unlock()
-	if parked {
-		bc.h.g.log.Info("parked call expired; cancelled upstream", "tool", bc.tool, "after", bc.h.o.StateTTL)
-		bc.cancel(errParkExpired)
-	}
-}
-
-// inputRequired renders the round's InputRequiredResult.
-func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
-	b := []byte(`{"resultType":"input_required","inputRequests":{`)
-	for i, a := range asks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, jsonrpc.Quote(a.key)...)
-		b = append(b, `:{"method":`...)
-		b = append(b, jsonrpc.Quote(a.method)...)
-		b = append(b, `,"params":`...)
-		b = append(b, orEmpty(a.params)...)
-		b = append(b, '}')
-	}
-	b = append(b, `},"requestState":`...)
-	bc.mu.Lock()
-	st := requestState{Kind: statePark, ID: bc.id, Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
-	bc.mu.Unlock()
-	b = append(b, jsonrpc.Quote(bc.h.g.states.seal(st))...)
-	return append(b, '}')
-}
-
-// resume takes the parked call a requestState names, if it is parked in
-// that round: the state of an earlier round, or of a call resumed already,
-// is a replay.
-func (h *handler) resume(st *requestState) (*bridgeCall, error) {
-	h.bridges.mu.Lock()
-	defer h.bridges.mu.Unlock()
-	bc := h.bridges.parked[st.ID]
-	if bc == nil {
-		return nil, errParkGone
-	}
-	bc.mu.Lock()
-	defer bc.mu.Unlock()
-	if bc.round != st.Round {
-		return nil, errParkGone
-	}
-	delete(h.bridges.parked, st.ID)
-	bc.timer.Stop()
-	return bc, nil
-}
-
-// answer gives the server the client's inputResponses, and returns the
-// asks they did not answer (asked again).
-func (bc *bridgeCall) answer(responses json.RawMessage) []*ask {
-	bc.mu.Lock()
-	pending := bc.pending
-	bc.pending = nil
-	bc.mu.Unlock()
-	var missing []*ask
-	for _, a := range pending {
-		v, ok := jsonrpc.Member(responses, a.key)
-		if !ok || len(responses) == 0 || responses[0] != '{' {
-			missing = append(missing, a)
-			continue
-		}
-		a.answer <- v
-	}
 	return missing
 }
 
@@ -454,19 +337,4 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return b
-}
-
-// cancelBridges cancels every bridged call, running or parked, with cause.
-func (h *handler) cancelBridges(cause error) {
-	h.bridges.mu.Lock()
-	parked := make([]*bridgeCall, 0, len(h.bridges.parked))
-	for id, bc := range h.bridges.parked {
-		parked = append(parked, bc)
-		delete(h.bridges.parked, id)
-	}
-	h.bridges.mu.Unlock()
-	for _, bc := range parked {
-		bc.cancel(cause)
-	}
-	h.cancelBase(cause)
 }

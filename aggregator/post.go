@@ -23,21 +23,10 @@ const bodyReadTimeout = 60 * time.Second
 // answered as JSON or as an SSE stream (stream.go); a body of only
 // notifications and responses gets 202 with no body.
 func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
-	if !given {
-		jsonOK, sseOK = true, true
-	}
-	if !jsonOK && !sseOK {
-		writeError(w, &httpError{status: http.StatusNotAcceptable, code: jsonrpc.CodeInvalidRequest,
-			msg: "Not Acceptable: send Accept: application/json, text/event-stream"})
+	jsonOK, sseOK, herr := postTypes(r)
+	if herr != nil {
+		writeError(w, herr)
 		return
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			writeError(w, &httpError{status: http.StatusUnsupportedMediaType, code: jsonrpc.CodeInvalidRequest,
-				msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"})
-			return
-		}
 	}
 	body, rerr := h.readBody(w, r)
 	if rerr != nil {
@@ -87,13 +76,39 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	s := h.sessions.get(sid)
 	if s == nil {
-		e := *errUnknownSession
-		e.id = id
-		w.Header().Set("Connection", "close")
-		writeError(w, &e)
+		unknownSession(w, id)
 		return
 	}
 	h.serveSession(w, r, s, msgs, batch, jsonOK, sseOK)
+}
+
+// unknownSession answers a request (id, if one) of an unknown or ended
+// session: 404, and the connection closed, as for 401.
+func unknownSession(w http.ResponseWriter, id []byte) {
+	e := *errUnknownSession
+	e.id = id
+	w.Header().Set("Connection", "close")
+	writeError(w, &e)
+}
+
+// postTypes checks a POST's Accept (406 when it admits neither JSON nor
+// SSE; none sent admits both) and Content-Type (415 unless JSON).
+func postTypes(r *http.Request) (jsonOK, sseOK bool, err *httpError) {
+	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
+	if !given {
+		jsonOK, sseOK = true, true
+	}
+	if !jsonOK && !sseOK {
+		return false, false, &httpError{status: http.StatusNotAcceptable, code: jsonrpc.CodeInvalidRequest,
+			msg: "Not Acceptable: send Accept: application/json, text/event-stream"}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return false, false, &httpError{status: http.StatusUnsupportedMediaType, code: jsonrpc.CodeInvalidRequest,
+				msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"}
+		}
+	}
+	return jsonOK, sseOK, nil
 }
 
 // readBody reads the body within MaxBodyBytes (413 past it) and
