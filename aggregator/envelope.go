@@ -78,27 +78,12 @@ func parseMessage(raw []byte) (*envelope, *httpError) {
 	invalid := func(why string) (*envelope, *httpError) {
 		return nil, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
 	}
-	m := &envelope{raw: raw}
-	var version, method json.RawMessage
-	if jsonrpc.Members(raw, func(k, v []byte) bool {
-		switch string(k) {
-		case "jsonrpc":
-			version = v
-		case "id":
-			m.id = v
-		case "method":
-			method = v
-		case "params":
-			m.params = v
-		case "result":
-			m.result = v
-		case "error":
-			m.errObj = v
-		}
-		return true
-	}) != nil {
+	e, err := jsonrpc.ReadEnvelope(raw)
+	if err != nil {
 		return invalid("not a JSON-RPC message object")
 	}
+	m := &envelope{raw: raw, id: e.ID, params: e.Params, result: e.Result, errObj: e.Error}
+	version, method := e.Version, e.Method
 	if string(version) != `"2.0"` {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}

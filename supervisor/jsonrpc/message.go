@@ -53,26 +53,9 @@ func Decode(line []byte) (*Message, error) {
 		var v any
 		return nil, fmt.Errorf("decode message: %w", json.Unmarshal(t, &v))
 	}
-	t = bytes.Clone(t)
-	var (
-		m      Message
-		method json.RawMessage
-	)
-	_ = Members(t, func(k, v []byte) bool {
-		switch string(k) {
-		case "id":
-			m.ID = v
-		case "method":
-			method = v
-		case "params":
-			m.Params = v
-		case "result":
-			m.Result = v
-		case "error":
-			m.Error = v
-		}
-		return true
-	})
+	e, _ := ReadEnvelope(bytes.Clone(t))
+	m := Message{ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
+	method := e.Method
 	if method != nil {
 		name, ok := Text(method)
 		if !ok {

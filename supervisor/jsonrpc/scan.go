@@ -66,6 +66,36 @@ func members(obj []byte, fn func(key []byte, start, end int) bool) error {
 	}
 }
 
+// Envelope is the members of a JSON-RPC message object, raw: slices of
+// the object, nil when absent. Method is the raw JSON string.
+type Envelope struct {
+	Version, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// ReadEnvelope reads a message object's envelope in one scan; it fails
+// only if obj is not an object.
+func ReadEnvelope(obj []byte) (Envelope, error) {
+	var e Envelope
+	err := Members(obj, func(k, v []byte) bool {
+		switch string(k) {
+		case "jsonrpc":
+			e.Version = v
+		case "id":
+			e.ID = v
+		case "method":
+			e.Method = v
+		case "params":
+			e.Params = v
+		case "result":
+			e.Result = v
+		case "error":
+			e.Error = v
+		}
+		return true
+	})
+	return e, err
+}
+
 // Member returns the raw value of obj's member key (the last one, as
 // encoding/json and JavaScript's JSON.parse take it), or false.
 func Member(obj []byte, key string) (json.RawMessage, bool) {
