@@ -62,16 +62,22 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 // checkHeader checks that header is present and equals want, decoding a
 // Base64 sentinel value ("=?base64?…?=") where sentinel allows it.
 func checkHeader(r *http.Request, header, want string, sentinel bool) *httpError {
+	return matchHeader(r, header, sentinel, fmt.Sprintf("body value %q", want), func(got string) bool { return got == want })
+}
+
+// matchHeader checks that header is present, decodes it, and that same
+// accepts its value (what names what the body holds, for the error).
+func matchHeader(r *http.Request, header string, sentinel bool, what string, same func(string) bool) *httpError {
 	values := r.Header.Values(header)
 	if len(values) == 0 {
-		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required")
+		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what)
 	}
 	got, err := headerValue(values[0], sentinel)
 	if err != nil {
 		return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
 	}
-	if got != want {
-		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match body value %q", header, got, want))
+	if !same(got) {
+		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the %s", header, got, what))
 	}
 	return nil
 }
@@ -142,17 +148,9 @@ func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHea
 		if !ok || string(v) == "null" {
 			continue
 		}
-		header := "Mcp-Param-" + p.name
-		values := r.Header.Values(header)
-		if len(values) == 0 {
-			return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the arguments hold a value for it")
-		}
-		got, err := headerValue(values[0], true)
-		if err != nil {
-			return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
-		}
-		if !sameValue(got, v) {
-			return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the argument %s", header, got, v))
+		e := matchHeader(r, "Mcp-Param-"+p.name, true, "argument "+string(v), func(got string) bool { return sameValue(got, v) })
+		if e != nil {
+			return e
 		}
 	}
 	return nil
