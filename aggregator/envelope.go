@@ -48,7 +48,7 @@ func parseBody(body []byte) (msgs []*envelope, batch bool, err *httpError) {
 	if len(body) == 0 {
 		return nil, false, badRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
 	}
-	if !json.Valid(body) {
+	if !jsonrpc.Valid(body) {
 		return nil, false, badRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 	}
 	if body[0] != '[' {

@@ -49,7 +49,7 @@ func Decode(line []byte) (*Message, error) {
 	if len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("decode message: not a JSON object")
 	}
-	if !json.Valid(t) {
+	if !Valid(t) {
 		var v any
 		return nil, fmt.Errorf("decode message: %w", json.Unmarshal(t, &v))
 	}

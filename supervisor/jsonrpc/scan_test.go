@@ -58,3 +58,16 @@ func FuzzReplace(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValid holds Valid to encoding/json's answer.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, ` {"a":[1,-0.5e+3,"x\u00e9\n",true,false,null,{}]} `, `{"a":1,}`, `[1,]`, `01`, `-`, `1.`, `1e`, `"\x01"`,
+		`"\ud800"`, `{"a" 1}`, `[[[[]]]]`, `"` + "\xff" + `"`, `{"a":{"b":[1,{"c":2}]},"d":"e"}`, `tru`, `nul`, `{"a":1}{}`, `[1 2]`, `"\q"`, `"\u12g4"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
