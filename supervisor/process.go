@@ -18,25 +18,40 @@ const TokenEnv = "GATEWAY_ACCESS_TOKEN"
 
 // StopTimeouts are the waits of the stop sequence (STYLE 4, MCP 2025-06-18
 // lifecycle §Shutdown/stdio): close stdin, wait CloseWait; SIGTERM the
-// process group, wait TermWait; then SIGKILL the group.
+// process group, wait TermWait; then SIGKILL the group. A zero field takes
+// its default.
 type StopTimeouts struct {
-	CloseWait time.Duration // default 2 s
-	TermWait  time.Duration // default 2 s
+	CloseWait time.Duration // default defaultCloseWait (2 s)
+	TermWait  time.Duration // default defaultTermWait (2 s)
 }
+
+const (
+	// defaultCloseWait is how long a child may take to exit by itself once
+	// its stdin is closed, the polite end of an MCP stdio session.
+	defaultCloseWait = 2 * time.Second
+	// defaultTermWait is how long its process group may take to exit after
+	// SIGTERM before it is killed.
+	defaultTermWait = 2 * time.Second
+	// stderrDrain bounds how long a child's stderr is still read after the
+	// child has exited and its group was killed. Only a grandchild that
+	// left the group (setsid) can hold the pipe open past that; the pipe is
+	// then closed, and what the grandchild writes later is not logged.
+	stderrDrain = 2 * time.Second
+)
 
 func (t StopTimeouts) withDefaults() StopTimeouts {
 	if t.CloseWait <= 0 {
-		t.CloseWait = 2 * time.Second
+		t.CloseWait = defaultCloseWait
 	}
 	if t.TermWait <= 0 {
-		t.TermWait = 2 * time.Second
+		t.TermWait = defaultTermWait
 	}
 	return t
 }
 
-// process is one running child. Its owner goroutine (started by
-// startProcess) is the only caller of cmd.Wait; it records the exit and
-// closes done.
+// process is one running child. Its owner goroutine, waitExit (started by
+// startProcess), is the only caller of cmd.Wait; it records the exit under
+// mu and closes exited. Everyone else learns of the exit from exited.
 type process struct {
 	cmd    *exec.Cmd
 	pid    int
@@ -44,11 +59,12 @@ type process struct {
 	stdout *os.File // our end of the child's stdout
 	tail   *tail
 
-	started time.Time
-	exited  chan struct{} // closed when Wait has returned
-	mu      sync.Mutex
-	state   *os.ProcessState
-	waitErr error
+	started    time.Time
+	stderrDone chan struct{} // closed by the stderr copier when it returns
+	exited     chan struct{} // closed by waitExit once the exit is recorded
+	mu         sync.Mutex
+	state      *os.ProcessState
+	waitErr    error
 }
 
 // Environ returns the environment for a child: base minus TokenEnv, plus
@@ -71,8 +87,9 @@ func Environ(base []string, extra map[string]string) []string {
 	return env
 }
 
-// startProcess starts argv in its own process group. Its stderr is copied
-// to the log under name by a goroutine that the owner waits for.
+// startProcess starts argv in its own process group, and two goroutines:
+// its owner (waitExit) and its stderr copier, which the owner waits for.
+// stderr goes to the log under name, line by line.
 //
 // deathSig is what the child gets when the daemon dies: SIGKILL for a plain
 // server, SIGHUP for the shim (which then kills the server's whole tree).
@@ -113,37 +130,34 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	p := &process{
-		cmd:     cmd,
-		pid:     cmd.Process.Pid,
-		stdin:   inW,
-		stdout:  outR,
-		tail:    newTail(20),
-		started: time.Now(),
-		exited:  make(chan struct{}),
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		stdin:      inW,
+		stdout:     outR,
+		tail:       newTail(20),
+		started:    time.Now(),
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
 	}
-	var stderrDone sync.WaitGroup
-	stderrDone.Add(1)
 	go func() {
-		defer stderrDone.Done()
+		defer close(p.stderrDone)
 		copyLines(log, name, errR, func(s string) { p.tail.add(log.Mask(s)) })
 	}()
-	go p.own(errR, &stderrDone)
+	go p.waitExit(errR)
 	return p, nil
 }
 
-// own waits for the child, then kills what is left of its process group,
-// so that grandchildren holding the pipes open cannot keep the session
-// alive, and waits (bounded) for the stderr copier.
-func (p *process) own(errR *os.File, stderrDone *sync.WaitGroup) {
+// waitExit is the child's owner (STYLE §3): the one goroutine that calls
+// cmd.Wait. Once the child has exited it kills what is left of its process
+// group, so that grandchildren holding the pipes cannot keep the run
+// alive, lets the stderr copier finish (for up to stderrDrain), records
+// the exit under mu and closes exited.
+func (p *process) waitExit(errR *os.File) {
 	err := p.cmd.Wait()
 	p.kill()
-	copied := make(chan struct{})
-	go func() { stderrDone.Wait(); close(copied) }()
-	select {
-	case <-copied:
-	case <-time.After(2 * time.Second):
+	if !within(context.Background(), p.stderrDone, stderrDrain) {
 		errR.Close() // a setsid'd grandchild holds stderr open; stop reading
-		<-copied
+		<-p.stderrDone
 	}
 	errR.Close()
 	p.mu.Lock()
@@ -182,17 +196,10 @@ func (p *process) stop(ctx context.Context, t StopTimeouts) {
 	<-p.exited
 }
 
+// waitFor waits up to d for the child to exit, or until ctx ends, and
+// reports whether it exited.
 func (p *process) waitFor(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-p.exited:
-		return true
-	case <-timer.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
+	return within(ctx, p.exited, d)
 }
 
 // kill ends the whole group at once.

@@ -2,9 +2,27 @@ package supervisor
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strconv"
+	"time"
 )
+
+// within waits up to d for done to close, or until ctx ends, and reports
+// whether done closed. Every bounded wait in the package goes through it,
+// with a named duration.
+func within(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
 
 func bytesContains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
 
