@@ -250,7 +250,7 @@ func (c *conn) notify(method string, params json.RawMessage) error {
 }
 
 // readLoop reads the server's stdout until EOF. It returns when the stream
-// ends; the owner then fails pending calls.
+// ends; its caller, Upstream.serveRun, then fails pending calls.
 func (c *conn) readLoop(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	for {
@@ -260,7 +260,7 @@ func (c *conn) readLoop(r io.Reader) {
 			if errors.As(err, &long) {
 				if long.Unterminated {
 					// Endless output: nothing more can be read from this
-					// run. The owner stops it and fails its calls.
+					// run. serveRun stops it and fails its calls.
 					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
 					return
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -37,6 +38,11 @@ const (
 	// left the group (setsid) can hold the pipe open past that; the pipe is
 	// then closed, and what the grandchild writes later is not logged.
 	stderrDrain = 2 * time.Second
+	// stdoutDrain bounds how long, after the child has exited and its
+	// group was killed, the reader may still take to reach the end of its
+	// stdout. As with stderr, only a grandchild that left the group can
+	// hold it open; the pipe is then closed, which ends the reader.
+	stdoutDrain = 1 * time.Second
 )
 
 func (t StopTimeouts) withDefaults() StopTimeouts {
@@ -60,6 +66,7 @@ type process struct {
 	tail   *tail
 
 	started    time.Time
+	stdoutDone chan struct{} // closed by readStdout when the reader returns
 	stderrDone chan struct{} // closed by the stderr copier when it returns
 	exited     chan struct{} // closed by waitExit once the exit is recorded
 	mu         sync.Mutex
@@ -89,7 +96,8 @@ func Environ(base []string, extra map[string]string) []string {
 
 // startProcess starts argv in its own process group, and two goroutines:
 // its owner (waitExit) and its stderr copier, which the owner waits for.
-// stderr goes to the log under name, line by line.
+// stderr goes to the log under name, line by line. The caller must read
+// stdout with readStdout, once; the owner waits for that reader too.
 //
 // deathSig is what the child gets when the daemon dies: SIGKILL for a plain
 // server, SIGHUP for the shim (which then kills the server's whole tree).
@@ -136,6 +144,7 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 		stdout:     outR,
 		tail:       newTail(20),
 		started:    time.Now(),
+		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
 	}
@@ -150,21 +159,39 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 // waitExit is the child's owner (STYLE §3): the one goroutine that calls
 // cmd.Wait. Once the child has exited it kills what is left of its process
 // group, so that grandchildren holding the pipes cannot keep the run
-// alive, lets the stderr copier finish (for up to stderrDrain), records
-// the exit under mu and closes exited.
+// alive, lets the stdout reader and the stderr copier reach the end of
+// their pipes (for up to stdoutDrain and stderrDrain from the exit),
+// records the exit under mu and closes exited.
 func (p *process) waitExit(errR *os.File) {
 	err := p.cmd.Wait()
 	p.kill()
-	if !within(context.Background(), p.stderrDone, stderrDrain) {
-		errR.Close() // a setsid'd grandchild holds stderr open; stop reading
-		<-p.stderrDone
-	}
-	errR.Close()
+	exited := time.Now()
+	drain(p.stdout, p.stdoutDone, time.Until(exited.Add(stdoutDrain)))
+	drain(errR, p.stderrDone, time.Until(exited.Add(stderrDrain)))
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
 	p.waitErr = err
 	p.mu.Unlock()
 	close(p.exited)
+}
+
+// drain waits up to d for the reader of pipe to finish (done). Past that
+// it closes pipe, which ends the reader, and waits for it.
+func drain(pipe *os.File, done <-chan struct{}, d time.Duration) {
+	if !within(context.Background(), done, d) {
+		pipe.Close() // a setsid'd grandchild holds the pipe open; stop reading
+		<-done
+	}
+	pipe.Close()
+}
+
+// readStdout runs read on the child's stdout in the calling goroutine
+// until it returns (at EOF, or once waitExit closed the pipe), then
+// closes the pipe and tells waitExit.
+func (p *process) readStdout(read func(io.Reader)) {
+	read(p.stdout)
+	p.stdout.Close()
+	close(p.stdoutDone)
 }
 
 // exitStatus describes how the process ended: "exit status 1" or

@@ -388,7 +388,7 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
 	u.sessions.Add(1)
-	go u.own(s)
+	go u.serveRun(s)
 
 	tools, err := u.handshake(ctx, s)
 	if err != nil {
@@ -414,34 +414,23 @@ type stepError struct {
 func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// own is the one goroutine that watches a run: it reads stdout until EOF,
-// waits for the process, then fails pending calls and records the exit.
-func (u *Upstream) own(s *session) {
+// exitGrace is how long a server that closed its stdout may take to exit
+// by itself before its group is killed: without stdout the run is
+// unusable, but its own exit status says more than "killed".
+const exitGrace = 500 * time.Millisecond
+
+// serveRun is the run's reader goroutine: it reads the server's stdout
+// (conn.readLoop) until the pipe ends, then ends the run: it waits for the
+// exit that the process's owner records (killing the group after
+// exitGrace), fails the calls still pending with it, waits for the relays
+// the run started, records the end of the run in u and closes s.done.
+func (u *Upstream) serveRun(s *session) {
 	defer u.sessions.Done()
-	readDone := make(chan struct{})
-	go func() {
-		s.conn.readLoop(s.proc.stdout)
-		close(readDone)
-	}()
-	select {
-	case <-readDone:
-		// stdout closed: the process is ending, or closed stdout on purpose,
-		// which leaves it unusable. Let it report its own exit status first.
-		select {
-		case <-s.proc.exited:
-		case <-time.After(500 * time.Millisecond):
-			s.proc.kill()
-			<-s.proc.exited
-		}
-	case <-s.proc.exited:
-		select {
-		case <-readDone:
-		case <-time.After(time.Second):
-			// a grandchild outside the group holds stdout open
-		}
+	s.proc.readStdout(s.conn.readLoop)
+	if !s.proc.waitFor(context.Background(), exitGrace) {
+		s.proc.kill()
+		<-s.proc.exited
 	}
-	s.proc.stdout.Close()
-	<-readDone
 	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
 	if r := s.stopReason.Load(); r != nil {
 		exitErr.Reason = *r
@@ -449,7 +438,18 @@ func (u *Upstream) own(s *session) {
 	s.conn.fail(exitErr)
 	s.conn.handlers.Wait()
 	s.proc.stdin.Close()
+	logExit := u.recordEnd(s, exitErr)
+	close(s.done)
+	if logExit {
+		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
+	}
+}
 
+// recordEnd records the end of run s, if it is still the current one: its
+// exit, and a failure for the back-off unless it served or ran long. It
+// reports whether the exit is news to log: the run was current and the
+// gateway did not stop it for good.
+func (u *Upstream) recordEnd(s *session, exitErr *ExitError) bool {
 	u.mu.Lock()
 	wasCurrent := u.cur == s
 	if wasCurrent {
@@ -468,10 +468,7 @@ func (u *Upstream) own(s *session) {
 	}
 	stopped := u.stopped
 	u.mu.Unlock()
-	close(s.done)
-	if wasCurrent && !stopped {
-		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
-	}
+	return wasCurrent && !stopped
 }
 
 // handshake runs initialize, notifications/initialized and tools/list. A
