@@ -129,7 +129,7 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate cha
 		u.mu.Lock()
 	}
 	if u.stopped {
-		return nil, nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+		return nil, nil, u.errShuttingDown()
 	}
 	if u.cur == nil {
 		return nil, nil, nil
