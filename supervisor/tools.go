@@ -76,7 +76,8 @@ func (u *Upstream) relist(s *session) {
 }
 
 // relistOnce lists the tools once and reports whether another
-// list_changed came meanwhile.
+// list_changed came meanwhile. The listing is bounded as a start's is, by
+// Options.StartTimeout.
 func (u *Upstream) relistOnce(s *session) (again bool) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
