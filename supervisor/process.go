@@ -102,41 +102,24 @@ func Environ(base []string, extra map[string]string) []string {
 // deathSig is what the child gets when the daemon dies: SIGKILL for a plain
 // server, SIGHUP for the shim (which then kills the server's whole tree).
 func startProcess(argv []string, dir string, env []string, deathSig syscall.Signal, log *Log, name string) (*process, error) {
-	inR, inW, err := os.Pipe()
+	theirs, ours, err := stdio()
 	if err != nil {
-		return nil, fmt.Errorf("make stdin pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("make stdout pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("make stderr pipe: %w", err)
+		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs[0], theirs[1], theirs[2]
 	// Own process group, so stop signals reach grandchildren (sh -c …);
 	// deathSig if the daemon dies (SPEC §7.6).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig}
 	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	closeAll(theirs[:])
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
+		closeAll(ours[:])
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
+	inW, outR, errR := ours[0], ours[1], ours[2]
 	p := &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
@@ -154,6 +137,32 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 	}()
 	go p.waitExit(errR)
 	return p, nil
+}
+
+// stdio makes the child's stdin, stdout and stderr pipes: theirs are the
+// ends the child gets, ours the ends the gateway keeps, in that order. On
+// error none is left open.
+func stdio() (theirs, ours [3]*os.File, err error) {
+	for i, name := range []string{"stdin", "stdout", "stderr"} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(theirs[:i])
+			closeAll(ours[:i])
+			return theirs, ours, fmt.Errorf("make %s pipe: %w", name, err)
+		}
+		if i == 0 {
+			theirs[i], ours[i] = r, w // the child reads its stdin
+		} else {
+			theirs[i], ours[i] = w, r
+		}
+	}
+	return theirs, ours, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // waitExit is the child's owner (STYLE §3): the one goroutine that calls

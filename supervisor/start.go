@@ -59,12 +59,35 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
+	s, err := u.spawn(spec, env, run)
+	if err != nil {
 		return started{}, err
+	}
+	tools, err := u.handshake(ctx, s)
+	if err != nil {
+		s.proc.kill()
+		<-s.done
+		var step *stepError
+		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
+			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
+		}
+		if tail := s.proc.tail.String(); tail != "" {
+			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
+		}
+		return started{}, err
+	}
+	return started{s: s, tools: tools}, nil
+}
+
+// spawn starts run number run of the server and its reader goroutine,
+// serveRun, which ends the run when the process's stdout does.
+func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*session, error) {
+	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
+		return nil, err
 	}
 	if spec.Dir != "" && !isDir(spec.Dir) {
 		// exec would blame the program: "fork/exec …: no such file".
-		return started{}, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
+		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
 	argv, deathSig := spec.Argv, syscall.SIGKILL
 	if len(u.opts.Shim) > 0 {
@@ -72,28 +95,14 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 	}
 	proc, err := startProcess(argv, spec.Dir, env, deathSig, u.opts.Log, u.name)
 	if err != nil {
-		return started{}, err
+		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log, proc)
 	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
 	u.sessions.Add(1)
 	go u.serveRun(s)
-
-	tools, err := u.handshake(ctx, s)
-	if err != nil {
-		proc.kill()
-		<-s.done
-		var step *stepError
-		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
-			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
-		}
-		if tail := proc.tail.String(); tail != "" {
-			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
-		}
-		return started{}, err
-	}
-	return started{s: s, tools: tools}, nil
+	return s, nil
 }
 
 type stepError struct {
