@@ -129,14 +129,10 @@ func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawM
 	if err != nil {
 		return nil, nil, err
 	}
-	meta, ok := jsonrpc.Get(fields, "_meta")
-	if !ok {
-		return params, nil, nil
-	}
-	mfields, err := jsonrpc.Fields(meta)
-	if err != nil {
-		return params, nil, nil
-	}
+	// No _meta, a _meta that is not an object, or one without the token:
+	// the params go as they are.
+	meta, _ := jsonrpc.Get(fields, "_meta")
+	mfields, _ := jsonrpc.Fields(meta) // nil on error: no token found below
 	orig, ok := jsonrpc.Get(mfields, "progressToken")
 	if !ok {
 		return params, nil, nil
