@@ -9,8 +9,9 @@ import (
 )
 
 // within waits up to d for done to close, or until ctx ends, and reports
-// whether done closed. Every bounded wait in the package goes through it,
-// with a named duration.
+// whether done closed. d is always a named wait (see the package doc);
+// the waits that also watch other channels (listen.go, reload.go) select
+// on a timer of their own.
 func within(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
