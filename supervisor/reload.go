@@ -129,7 +129,7 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate cha
 		u.mu.Lock()
 	}
 	if u.stopped {
-		return nil, nil, fmt.Errorf("server %q: the gateway is shutting down", u.name)
+		return nil, nil, u.errShuttingDown()
 	}
 	if u.cur == nil {
 		return nil, nil, nil
@@ -164,14 +164,10 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Du
 	// The run is over and its pending calls have failed, so each caller
 	// leaves the active group at once; the drain goroutine ends with the
 	// last of them and is waited for here, never left behind.
-	afterStop := time.NewTimer(afterStopWait)
-	select {
-	case <-drained:
-	case <-afterStop.C:
+	if !within(context.Background(), drained, afterStopWait) {
 		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
 		<-drained
 	}
-	afterStop.Stop()
 }
 
 // acquire returns the live session with the call counted in its active

@@ -1,0 +1,163 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// noteQueue is how many notifications may wait for a slow client per call;
+// past it they are dropped (and logged), so a client that stops reading
+// never stalls the server's stdout for everyone else.
+const noteQueue = 256
+
+type note struct {
+	method string
+	params json.RawMessage
+}
+
+type pendingCall struct {
+	reply chan reply // buffered 1
+	peer  Peer
+	ctx   context.Context
+	// token is the client's own progressToken, raw; nil when none.
+	token json.RawMessage
+	// logs says the request's _meta asks a modern server for log messages
+	// (io.modelcontextprotocol/logLevel), so they may be relayed to it.
+	logs bool
+	// notes carries notifications to peer in order; sent to only while the
+	// call is in c.pending (under c.mu), closed by call once it is not.
+	notes     chan note
+	delivered chan struct{} // closed when the delivery goroutine is done
+}
+
+// deliver relays queued notifications to the client until notes closes.
+func (pc *pendingCall) deliver() {
+	defer close(pc.delivered)
+	for n := range pc.notes {
+		pc.peer.Notify(pc.ctx, n.method, n.params)
+	}
+}
+
+// enqueue queues a notification without blocking; call with c.mu held.
+// The queue and its delivery goroutine are made on the first notification,
+// since most calls have none (bench: −11 KB and −46 µs of CPU per call).
+func (c *conn) enqueue(pc *pendingCall, n note) {
+	if pc.notes == nil {
+		pc.notes = make(chan note, noteQueue)
+		pc.delivered = make(chan struct{})
+		go pc.deliver()
+	}
+	select {
+	case pc.notes <- n:
+	default:
+		c.log.Line(c.name, "[gateway] the client is not reading; "+n.method+" dropped")
+	}
+}
+
+// endNotes ends the delivery of pc's notifications, once pc has left
+// c.pending, and waits for it: the notifications the server sent before
+// its response reach the client first.
+func (c *conn) endNotes(pc *pendingCall) {
+	c.mu.Lock()
+	notes := pc.notes
+	c.mu.Unlock()
+	if notes != nil {
+		// No longer in c.pending, so nothing sends to notes any more.
+		close(notes)
+		<-pc.delivered // bounded: at most noteQueue notifications, each sent with ctx
+	}
+}
+
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+// take removes and returns the pending call with id, or nil: the one
+// reply (or failure) a call gets is sent by whoever takes it.
+func (c *conn) take(id int64) *pendingCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc := c.pending[id]
+	delete(c.pending, id)
+	return pc
+}
+
+// forget drops a pending call; it reports whether it was still pending.
+func (c *conn) forget(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	delete(c.pending, id)
+	return ok
+}
+
+// soleCaller returns the most recent pending call with a client, if every
+// pending call with a client comes from the same session; else nil. With
+// logsOnly, only calls that asked for log messages count. Call with c.mu
+// held.
+func (c *conn) soleCaller(logsOnly bool) *pendingCall {
+	var (
+		best    int64
+		pc      *pendingCall
+		session string
+	)
+	for id, p := range c.pending {
+		if p.peer == nil || (logsOnly && !p.logs) || isParked(p.peer) {
+			continue
+		}
+		if pc != nil && p.peer.Session() != session {
+			return nil
+		}
+		session = p.peer.Session()
+		if pc == nil || id > best {
+			best, pc = id, p
+		}
+	}
+	return pc
+}
+
+// swapProgressToken replaces params._meta.progressToken with ours and
+// returns the client's original, raw. Params without one are unchanged.
+func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if !containsToken(params) {
+		return params, nil, nil
+	}
+	fields, err := jsonrpc.Fields(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	// No _meta, a _meta that is not an object, or one without the token:
+	// the params go as they are.
+	meta, _ := jsonrpc.Get(fields, "_meta")
+	mfields, _ := jsonrpc.Fields(meta) // nil on error: no token found below
+	orig, ok := jsonrpc.Get(mfields, "progressToken")
+	if !ok {
+		return params, nil, nil
+	}
+	mfields = jsonrpc.Set(mfields, "progressToken", ours)
+	fields = jsonrpc.Set(fields, "_meta", jsonrpc.Encode(mfields))
+	return jsonrpc.Encode(fields), orig, nil
+}
+
+func containsToken(params json.RawMessage) bool {
+	return bytesContains(params, `"progressToken"`)
+}
+
+// Parker is implemented by a Peer whose call can be parked: its client
+// has been handed the server's request and the call waits, for minutes
+// perhaps, for the client to come back with the answer (the MRTR bridge,
+// SPEC §4.6). A parked call is not a candidate for the server's next
+// request: the server is waiting on it, so what it sends now comes from
+// another call. Without this, one abandoned parked call made every other
+// client's server-to-client request on that server unattributable.
+type Parker interface {
+	Parked() bool
+}
+
+func isParked(p Peer) bool {
+	pk, ok := p.(Parker)
+	return ok && pk.Parked()
+}

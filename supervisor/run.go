@@ -1,0 +1,218 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+)
+
+// session returns the live session, starting one if needed. Concurrent
+// callers share one start; a run that is ending is waited out and
+// replaced; while the server backs off, the call fails at once.
+func (u *Upstream) session(ctx context.Context) (*session, error) {
+	for {
+		u.mu.Lock()
+		if u.stopped {
+			u.mu.Unlock()
+			return nil, u.errShuttingDown()
+		}
+		if s := u.cur; s != nil {
+			u.mu.Unlock()
+			ended, err := awaitEnd(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			if ended {
+				continue
+			}
+			return s, nil
+		}
+		if wait := u.starting; wait != nil {
+			u.mu.Unlock()
+			return u.joinStart(ctx, wait)
+		}
+		if err := u.backingOff(); err != nil {
+			u.mu.Unlock()
+			return nil, err
+		}
+		return u.startRun()
+	}
+}
+
+func (u *Upstream) errShuttingDown() error {
+	return fmt.Errorf("server %q: the gateway is shutting down", u.name)
+}
+
+// awaitEnd reports whether run s has ended. A run whose connection died
+// is ending: once its reader has recorded the exit (s.done), the caller
+// starts a new one rather than fail on the dead one.
+func awaitEnd(ctx context.Context, s *session) (ended bool, err error) {
+	select {
+	case <-s.conn.dead:
+	default:
+		return false, nil
+	}
+	select {
+	case <-s.done:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// joinStart waits for the start in flight (wait closes when it is over)
+// and returns its run, or why it failed.
+func (u *Upstream) joinStart(ctx context.Context, wait <-chan struct{}) (*session, error) {
+	select {
+	case <-wait:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	u.mu.Lock()
+	s, lastErr := u.cur, u.lastError
+	u.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("server %q: %s", u.name, lastErr)
+}
+
+// backingOff says, as an error, when the next start may be tried if the
+// server is backing off (SPEC §7.3); nil if it may start now. Call with
+// u.mu held.
+func (u *Upstream) backingOff() error {
+	wait := time.Until(u.nextTry)
+	if wait <= 0 {
+		return nil
+	}
+	return fmt.Errorf("server %q: failed %d times in a row (last: %s); backing off, next start in %s (at %s)",
+		u.name, u.failures, u.lastError, wait.Round(100*time.Millisecond), u.nextTry.UTC().Format(time.TimeOnly))
+}
+
+// startRun starts a new run and makes it the current one. Call it with
+// u.mu held and no start in flight; it unlocks u.mu. Callers that come
+// meanwhile wait on u.starting.
+func (u *Upstream) startRun() (*session, error) {
+	done := make(chan struct{})
+	u.starting = done
+	u.state = StateStarting
+	if u.runs > 0 {
+		u.restarts++
+	}
+	u.runs++
+	spec, prepared, run := u.spec, u.prepared, uint64(u.runs)
+	u.mu.Unlock()
+
+	st, err := u.start(spec, prepared, run)
+	if err != nil {
+		return nil, u.startFailed(done, err)
+	}
+	return u.startSucceeded(done, spec, st)
+}
+
+// startFailed records a failed start (it counts for the back-off), lets
+// the callers waiting on done go, and returns the start's error.
+func (u *Upstream) startFailed(done chan struct{}, err error) error {
+	u.mu.Lock()
+	u.starting = nil
+	u.state = StateFailed
+	u.lastError = err.Error()
+	u.failures++
+	u.nextTry = time.Now().Add(backoffDelay(u.failures))
+	u.mu.Unlock()
+	close(done)
+	u.opts.Logger.Warn("server failed to start", "server", u.name, "error", err)
+	return &StartError{Server: u.name, Err: err}
+}
+
+// startSucceeded makes the new run current, lets the callers waiting on
+// done go, and announces a changed tool list. If shutdown began while the
+// run started, it found nothing to stop: the run is stopped here instead,
+// or it would outlive the daemon.
+func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, st started) (*session, error) {
+	u.mu.Lock()
+	u.starting = nil
+	if spec.Prepare != nil {
+		u.prepared = true
+	}
+	if u.stopped {
+		u.mu.Unlock()
+		close(done)
+		st.s.proc.stop(context.Background(), u.opts.Stop)
+		<-st.s.done
+		return nil, u.errShuttingDown()
+	}
+	changed := !sameTools(u.tools, st.tools)
+	u.tools = st.tools
+	u.cur = st.s
+	u.era = st.s.era
+	u.state = StateRunning
+	u.lastError = ""
+	u.mu.Unlock()
+	close(done)
+	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.s.proc.pid, "tools", len(st.tools),
+		"protocolVersion", st.s.protocol, "era", st.s.era)
+	if changed && u.opts.OnToolsChanged != nil {
+		u.opts.OnToolsChanged(u.name)
+	}
+	return st.s, nil
+}
+
+// exitGrace is how long a server that closed its stdout may take to exit
+// by itself before its group is killed: without stdout the run is
+// unusable, but its own exit status says more than "killed".
+const exitGrace = 500 * time.Millisecond
+
+// serveRun is the run's reader goroutine: it reads the server's stdout
+// (conn.readLoop) until the pipe ends, then ends the run: it waits for the
+// exit that the process's owner records (killing the group after
+// exitGrace), fails the calls still pending with it, waits for the relays
+// the run started, records the end of the run in u and closes s.done.
+func (u *Upstream) serveRun(s *session) {
+	defer u.sessions.Done()
+	s.proc.readStdout(s.conn.readLoop)
+	if !s.proc.waitFor(context.Background(), exitGrace) {
+		s.proc.kill()
+		<-s.proc.exited
+	}
+	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
+	if r := s.stopReason.Load(); r != nil {
+		exitErr.Reason = *r
+	}
+	s.conn.fail(exitErr)
+	s.conn.handlers.Wait()
+	s.proc.stdin.Close()
+	logExit := u.recordEnd(s, exitErr)
+	close(s.done)
+	if logExit {
+		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
+	}
+}
+
+// recordEnd records the end of run s, if it is still the current one: its
+// exit, and a failure for the back-off unless it served or ran long. It
+// reports whether the exit is news to log: the run was current and the
+// gateway did not stop it for good.
+func (u *Upstream) recordEnd(s *session, exitErr *ExitError) bool {
+	u.mu.Lock()
+	wasCurrent := u.cur == s
+	if wasCurrent {
+		u.cur = nil
+		u.lastExit = exitErr.Status
+		if !u.stopped {
+			u.state = StateExited
+			u.lastError = exitErr.Error()
+		}
+		if s.served.Load() || time.Since(s.proc.started) >= BackoffReset {
+			u.failures = 0
+		} else {
+			u.failures++
+			u.nextTry = time.Now().Add(backoffDelay(u.failures))
+		}
+	}
+	stopped := u.stopped
+	u.mu.Unlock()
+	return wasCurrent && !stopped
+}

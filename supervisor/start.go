@@ -1,0 +1,173 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+)
+
+// StartError is a failed start of one server.
+type StartError struct {
+	Server string
+	Err    error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("server %q: %v", e.Server, e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// TimedOut returns the servers whose start in err (as returned by
+// StartAll) ran out of time.
+func TimedOut(err error) []string {
+	var names []string
+	for _, e := range errlist.Flatten(err) {
+		var se *StartError
+		if errors.As(e, &se) && errors.Is(se.Err, context.DeadlineExceeded) {
+			names = append(names, se.Server)
+		}
+	}
+	return names
+}
+
+type started struct {
+	s     *session
+	tools []Tool
+}
+
+// start prepares (once), spawns, initialises and lists tools, bounded by
+// the start timeout. On failure nothing of the run is left.
+func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (started, error) {
+	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+	defer cancel()
+	env := Environ(u.opts.BaseEnv, spec.Env)
+	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
+		prepared = false // its directory (a clone) was removed: prepare again
+	}
+	if spec.Prepare != nil && !prepared {
+		out := u.opts.Log.Writer(u.name)
+		err := spec.Prepare(ctx, env, out)
+		out.Close()
+		if err != nil {
+			return started{}, fmt.Errorf("prepare: %w", err)
+		}
+	}
+	s, err := u.spawn(spec, env, run)
+	if err != nil {
+		return started{}, err
+	}
+	tools, err := u.handshake(ctx, s)
+	if err != nil {
+		s.proc.kill()
+		<-s.done
+		var step *stepError
+		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
+			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
+		}
+		if tail := s.proc.tail.String(); tail != "" {
+			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
+		}
+		return started{}, err
+	}
+	return started{s: s, tools: tools}, nil
+}
+
+// spawn starts run number run of the server and its reader goroutine,
+// serveRun, which ends the run when the process's stdout does.
+func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*session, error) {
+	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
+		return nil, err
+	}
+	if spec.Dir != "" && !isDir(spec.Dir) {
+		// exec would blame the program: "fork/exec …: no such file".
+		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
+	}
+	argv, deathSig := spec.Argv, syscall.SIGKILL
+	if len(u.opts.Shim) > 0 {
+		argv, deathSig = append(append([]string{}, u.opts.Shim...), argv...), syscall.SIGHUP
+	}
+	proc, err := startProcess(argv, spec.Dir, env, deathSig, u.opts.Log, u.name)
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(u.name, u.opts.Log, proc)
+	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
+	c.onToolsChanged = func() { u.relist(s) }
+	u.sessions.Add(1)
+	go u.serveRun(s)
+	return s, nil
+}
+
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// handshake runs initialize, notifications/initialized and tools/list. A
+// server that refuses initialize as modern only is driven as modern
+// instead (SPEC §7.8, modern.go).
+func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
+	params, _ := json.Marshal(map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities": map[string]any{
+			"roots":       map[string]any{"listChanged": false},
+			"sampling":    map[string]any{},
+			"elicitation": map[string]any{},
+		},
+		"clientInfo": map[string]any{"name": "mcp-gateway", "version": u.opts.Version},
+	})
+	res, err := s.conn.call(ctx, "initialize", params, nil)
+	if err != nil {
+		version, modern, verr := modernRefusal(err)
+		if verr != nil {
+			return nil, &stepError{"initialize", verr}
+		}
+		if modern {
+			return u.handshakeModern(ctx, s, version)
+		}
+		return nil, &stepError{"initialize", err}
+	}
+	var init struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(res, &init); err != nil {
+		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
+	}
+	s.protocol, s.era = init.ProtocolVersion, EraLegacy
+	if err := s.conn.notify("notifications/initialized", nil); err != nil {
+		return nil, &stepError{"initialize", err}
+	}
+	tools, err := listTools(ctx, s.conn)
+	if err != nil {
+		return nil, &stepError{"tools/list", err}
+	}
+	return tools, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// findProgram checks that the server's program exists before anything is
+// spawned, so that a missing uvx or npx reads as that, not as a crash.
+// A PATH in the server's own envs is left to the spawn to use.
+func findProgram(name string, env map[string]string) error {
+	if _, ownPath := env["PATH"]; ownPath || strings.Contains(name, "/") {
+		return nil // a path is the spawn's to check, relative to the server's dir
+	}
+	if _, err := exec.LookPath(name); err != nil {
+		return fmt.Errorf("start: %w (install it in the template, or check PATH)", err)
+	}
+	return nil
+}
