@@ -86,6 +86,7 @@ func (g *Gateway) CancelCalls(message string) {
 		}
 		h.stopListeners()
 		h.cancelBridges(cause)
+		h.tasks.cancelAll(cause)
 	}
 }
 
