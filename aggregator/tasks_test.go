@@ -162,3 +162,59 @@ func TestGatewayTaskCrash(t *testing.T) {
 		t.Errorf("tasks/get: %+v", v)
 	}
 }
+
+// Each limit is a clear error past it: tasks per caller, tasks in all,
+// bytes of kept results; a task is dropped at its TTL.
+func TestTaskLimits(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}]`}},
+		HTTPOptions{MaxSessions: 3, Tasks: TaskLimits{PerCaller: 2, Total: 3, ResultBytes: 200, MinTTL: 10 * time.Millisecond}})
+	a, b := newClient(t, srv), newClient(t, srv)
+	createTask(t, a, 2, "sleep", `{"ms":20000}`, "60000")
+	big := createTask(t, a, 3, "big", `{"bytes":1000}`, "60000")
+	msg := a.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sleep","arguments":{},"task":{}}}`)
+	if e := rpcError(t, msg); !strings.Contains(string(e["message"]), "this caller holds its limit of 2 tasks") {
+		t.Errorf("past the per-caller limit: %s", msg)
+	}
+	createTask(t, b, 5, "sleep", `{"ms":20000}`, "60000")
+	msg = b.rpc(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sleep","arguments":{},"task":{}}}`)
+	if e := rpcError(t, msg); !strings.Contains(string(e["message"]), "the gateway holds its limit of 3 tasks") {
+		t.Errorf("past the total limit: %s", msg)
+	}
+	msg = taskCall(a, 7, "tasks/result", big.TaskID)
+	if e := rpcError(t, msg); !strings.Contains(string(e["message"]), "do not fit the gateway's room for kept task results (200 bytes in all)") {
+		t.Errorf("a result past the byte limit: %s", msg)
+	}
+	if v := getTask(t, a, big.TaskID); v.Status != "failed" {
+		t.Errorf("the task whose result did not fit: %+v", v)
+	}
+}
+
+// A task is dropped at its TTL (clamped to the limits), running or not;
+// a running one is cancelled upstream.
+func TestTaskTTL(t *testing.T) {
+	cancelled := filepath.Join(t.TempDir(), "cancelled")
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelled}},
+		HTTPOptions{MaxSessions: 3, Tasks: TaskLimits{MinTTL: 100 * time.Millisecond, MaxTTL: time.Minute}})
+	c := newClient(t, srv)
+	if tk := createTask(t, c, 2, "sleep", `{"ms":0}`, "86400000"); tk.TTL != 60000 {
+		t.Errorf("ttl of a day: %d ms, want the 1 min maximum", tk.TTL)
+	}
+	tk := createTask(t, c, 3, "sleep", `{"ms":30000}`, "1")
+	if tk.TTL != 100 {
+		t.Errorf("ttl of 1 ms: %d ms, want the 100 ms minimum", tk.TTL)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if msg := taskCall(c, 4, "tasks/get", tk.TaskID); strings.Contains(string(msg), `"error"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the task outlived its ttl by 10 s")
+		}
+	}
+	fakeserver.WaitFile(t, cancelled)
+	if n, _ := gw.allHandlers()[0].tasks.usage(); n != 1 {
+		t.Errorf("%d tasks kept, want 1 (the one with a minute to live)", n)
+	}
+}
