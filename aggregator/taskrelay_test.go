@@ -80,7 +80,9 @@ func TestRelayedTaskCrash(t *testing.T) {
 	c := newClient(t, srv)
 	tk := createTask(t, c, 2, "mktask", `{"ms":60000}`, "60000")
 	waiting := make(chan string, 1)
-	go func() { waiting <- postRaw(c, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`) }()
+	go func() {
+		waiting <- postRaw(c, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`)
+	}()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if b, _ := os.ReadFile(rec); strings.Contains(string(b), "tasks/result") {
 			break
