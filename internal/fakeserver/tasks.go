@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -12,7 +13,8 @@ import (
 // Tasks (MCP 2025-11-25 basic/utilities/tasks), for the gateway's task
 // relay tests:
 //
-//	mktask {"ms": n}   with "task" params: a CreateTaskResult for a task with
+//	mktask {"ms": n}   with "task" params (modern: when the client declares
+//	                   io.modelcontextprotocol/tasks): a CreateTaskResult for a task with
 //	                   id "1", "2", … (per process), which completes after n
 //	                   ms with text "task <id> done[ from <MCP_FAKE_NAME>]";
 //	                   without: that text at once
@@ -54,7 +56,10 @@ func (s *server) taskCall(id json.RawMessage, name string, params json.RawMessag
 		} `json:"arguments"`
 	}
 	_ = json.Unmarshal(params, &p)
-	if p.Task == nil {
+	// A modern fake makes a task when the client declares the extension
+	// (io.modelcontextprotocol/tasks: the server decides).
+	modernTask := s.modern && strings.Contains(string(params), `"io.modelcontextprotocol/tasks"`)
+	if p.Task == nil && !modernTask {
 		s.reply(id, taskText("none"))
 		return true
 	}
@@ -72,6 +77,10 @@ func (s *server) taskCall(id json.RawMessage, name string, params json.RawMessag
 			close(t.done)
 		}
 	}()
+	if modernTask {
+		s.reply(id, `{"resultType":"task",`+fakeTaskJSON(t)[1:])
+		return true
+	}
 	s.reply(id, `{"task":`+fakeTaskJSON(t)+`,"_meta":{"fake":"kept"}}`)
 	return true
 }
