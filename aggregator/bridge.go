@@ -136,6 +136,9 @@ func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 		return
 	}
 	res, err := bc.passInputRequired(o)
+	if err == nil && wantsTasks(bc.caps) {
+		res, err = bc.h.relayModernTask("token:"+bc.token, o, res) // taskmodern.go
+	}
 	if err != nil {
 		out.finish(errorParts(req.id, err)...)
 		return

@@ -93,7 +93,12 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 	case "tools/list":
 		h.modernList(w, req)
 	case "tools/call":
+		if h.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
+			return
+		}
 		h.modernCall(w, r, req)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		h.modernTaskMethod(w, r, req) // taskmodern.go (SPEC §4.7)
 	case "subscriptions/listen":
 		h.listen(w, r, req)
 	default:
@@ -108,7 +113,7 @@ func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}},
+		"capabilities":      modernCapabilities,
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",

@@ -57,8 +57,8 @@ func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 	if err := checkProgressToken(m.params); err != nil {
 		return errorParts(m.id, err)
 	}
-	t, err := h.startTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw), withoutMember(m.params, "task"), s.ctx, &peer{h: h, s: s})
-	if err != nil {
+	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
+	if err := h.startTask(t, withoutMember(m.params, "task"), s.ctx, &peer{h: h, s: s}); err != nil {
 		return errorParts(m.id, err)
 	}
 	return resultParts(m.id, []byte(`{"task":`+string(t.snapshot())+`}`))

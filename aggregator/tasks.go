@@ -43,6 +43,7 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 // taskAsk is a server-to-client request of a gateway-made task, waiting
 // for a tasks/result stream to carry it to the client.
 type taskAsk struct {
+	key    string // modern: its inputRequests key
 	method string
 	params json.RawMessage
 	reply  chan taskReply // buffered 1
@@ -57,18 +58,22 @@ type taskReply struct {
 // server gets notifications/cancelled.
 var errTaskCancelled = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task was cancelled (tasks/cancel) before it finished"}
 
-// startTask makes a gateway-made task for owner and starts its call with
-// params (the client's, "task" removed) on a context of its own; bound,
-// if non-nil, ends the task when it ends (a legacy session).
-func (h *handler) startTask(owner string, ttl time.Duration, params json.RawMessage, bound context.Context, base supervisor.Peer) (*task, error) {
+// newTask is a working task of owner's with ttl.
+func newTask(owner string, ttl time.Duration) *task {
 	now := time.Now()
-	t := &task{id: newTaskID(), owner: owner, created: now, ttl: ttl, status: taskWorking, updated: now,
-		done: make(chan struct{}), asks: make(chan *taskAsk)}
+	return &task{id: newTaskID(), owner: owner, created: now, ttl: ttl, status: taskWorking, updated: now,
+		done: make(chan struct{}), asks: make(chan *taskAsk), asked: make(chan struct{}, 1)}
+}
+
+// startTask registers t, a gateway-made task (newTask), and starts its
+// call with params on a context of its own; bound, if non-nil, ends the
+// task when it ends (a legacy session).
+func (h *handler) startTask(t *task, params json.RawMessage, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(h.baseCtx)
 	t.cancel = cancel
 	if err := h.tasks.add(t); err != nil {
 		cancel(nil)
-		return nil, err
+		return err
 	}
 	if bound != nil {
 		t.unbind = context.AfterFunc(bound, func() { h.tasks.remove(t, errTaskSession) })
@@ -81,7 +86,7 @@ func (h *handler) startTask(owner string, ttl time.Duration, params json.RawMess
 		res, err := h.g.callTool(ctx, params, &taskPeer{t: t, base: base})
 		h.finishTask(t, res, err)
 	}()
-	return t, nil
+	return nil
 }
 
 // withoutMember returns obj without its member key (compact).
@@ -245,6 +250,9 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	a := &taskAsk{method: method, params: params, reply: make(chan taskReply, 1)}
+	if p.t.modern {
+		return p.t.askModern(ctx, a)
+	}
 	p.t.setStatus(taskInput)
 	defer p.t.setStatus(taskWorking)
 	select {

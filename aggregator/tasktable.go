@@ -104,6 +104,11 @@ type task struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the call has ended
 	asks   chan *taskAsk // server-to-client requests waiting for tasks/result
+	// modern: a 2026-07-28 caller's task (taskmodern.go); its asks wait in
+	// pending for tasks/update, and asked is signalled at each.
+	modern bool
+	caps   json.RawMessage // the caller's clientCapabilities
+	asked  chan struct{}   // buffered 1
 
 	mu      sync.Mutex
 	status  string // working, input_required, completed, failed, cancelled
@@ -113,6 +118,8 @@ type task struct {
 	rpcErr  *jsonrpc.Error  // the call's error, or nil
 	kept    int64           // bytes of result counted in the table
 	out     *stream         // the tasks/result response attached, if any
+	pending []*taskAsk      // modern: asks waiting for tasks/update, in order
+	keys    int             // modern: input request keys issued
 }
 
 // taskTable is a handler's tasks.
