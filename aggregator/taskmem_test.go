@@ -45,27 +45,11 @@ func TestTaskMemoryFlat(t *testing.T) {
 			t.Fatal(e)
 		}
 	}
-	drained := func() uint64 {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if n, b := tasks.usage(); n == 0 && b == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				n, b := tasks.usage()
-				t.Fatalf("%d tasks and %d bytes still kept 10 s after the last ttl", n, b)
-			}
-		}
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	start := time.Now()
 	run(1000)
-	warm, goroutines := drained(), runtime.NumGoroutine()
+	warm, goroutines := drainedHeap(t, tasks), runtime.NumGoroutine()
 	run(9000)
-	end := drained()
+	end := drainedHeap(t, tasks)
 	t.Logf("10,000 tasks in %v; heap after 1,000: %d KiB, after 10,000: %d KiB; goroutines %d → %d",
 		time.Since(start).Round(time.Millisecond), warm>>10, end>>10, goroutines, runtime.NumGoroutine())
 	if end > warm+2<<20 {
@@ -91,4 +75,24 @@ func shortTask(c *rawClient, i int) string {
 		return "tasks/result: " + res
 	}
 	return ""
+}
+
+// drainedHeap waits (10 s at most) for the task table to be empty, and
+// returns the heap in use after a collection.
+func drainedHeap(t *testing.T, tasks *taskTable) uint64 {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if n, b := tasks.usage(); n == 0 && b == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			n, b := tasks.usage()
+			t.Fatalf("%d tasks and %d bytes still kept 10 s after the last ttl", n, b)
+		}
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
