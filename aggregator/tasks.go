@@ -112,6 +112,12 @@ func (h *handler) finishTask(t *task, res json.RawMessage, err error) {
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
 	}
+	t.mu.Lock()
+	cancelled := t.status == taskCancelled
+	t.mu.Unlock()
+	if cancelled {
+		return // its result is not kept
+	}
 	if err == nil && !h.tasks.keep(t, int64(len(res))) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
 			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.lim.ResultBytes)}
