@@ -24,4 +24,5 @@
 //	tasklegacy.go the task methods of a legacy session (§4.7)
 //	taskrelay.go  servers' own tasks, routed by task id to their process
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
+//	tasknotify.go task status notifications, to the creator only
 package aggregator

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
@@ -186,23 +185,4 @@ func (h *handler) listTasks(s *session, m *envelope) [][]byte {
 		b = append(append(b, `,"nextCursor":`...), jsonrpc.Quote(strconv.Itoa(end))...)
 	}
 	return resultParts(m.id, append(b, '}'))
-}
-
-// notifyOwner sends a task's notifications/tasks/status to its owner: a
-// legacy session's GET stream, if open (the notification is optional).
-func (h *handler) notifyOwner(owner string, msg []byte) {
-	id, ok := strings.CutPrefix(owner, "session:")
-	if !ok {
-		return
-	}
-	s := h.sessions.get(id)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	g := s.get
-	s.mu.Unlock()
-	if g != nil {
-		g.send(msg)
-	}
 }

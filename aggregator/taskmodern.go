@@ -73,7 +73,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
-	t.modern, t.caps = true, req.caps
+	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, req.params, nil, base); err != nil {
 		writeParts(w, http.StatusOK, errorParts(req.id, err))
@@ -125,7 +125,7 @@ func (t *task) renderModern(resultType string, detailed bool) json.RawMessage {
 		status = taskCompleted // isError true is a completed call in the extension
 	}
 	v := struct {
-		ResultType    string `json:"resultType"`
+		ResultType    string `json:"resultType,omitempty"`
 		TaskID        string `json:"taskId"`
 		Status        string `json:"status"`
 		StatusMessage string `json:"statusMessage,omitempty"`
@@ -191,6 +191,9 @@ func (t *task) askModern(ctx context.Context, a *taskAsk) (json.RawMessage, erro
 	select {
 	case t.asked <- struct{}{}:
 	default:
+	}
+	if t.onAsk != nil {
+		t.onAsk(t)
 	}
 	select {
 	case r := <-a.reply:
@@ -268,7 +271,9 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		t.update(responses)
 		res = ackComplete
 	default: // tasks/cancel: acknowledged, even for a task already ended
-		_, _ = t.cancelTask()
+		if _, err := t.cancelTask(); err == nil {
+			h.taskChanged(t)
+		}
 		res = ackComplete
 	}
 	if err != nil {

@@ -137,9 +137,8 @@ func (h *handler) finishTask(t *task, res json.RawMessage, err error) {
 		t.status, t.result = taskCompleted, res
 	}
 	t.updated = time.Now()
-	note := jsonrpc.Notification("notifications/tasks/status", t.render())
 	t.mu.Unlock()
-	h.notifyOwner(t.owner, note)
+	h.taskChanged(t)
 }
 
 func isErrorResult(res json.RawMessage) bool {

@@ -109,6 +109,7 @@ type task struct {
 	modern bool
 	caps   json.RawMessage // the caller's clientCapabilities
 	asked  chan struct{}   // buffered 1
+	onAsk  func(*task)     // told when an ask makes the task input_required
 
 	mu      sync.Mutex
 	status  string // working, input_required, completed, failed, cancelled

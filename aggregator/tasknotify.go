@@ -1,0 +1,86 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file tells a gateway-made task's creator, and only it, that the
+// task changed (SPEC §4.7):
+//
+//   - a legacy session gets notifications/tasks/status (params: the Task)
+//     on its GET stream when the task ends (MCP 2025-11-25: optional);
+//   - a modern caller gets notifications/tasks (params: the DetailedTask,
+//     tagged with the subscription id) on each subscriptions/listen stream
+//     whose notifications.taskIds named the task, when it ends, is
+//     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
+//     Status Notifications"). The acknowledgement lists the ids agreed:
+//     the caller's own gateway-made tasks; other ids are left out.
+
+// taskChanged notifies t's owner of its current state.
+func (h *handler) taskChanged(t *task) {
+	if id, ok := strings.CutPrefix(t.owner, "session:"); ok {
+		h.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.snapshot()))
+		return
+	}
+	params := t.renderModern("", true)
+	h.listenersMu.Lock()
+	defer h.listenersMu.Unlock()
+	for l := range h.listeners {
+		if !l.taskIDs[t.id] {
+			continue
+		}
+		select {
+		case l.queue <- jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ","+string(params[1:len(params)-1]))):
+		default:
+			h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped")
+		}
+	}
+}
+
+// notifySession queues msg on a legacy session's GET stream, if open.
+func (h *handler) notifySession(id string, msg []byte) {
+	s := h.sessions.get(id)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	g := s.get
+	s.mu.Unlock()
+	if g != nil {
+		g.send(msg)
+	}
+}
+
+// listenTasks reads a subscriptions/listen's notifications.taskIds: the
+// ones agreed (the caller's gateway-made tasks) and their acknowledgement
+// member (`,"taskIds":[…]`, or "" when none were asked for). A caller
+// that asks without declaring the extension gets -32021.
+func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
+	raw, ok := jsonrpc.Member(filter, "taskIds")
+	if !ok {
+		return nil, "", nil
+	}
+	if !wantsTasks(req.caps) {
+		return nil, "", &jsonrpc.Error{Code: codeMissingCapability, Message: "Missing required client capability: notifications.taskIds needs the " + extTasks + " extension",
+			Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
+	}
+	var asked []string
+	_ = json.Unmarshal(raw, &asked)
+	agreed := map[string]bool{}
+	ack := []byte(`,"taskIds":[`)
+	owner := tokenOwner(r)
+	for _, id := range asked {
+		if t, err := h.tasks.get(id, owner); err == nil && t.up == nil && !agreed[id] {
+			if len(agreed) > 0 {
+				ack = append(ack, ',')
+			}
+			agreed[id] = true
+			ack = append(ack, jsonrpc.Quote(id)...)
+		}
+	}
+	return agreed, string(append(ack, ']')), nil
+}
