@@ -70,6 +70,9 @@ type conn struct {
 	// onToolsChanged is called (on the read goroutine) when the server sends
 	// notifications/tools/list_changed (modern: tagged with sub's id).
 	onToolsChanged func()
+	// onTaskStatus is called (on the read goroutine) with a task status
+	// notification (Options.OnTaskStatus); nil: dropped.
+	onTaskStatus func(method string, params json.RawMessage)
 
 	// modern is set once the server is known to speak 2026-07-28 or later:
 	// from then on every request carries request _meta (modern.go).
@@ -386,6 +389,10 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		}
 		if c.onToolsChanged != nil {
 			c.onToolsChanged()
+		}
+	case "notifications/tasks/status", "notifications/tasks":
+		if c.onTaskStatus != nil {
+			c.onTaskStatus(msg.Method, msg.Params)
 		}
 	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
 		c.subscriptionNote(msg)

@@ -387,6 +387,9 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 	c := newConn(u.name, u.opts.Log, proc)
 	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
+	if f := u.opts.OnTaskStatus; f != nil {
+		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, run, method, params) }
+	}
 	u.sessions.Add(1)
 	go u.own(s)
 
