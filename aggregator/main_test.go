@@ -65,6 +65,10 @@ func startGatewayOpts(t *testing.T, servers map[string]map[string]string, o HTTP
 		if gw != nil {
 			gw.Rebuild()
 		}
+	}, OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
+		if gw != nil {
+			gw.TaskStatus(server, run, method, params)
+		}
 	}})
 	gw = New(sup.Upstreams(), "test", log.Logger())
 	if err := sup.StartAll(context.Background()); err != nil {

@@ -18,7 +18,31 @@ import (
 //     whose notifications.taskIds named the task, when it ends, is
 //     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
 //     Status Notifications"). The acknowledgement lists the ids agreed:
-//     the caller's own gateway-made tasks; other ids are left out.
+//     the caller's own gateway-made tasks; other ids are left out;
+//   - a server's own notifications/tasks/status for a relayed task goes to
+//     the legacy session that created it, with the gateway's task id
+//     (Gateway.TaskStatus).
+
+// TaskStatus relays a server's task status notification (see
+// supervisor.Options.OnTaskStatus) to the creator of the task it names,
+// with the gateway's task id: a legacy session, on its GET stream. A
+// notification for a task the gateway does not know is dropped.
+func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
+	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	if !ok {
+		return
+	}
+	for _, h := range g.allHandlers() {
+		t := h.tasks.relayed(server, run, id)
+		if t == nil {
+			continue
+		}
+		sid, legacy := strings.CutPrefix(t.owner, "session:")
+		if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.id)); err == nil && legacy {
+			h.notifySession(sid, jsonrpc.Notification(method, p))
+		}
+	}
+}
 
 // taskChanged notifies t's owner of its current state.
 func (h *handler) taskChanged(t *task) {

@@ -76,3 +76,24 @@ func TestModernTaskNotifications(t *testing.T) {
 		modernHeaders("subscriptions/listen", ""))
 	wantCode(t, "taskIds without the extension", message(t, resp, b), "-32021")
 }
+
+// A server's own notifications/tasks/status reaches the session that
+// created the task, with the gateway's task id; no other session.
+func TestRelayedTaskStatusNotification(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": mktask}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a, b := newClient(t, srv), newClient(t, srv)
+	getA := openStream(t, ctx, "GET", a.url, "", map[string]string{"Mcp-Session-Id": a.session, "Mcp-Protocol-Version": "2025-06-18"})
+	getB := openStream(t, ctx, "GET", b.url, "", map[string]string{"Mcp-Session-Id": b.session, "Mcp-Protocol-Version": "2025-06-18"})
+	tk := createTask(t, a, 2, "mktask", `{"ms":100}`, "60000")
+	want := `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"` + tk.TaskID + `","status":"completed","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000,"pollInterval":100}}`
+	if ev := next(t, getA, "notifications/tasks/status"); ev != want {
+		t.Errorf("session a's GET stream: %s\nwant %s", ev, want)
+	}
+	select {
+	case ev := <-getB:
+		t.Errorf("another session's GET stream got %s", ev)
+	case <-time.After(200 * time.Millisecond): // nothing else was queued for b
+	}
+}

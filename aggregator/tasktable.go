@@ -123,6 +123,13 @@ type task struct {
 	keys    int             // modern: input request keys issued
 }
 
+// upKey names a relayed task as its server knows it.
+type upKey struct {
+	server string
+	run    uint64
+	id     string
+}
+
 // taskTable is a handler's tasks.
 type taskTable struct {
 	lim TaskLimits
@@ -130,13 +137,14 @@ type taskTable struct {
 	mu      sync.Mutex
 	byID    map[string]*task
 	byOwner map[string]int
-	bytes   int64 // kept results
+	byUp    map[upKey]*task // relayed tasks by the server's own id
+	bytes   int64           // kept results
 
 	wg sync.WaitGroup // every gateway-made task's call
 }
 
 func newTaskTable(l TaskLimits) *taskTable {
-	return &taskTable{lim: l.withDefaults(), byID: map[string]*task{}, byOwner: map[string]int{}}
+	return &taskTable{lim: l.withDefaults(), byID: map[string]*task{}, byOwner: map[string]int{}, byUp: map[upKey]*task{}}
 }
 
 // newTaskID is 128 random bits, base64url (22 characters).
@@ -161,6 +169,9 @@ func (tt *taskTable) add(t *task) error {
 	}
 	tt.byID[t.id] = t
 	tt.byOwner[t.owner]++
+	if t.up != nil {
+		tt.byUp[upKey{t.up.Name(), t.run, t.upID}] = t
+	}
 	t.timer = time.AfterFunc(t.ttl, func() { tt.remove(t, errTaskExpired) })
 	return nil
 }
@@ -198,6 +209,9 @@ func (tt *taskTable) remove(t *task, cause error) {
 		return
 	}
 	delete(tt.byID, t.id)
+	if t.up != nil {
+		delete(tt.byUp, upKey{t.up.Name(), t.run, t.upID})
+	}
 	if tt.byOwner[t.owner]--; tt.byOwner[t.owner] <= 0 {
 		delete(tt.byOwner, t.owner)
 	}
@@ -213,6 +227,13 @@ func (tt *taskTable) remove(t *task, cause error) {
 	if t.cancel != nil {
 		t.cancel(cause)
 	}
+}
+
+// relayed returns the relayed task a server's process knows as id.
+func (tt *taskTable) relayed(server string, run uint64, id string) *task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return tt.byUp[upKey{server, run, id}]
 }
 
 // keep counts n bytes of a finished task's result, if they fit.

@@ -16,7 +16,8 @@ import (
 //	mktask {"ms": n}   with "task" params (modern: when the client declares
 //	                   io.modelcontextprotocol/tasks): a CreateTaskResult for a task with
 //	                   id "1", "2", … (per process), which completes after n
-//	                   ms with text "task <id> done[ from <MCP_FAKE_NAME>]";
+//	                   ms with text "task <id> done[ from <MCP_FAKE_NAME>]"
+//	                   (legacy: and sends notifications/tasks/status);
 //	                   without: that text at once
 //	tasks/get, tasks/result, tasks/cancel, tasks/list  on those tasks;
 //	                   an unknown id is -32602
@@ -71,10 +72,15 @@ func (s *server) taskCall(id json.RawMessage, name string, params json.RawMessag
 	go func() {
 		time.Sleep(time.Duration(p.Arguments.MS) * time.Millisecond)
 		tasks.Lock()
-		defer tasks.Unlock()
-		if t.status == "working" {
+		done := t.status == "working"
+		if done {
 			t.status, t.result = "completed", taskText(t.id)
 			close(t.done)
+		}
+		note := fakeTaskJSON(t)
+		tasks.Unlock()
+		if done && !s.modern {
+			s.notify("notifications/tasks/status", note)
 		}
 	}()
 	if modernTask {
