@@ -218,3 +218,32 @@ func TestTaskTTL(t *testing.T) {
 		t.Errorf("%d tasks kept, want 1 (the one with a minute to live)", n)
 	}
 }
+
+// A gateway-made task whose server asks the client (sampling) is
+// input_required until a tasks/result stream carries the request, with
+// related-task _meta, and the client's answer goes back to the server.
+func TestGatewayTaskInputRequired(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sample","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	tk := createTask(t, c, 2, "sample", `{}`, "60000")
+	waitStatus(t, c, tk.TaskID, "input_required")
+	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if req := next(t, ch, "sampling request"); json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" ||
+		!strings.HasSuffix(string(m.Params), `"maxTokens":10,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+tk.TaskID+`"}}}`) {
+		t.Fatalf("on the tasks/result stream: %s", req)
+	}
+	resp := c.post(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"role":"assistant","content":{"type":"text","text":"forty-two"},"model":"m1"}}`)
+	resp.Body.Close()
+	final := next(t, ch, "tasks/result's response")
+	if !strings.Contains(final, `forty-two`) || !strings.Contains(final, `"id":3`) || !strings.Contains(final, `related-task":{"taskId":"`+tk.TaskID) {
+		t.Errorf("tasks/result: %s", final)
+	}
+	if v := getTask(t, c, tk.TaskID); v.Status != "completed" {
+		t.Errorf("tasks/get after: %+v", v)
+	}
+}
