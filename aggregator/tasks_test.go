@@ -247,3 +247,22 @@ func TestGatewayTaskInputRequired(t *testing.T) {
 		t.Errorf("tasks/get after: %+v", v)
 	}
 }
+
+// A session's end (DELETE) ends its tasks: a running gateway-made task is
+// cancelled upstream and its id is gone.
+func TestTasksEndWithTheSession(t *testing.T) {
+	dir := t.TempDir()
+	cancelled, started := filepath.Join(dir, "cancelled"), filepath.Join(dir, "started")
+	srv, gw := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelled}})
+	c := newClient(t, srv)
+	createTask(t, c, 2, "sleep", `{"ms":30000,"started":`+string(mustQuote(started))+`}`, "60000")
+	fakeserver.WaitFile(t, started)
+	if resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c)); resp.StatusCode != 200 && resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+	}
+	fakeserver.WaitFile(t, cancelled)
+	if n, _ := gw.allHandlers()[0].tasks.usage(); n != 0 {
+		t.Errorf("%d tasks kept after their session ended", n)
+	}
+}
