@@ -91,8 +91,8 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 		}
 		return resultParts(m.id, page)
 	case "tools/call":
-		if _, ok := jsonrpc.Member(m.params, "task"); ok {
-			return h.callTask(s, m, out) // tasks.go (SPEC §4.7)
+		if taskParams(m.params) {
+			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
 		}
 		ctx, end, ok := s.startCall(m.id)
 		if !ok {

@@ -27,6 +27,13 @@ const taskListPage = 100
 
 func sessionOwner(s *session) string { return "session:" + s.id }
 
+// taskParams reports whether tools/call params ask for a task: a "task"
+// member that is an object (TaskMetadata, MCP 2025-11-25).
+func taskParams(params json.RawMessage) bool {
+	v, ok := jsonrpc.Member(params, "task")
+	return ok && len(v) > 0 && v[0] == '{'
+}
+
 // callTask answers a tools/call with "task" params: relayed to the server
 // if it marked the tool execution.taskSupport "optional" or "required"
 // (taskrelay.go), else a gateway-made task ({"task": Task} at once).

@@ -161,3 +161,23 @@ func TestModernRelayedTaskCollision(t *testing.T) {
 	legacy := newClient(t, srv)
 	wantCode(t, "a legacy session asking for a modern caller's relayed task", taskCall(legacy, 9, "tasks/get", ids[0]), "-32602")
 }
+
+// A modern server that crashes while its task runs: its tasks/get fails at
+// once, saying the task is lost, and never reaches the new process.
+func TestModernRelayedTaskCrash(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec")
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_MODERN": "1", "MCP_FAKE_RECORD_FILE": rec,
+		"MCP_FAKE_TOOLS": `[{"name":"mktask","inputSchema":{"type":"object"}},{"name":"crash","inputSchema":{"type":"object"}}]`}})
+	u := srv.URL + "/mcp"
+	c := modernCaller{t: t, url: u, caps: tasksCaps}
+	tk := decodeTask(t, c.call(1, "mktask", `"arguments":{"ms":60000},`))
+	c.call(2, "crash", `"arguments":{},`)
+	msg := modernTask(t, u, tasksCaps, "tasks/get", tk.TaskID, "")
+	wantCode(t, "tasks/get after the crash", msg, "-32602")
+	if !strings.Contains(string(msg), "is lost") {
+		t.Errorf("tasks/get after the crash: %s", msg)
+	}
+	if b, _ := os.ReadFile(rec); strings.Contains(string(b), "tasks/get") {
+		t.Errorf("a tasks/get reached a server process: %s", b)
+	}
+}
