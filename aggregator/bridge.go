@@ -137,7 +137,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 	}
 	res, err := bc.passInputRequired(o)
 	if err == nil && wantsTasks(bc.caps) {
-		res, err = bc.h.relayModernTask("token:"+bc.token, o, res) // taskmodern.go
+		res, err = bc.h.relayModernTask("token:"+bc.token, o, res, bc) // taskmodern.go
 	}
 	if err != nil {
 		out.finish(errorParts(req.id, err)...)

@@ -22,7 +22,8 @@ import (
 //     caller's token and naming the server's process (bridge.go, relayTask).
 //   - For a legacy server (which has no tasks) the gateway decides: a call
 //     still running after taskAfter, or asking the client for input, becomes
-//     a gateway-made task; one that ends sooner is answered as usual.
+//     a gateway-made task; one that ends sooner is answered as usual, and
+//     so is every call while the caller or the gateway is at a task limit.
 //
 // tasks/get answers a DetailedTask: {"resultType": "complete", "taskId",
 // "status", "statusMessage"?, "createdAt", "lastUpdatedAt", "ttlMs",
@@ -76,8 +77,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, req.params, nil, base); err != nil {
-		writeParts(w, http.StatusOK, errorParts(req.id, err))
-		return true
+		return false // past a task limit the call is served without a task
 	}
 	wait := time.NewTimer(taskAfter)
 	defer wait.Stop()
@@ -286,7 +286,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 // relayModernTask registers a modern server's CreateTaskResult
 // ({"resultType": "task", "taskId", "ttlMs", …}) for the caller (owner)
 // and rewrites its taskId; any other result comes back as it is.
-func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessage) (json.RawMessage, error) {
+func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	if rt, _ := jsonrpc.Member(res, "resultType"); string(rt) != `"task"` {
 		return res, nil
 	}
@@ -300,6 +300,10 @@ func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessa
 	}
 	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: o.rt.upstream, run: o.served, upID: upID}
 	if err := h.tasks.add(t); err != nil {
+		// The server made a task nobody can reach: cancel it there.
+		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+		defer cancel()
+		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))

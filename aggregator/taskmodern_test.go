@@ -181,3 +181,17 @@ func TestModernRelayedTaskCrash(t *testing.T) {
 		t.Errorf("a tasks/get reached a server process: %s", b)
 	}
 }
+
+// At a task limit, a modern caller's call is served as if it had not
+// declared the extension: no task, the result at the end.
+func TestModernTaskLimitServesWithoutTask(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}},
+		HTTPOptions{MaxSessions: 3, Tasks: TaskLimits{PerCaller: 1}})
+	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: tasksCaps}
+	if v := decodeTask(t, c.call(1, "sleep", `"arguments":{"ms":1500},`)); v.ResultType != "task" {
+		t.Fatalf("the first slow call: %+v", v)
+	}
+	if got := string(result(t, c.call(2, "sleep", `"arguments":{"ms":1200},`))); got != `{"resultType":"complete","content":[{"type":"text","text":"slept"}]}` {
+		t.Errorf("the second, past the limit: %s", got)
+	}
+}
