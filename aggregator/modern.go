@@ -13,8 +13,9 @@ import (
 // no initialize and no session; every request carries its protocol
 // version and the client's capabilities in params._meta, mirrored in HTTP
 // headers (headers.go). The methods are server/discover, tools/list,
-// tools/call and subscriptions/listen (listen.go); any other is 404 with
-// -32601.
+// tools/call, subscriptions/listen (listen.go) and the tasks extension's
+// tasks/get, tasks/update, tasks/cancel (taskmodern.go); any other is 404
+// with -32601.
 
 // MCP 2026-07-28 error codes (basic/index, Error Codes).
 const (
@@ -103,7 +104,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 		h.listen(w, r, req)
 	default:
 		writeRPCError(w, http.StatusNotFound, m.id, jsonrpc.CodeMethodNotFound,
-			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call and subscriptions/listen)", m.method), nil)
+			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.method), nil)
 	}
 }
 
