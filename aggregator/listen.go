@@ -68,6 +68,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	if out.event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
 		return
 	}
+	h.notifyEnded(l) // tasknotify.go
 	out.keepAlive()
 	for {
 		select {

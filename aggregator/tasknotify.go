@@ -17,7 +17,8 @@ import (
 //     tagged with the subscription id) on each subscriptions/listen stream
 //     whose notifications.taskIds named the task, when it ends, is
 //     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
-//     Status Notifications"). The acknowledgement lists the ids agreed:
+//     Status Notifications"); a task already ended when the subscription
+//     starts is sent at once. The acknowledgement lists the ids agreed:
 //     the caller's own gateway-made tasks; other ids are left out;
 //   - a server's own notifications/tasks/status for a relayed task goes to
 //     the legacy session that created it, with the gateway's task id
@@ -54,13 +55,35 @@ func (h *handler) taskChanged(t *task) {
 	h.listenersMu.Lock()
 	defer h.listenersMu.Unlock()
 	for l := range h.listeners {
-		if !l.taskIDs[t.id] {
+		if l.taskIDs[t.id] {
+			h.queueTask(l, params)
+		}
+	}
+}
+
+// queueTask queues notifications/tasks with a DetailedTask on l.
+func (h *handler) queueTask(l *listener, params json.RawMessage) {
+	select {
+	case l.queue <- jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ","+string(params[1:len(params)-1]))):
+	default:
+		h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped")
+	}
+}
+
+// notifyEnded queues, on a new subscription, the tasks it agreed on that
+// have already ended: their last change came before it.
+func (h *handler) notifyEnded(l *listener) {
+	for id := range l.taskIDs {
+		h.tasks.mu.Lock()
+		t := h.tasks.byID[id]
+		h.tasks.mu.Unlock()
+		if t == nil {
 			continue
 		}
 		select {
-		case l.queue <- jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ","+string(params[1:len(params)-1]))):
+		case <-t.done:
+			h.queueTask(l, t.renderModern("", true))
 		default:
-			h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped")
 		}
 	}
 }

@@ -72,6 +72,13 @@ func TestModernTaskNotifications(t *testing.T) {
 		!strings.HasSuffix(ev, `"result":{"content":[{"type":"text","text":"slept"}]}}}`) {
 		t.Errorf("notifications/tasks: %s", ev)
 	}
+	// A subscription that starts after the task ended gets its state at once.
+	late := openStream(t, ctx, "POST", u, `{"jsonrpc":"2.0","id":"late","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+tk.TaskID+`"]},`+meta+`}}`,
+		modernHeaders("subscriptions/listen", ""))
+	next(t, late, "acknowledgement")
+	if ev := next(t, late, "notifications/tasks of an ended task"); !strings.Contains(ev, `/subscriptionId":"late"},"taskId":"`+tk.TaskID+`","status":"completed"`) {
+		t.Errorf("late subscription: %s", ev)
+	}
 	resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":"x","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+tk.TaskID+`"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 		modernHeaders("subscriptions/listen", ""))
 	wantCode(t, "taskIds without the extension", message(t, resp, b), "-32021")
