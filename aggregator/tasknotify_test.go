@@ -93,7 +93,8 @@ func TestRelayedTaskStatusNotification(t *testing.T) {
 	a, b := newClient(t, srv), newClient(t, srv)
 	getA := openStream(t, ctx, "GET", a.url, "", map[string]string{"Mcp-Session-Id": a.session, "Mcp-Protocol-Version": "2025-06-18"})
 	getB := openStream(t, ctx, "GET", b.url, "", map[string]string{"Mcp-Session-Id": b.session, "Mcp-Protocol-Version": "2025-06-18"})
-	tk := createTask(t, a, 2, "mktask", `{"ms":100}`, "60000")
+	// 1 s: the notification must come after the gateway registered the task.
+	tk := createTask(t, a, 2, "mktask", `{"ms":1000}`, "60000")
 	want := `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"` + tk.TaskID + `","status":"completed","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000,"pollInterval":100}}`
 	if ev := next(t, getA, "notifications/tasks/status"); ev != want {
 		t.Errorf("session a's GET stream: %s\nwant %s", ev, want)
