@@ -74,7 +74,7 @@ func waitStatus(t *testing.T, c *rawClient, taskID, status string) taskView {
 func TestGatewayTaskLifecycle(t *testing.T) {
 	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}})
 	c := newClient(t, srv)
-	tk := createTask(t, c, 2, "sleep", `{"ms":300}`, "60000")
+	tk := createTask(t, c, 2, "sleep", `{"ms":1000}`, "60000")
 	if tk.Status != "working" || tk.TTL != 60000 || tk.PollInterval != 500 || len(tk.TaskID) != 22 {
 		t.Errorf("created task %+v", tk)
 	}
