@@ -130,8 +130,8 @@ func canBeAsked(caps json.RawMessage) bool {
 
 // callInline makes a call that cannot park on the request's own
 // goroutine and context: closing the stream cancels it.
-func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool string, run uint64, params json.RawMessage, out *stream) {
-	bc := h.newBridge(r.Context(), req, rt, tool, "")
+func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *stream) {
+	bc := h.newBridge(r.Context(), req, rt, tool, token)
 	defer bc.cancel(nil)
 	bc.out = out
 	out.armSSE()
@@ -169,6 +169,9 @@ func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 	res, err := o.res, o.err
 	if err == nil {
 		res, err = bc.passInputRequired(o)
+	}
+	if err == nil && wantsTasks(bc.caps) {
+		res, err = bc.h.relayModernTask("token:"+bc.token(), o, res, bc) // taskmodern.go
 	}
 	if err != nil {
 		out.finishStatus(modernErrorStatus(err), errorParts(req.id, err)...)

@@ -18,4 +18,11 @@
 //	relay.go      what a server sends during a call, to its client (§4.3)
 //	modern.go     MCP 2026-07-28 requests (§3.1, §3.10)
 //	registry.go, names.go  the merged list and collision naming (§4.1, §4.2)
+//	bridge.go, state.go    server-to-client requests across eras (§4.6)
+//	tasktable.go  task ids, their binding to callers, limits, TTL (§4.7)
+//	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
+//	tasklegacy.go the task methods of a legacy session (§4.7)
+//	taskrelay.go  servers' own tasks, routed by task id to their process
+//	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
+//	tasknotify.go task status notifications, to the creator only
 package aggregator

@@ -81,6 +81,7 @@ func (g *Gateway) CancelCalls(message string) {
 			s.cancelAll(cause)
 		}
 		h.cancelBridges(cause)
+		h.tasks.cancelAll(cause)
 	}
 }
 

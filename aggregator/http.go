@@ -32,6 +32,9 @@ type HTTPOptions struct {
 	// for, and how long a parked call waits for its retry (default 10 min,
 	// SPEC §4.6).
 	StateTTL time.Duration
+	// Tasks bounds the tasks the gateway keeps for callers (SPEC §4.7;
+	// zero fields take their defaults, see TaskLimits).
+	Tasks TaskLimits
 	// Health produces the /health document.
 	Health func() any
 }
@@ -62,7 +65,7 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 		o.StateTTL = DefaultStateTTL
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	g.handlersMu.Lock()
 	g.handlers = append(slices.Clip(g.handlers), h)

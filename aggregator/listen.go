@@ -17,7 +17,10 @@ import (
 type listener struct {
 	id    json.RawMessage
 	tools bool // the client asked for toolsListChanged
-	queue chan []byte
+	// taskIDs are the gateway-made tasks whose notifications/tasks it
+	// carries (tasknotify.go).
+	taskIDs map[string]bool
+	queue   chan []byte
 
 	once    sync.Once
 	stopped chan struct{} // closed by stop: the gateway ends the subscription
@@ -39,7 +42,12 @@ func subscriptionMeta(id []byte, extra string) []byte {
 func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	filter, _ := jsonrpc.Member(req.params, "notifications")
 	want, _ := jsonrpc.Member(filter, "toolsListChanged")
-	l := &listener{id: req.id, tools: string(want) == "true", queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
+	taskIDs, taskAck, err := h.listenTasks(r, req, filter)
+	if err != nil {
+		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		return
+	}
+	l := &listener{id: req.id, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
 	out := newStream(w, true)
 	defer out.done()
 	h.listenersMu.Lock()
@@ -53,11 +61,14 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	w.Header().Set("X-Accel-Buffering", "no")
 	agreed := `,"notifications":{}`
 	if l.tools {
-		agreed = `,"notifications":{"toolsListChanged":true}`
+		agreed = `,"notifications":{"toolsListChanged":true` + taskAck + `}`
+	} else if taskAck != "" {
+		agreed = `,"notifications":{` + taskAck[1:] + `}`
 	}
 	if out.event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
 		return
 	}
+	h.notifyEnded(l) // tasknotify.go
 	out.keepAlive()
 	for {
 		select {

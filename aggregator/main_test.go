@@ -33,6 +33,13 @@ const testToken = "test-token-123"
 // an httptest server.
 func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest.Server, *Gateway) {
 	t.Helper()
+	return startGatewayOpts(t, servers, HTTPOptions{MaxSessions: 3})
+}
+
+// startGatewayOpts is startGateway with the handler's options (Token and
+// Health are set here).
+func startGatewayOpts(t *testing.T, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
+	t.Helper()
 	var names []string
 	for n := range servers {
 		names = append(names, n)
@@ -58,13 +65,18 @@ func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest
 		if gw != nil {
 			gw.Rebuild()
 		}
+	}, OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
+		if gw != nil {
+			gw.TaskStatus(server, run, method, params)
+		}
 	}})
 	gw = New(sup.Upstreams(), "test", log.Logger())
 	if err := sup.StartAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	gw.Rebuild()
-	srv := httptest.NewServer(gw.Handler(HTTPOptions{Token: testToken, Health: func() any { return gw.Health() }, MaxSessions: 3}))
+	o.Token, o.Health = testToken, func() any { return gw.Health() }
+	srv := httptest.NewServer(gw.Handler(o))
 	t.Cleanup(func() {
 		if t.Failed() {
 			logMu.Lock()

@@ -66,7 +66,7 @@ func (h *handler) initialize(w http.ResponseWriter, m *envelope, sseOnly bool) {
 func (g *Gateway) initializeResult(version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}},
+		"capabilities":    map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}, "tasks": taskCapability},
 		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
 	})
 	return b
@@ -91,6 +91,9 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 		}
 		return resultParts(m.id, page)
 	case "tools/call":
+		if taskParams(m.params) {
+			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
+		}
 		ctx, end, ok := s.startCall(m.id)
 		if !ok {
 			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
@@ -105,6 +108,8 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 			return errorParts(m.id, err)
 		}
 		return resultParts(m.id, res)
+	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+		return h.taskMethod(s, m, out) // tasklegacy.go (SPEC §4.7)
 	case "initialize":
 		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}

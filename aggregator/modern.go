@@ -13,8 +13,9 @@ import (
 // no initialize and no session; every request carries its protocol
 // version and the client's capabilities in params._meta, mirrored in HTTP
 // headers (headers.go). The methods are server/discover, tools/list,
-// tools/call and subscriptions/listen (listen.go); any other is 404 with
-// -32601.
+// tools/call, subscriptions/listen (listen.go) and the tasks extension's
+// tasks/get, tasks/update, tasks/cancel (taskmodern.go); any other is 404
+// with -32601.
 
 // MCP 2026-07-28 error codes (basic/index, Error Codes).
 const (
@@ -93,12 +94,17 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 	case "tools/list":
 		h.modernList(w, req)
 	case "tools/call":
+		if h.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
+			return
+		}
 		h.modernCall(w, r, req)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		h.modernTaskMethod(w, r, req) // taskmodern.go (SPEC §4.7)
 	case "subscriptions/listen":
 		h.listen(w, r, req)
 	default:
 		writeRPCError(w, http.StatusNotFound, m.id, jsonrpc.CodeMethodNotFound,
-			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call and subscriptions/listen)", m.method), nil)
+			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.method), nil)
 	}
 }
 
@@ -108,7 +114,7 @@ func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}},
+		"capabilities":      modernCapabilities,
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
@@ -172,7 +178,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		run = st.Run
 	}
 	if !canBeAsked(req.caps) {
-		h.callInline(r, req, rt, name, run, params, out)
+		h.callInline(r, req, rt, name, token, run, params, out)
 		return
 	}
 	h.startBridge(req, rt, name, token, run, params).await(req, out, r.Context().Done())

@@ -21,6 +21,9 @@ type route struct {
 	upstream *supervisor.Upstream
 	tool     string        // original name
 	headers  []paramHeader // its x-mcp-header parameters (headers.go)
+	// taskSupport is the definition's execution.taskSupport ("optional",
+	// "required", "forbidden" or ""), SPEC §4.7.
+	taskSupport string
 }
 
 // registry is one immutable generation of the merged tool list.
@@ -79,7 +82,9 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 				log.Info("tool renamed", "server", s, "tool", t, "exported", name)
 			}
 			schema, _ := jsonrpc.Member(def, "inputSchema")
-			r.routes[name] = route{upstream: byName[s], tool: t, headers: paramHeaders(schema)}
+			exec, _ := jsonrpc.Member(def, "execution")
+			support, _ := jsonrpc.Text(mustMember(exec, "taskSupport"))
+			r.routes[name] = route{upstream: byName[s], tool: t, headers: paramHeaders(schema), taskSupport: support}
 			r.tools = append(r.tools, def)
 		}
 	}

@@ -51,7 +51,8 @@ type handler struct {
 	listenersMu sync.Mutex
 	listeners   map[*listener]struct{} // open subscriptions/listen streams
 
-	bridges bridges // modern clients' calls, and the parked ones (bridge.go)
+	bridges bridges    // modern clients' calls, and the parked ones (bridge.go)
+	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context

@@ -28,7 +28,9 @@ func upstreamText(t *testing.T, msg []byte) string {
 }
 
 func TestParamsReachServerByteForByte(t *testing.T) {
-	args := `{"name":"args","inputSchema":{"type":"object"}}`
+	// Marked for tasks, so that its "task" params are the server's (a tool
+	// not marked gets a gateway-made task instead: tasks.go).
+	args := `{"name":"args","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}`
 	srv, _ := startGateway(t, map[string]map[string]string{
 		"a": {"MCP_FAKE_TOOLS": "[" + args + "]"},
 		"b": {"MCP_FAKE_TOOLS": "[" + args + "]"}, // exported as b_args

@@ -59,6 +59,9 @@ type conn struct {
 	// onToolsChanged is called (on the read goroutine) when the server sends
 	// notifications/tools/list_changed (modern: tagged with sub's id).
 	onToolsChanged func()
+	// onTaskStatus is called (on the read goroutine) with a task status
+	// notification (Options.OnTaskStatus); nil: dropped.
+	onTaskStatus func(method string, params json.RawMessage)
 
 	// modern is set once the server is known to speak 2026-07-28 or later:
 	// from then on every request carries request _meta (modern.go).

@@ -148,5 +148,9 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		}
 	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
 		c.subscriptionNote(msg)
+	case "notifications/tasks/status", "notifications/tasks":
+		if c.onTaskStatus != nil {
+			c.onTaskStatus(msg.Method, msg.Params)
+		}
 	}
 }

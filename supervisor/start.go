@@ -100,6 +100,9 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*s
 	c := newConn(u.name, u.opts.Log, proc)
 	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
+	if f := u.opts.OnTaskStatus; f != nil {
+		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, run, method, params) }
+	}
 	u.sessions.Add(1)
 	go u.serveRun(s)
 	return s, nil

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -33,6 +34,12 @@ type Options struct {
 	// OnToolsChanged is called after a server's tool list changed (restart
 	// with other tools, its own list_changed). It must not block long.
 	OnToolsChanged func(server string)
+	// OnTaskStatus is called with a server's notifications/tasks/status
+	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
+	// extension), its params raw, and the run (process) that sent it, so
+	// that the task it names can be told to its creator (SPEC §4.7). It is
+	// called on the server's read loop and must not block.
+	OnTaskStatus func(server string, run uint64, method string, params json.RawMessage)
 
 	ctx context.Context
 }

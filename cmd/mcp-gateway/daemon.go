@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,6 +158,11 @@ func (d *daemon) newGateway(servers []adapters.Server, log *supervisor.Log) (*su
 		OnToolsChanged: func(string) {
 			if gw != nil {
 				gw.Rebuild()
+			}
+		},
+		OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
+			if gw != nil {
+				gw.TaskStatus(server, run, method, params) // SPEC §4.7
 			}
 		},
 	})

@@ -40,6 +40,7 @@
 //	changeflood {"n": k}      → send k tools/list_changed at once, then text "flooded"
 //	lists                     → text content: how many tools/list it has answered
 //	endless                   → write "x" to stdout forever, with no newline
+//	mktask                    → a task (see tasks.go)
 //
 // Modern mode (MCP 2026-07-28; see modern.go):
 //
@@ -231,6 +232,8 @@ func (s *server) handle(id json.RawMessage, method string, params json.RawMessag
 		s.listTools(id, params)
 	case "tools/call":
 		s.call(id, params)
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+		s.taskMethod(id, method, params) // tasks.go
 	default:
 		s.replyErr(id, -32601, "method not found: "+method, "")
 	}
@@ -380,7 +383,7 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		s.notify("notifications/tools/list_changed", s.listChangedParams())
 		s.reply(id, text("changed"))
 	default:
-		if !s.modernCall(id, p.Name, params) {
+		if !s.modernCall(id, p.Name, params) && !s.taskCall(id, p.Name, params) {
 			s.replyErr(id, -32602, "unknown tool "+p.Name, "")
 		}
 	}

@@ -1,0 +1,195 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file serves tasks to legacy sessions (MCP 2025-11-25
+// basic/utilities/tasks; SPEC §4.7): a tools/call with "task" params, and
+// tasks/get, tasks/result, tasks/list and tasks/cancel. A session's tasks
+// are its own: another session asking for one gets -32602, as for an
+// unknown id; they end with the session.
+
+// taskCapability is the gateway's capabilities.tasks at initialize: it
+// lists, cancels and takes task-augmented tools/call (for any tool; see
+// callTask).
+var taskCapability = map[string]any{"list": struct{}{}, "cancel": struct{}{},
+	"requests": map[string]any{"tools": map[string]any{"call": struct{}{}}}}
+
+// taskListPage is how many tasks one tasks/list page holds.
+const taskListPage = 100
+
+func sessionOwner(s *session) string { return "session:" + s.id }
+
+// taskParams reports whether tools/call params ask for a task: a "task"
+// member that is an object (TaskMetadata, MCP 2025-11-25).
+func taskParams(params json.RawMessage) bool {
+	v, ok := jsonrpc.Member(params, "task")
+	return ok && len(v) > 0 && v[0] == '{'
+}
+
+// callTask answers a tools/call with "task" params: relayed to the server
+// if it marked the tool execution.taskSupport "optional" or "required"
+// (taskrelay.go), else a gateway-made task ({"task": Task} at once).
+func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
+	rt, _, err := h.g.toolRoute(m.params)
+	if err != nil {
+		return errorParts(m.id, err)
+	}
+	ttlRaw, _ := jsonrpc.Member(m.params, "task")
+	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
+	if rt.taskSupport == "optional" || rt.taskSupport == "required" {
+		ctx, end, ok := s.startCall(m.id)
+		if !ok {
+			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		}
+		defer end()
+		out.armSSE()
+		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, m.params, &peer{h: h, s: s, out: out})
+		if err != nil {
+			if errors.Is(context.Cause(ctx), errClientCancelled) {
+				return nil
+			}
+			return errorParts(m.id, err)
+		}
+		return resultParts(m.id, res)
+	}
+	if err := checkProgressToken(m.params); err != nil {
+		return errorParts(m.id, err)
+	}
+	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
+	if err := h.startTask(t, withoutMember(m.params, "task"), s.ctx, &peer{h: h, s: s}); err != nil {
+		return errorParts(m.id, err)
+	}
+	return resultParts(m.id, []byte(`{"task":`+string(t.snapshot())+`}`))
+}
+
+// taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
+// of a session.
+func (h *handler) taskMethod(s *session, m *envelope, out *stream) [][]byte {
+	owner := sessionOwner(s)
+	if m.method == "tasks/list" {
+		return h.listTasks(s, m)
+	}
+	raw, _ := jsonrpc.Member(m.params, "taskId")
+	id, ok := jsonrpc.Text(raw)
+	if !ok {
+		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.method + " needs a string \"taskId\""})
+	}
+	t, err := h.tasks.get(id, owner)
+	if err != nil {
+		return errorParts(m.id, err)
+	}
+	if t.up != nil {
+		return h.relayTaskMethod(s, m, out, t)
+	}
+	switch m.method {
+	case "tasks/get":
+		return resultParts(m.id, t.snapshot())
+	case "tasks/cancel":
+		res, err := t.cancelTask()
+		if err != nil {
+			return errorParts(m.id, err)
+		}
+		return resultParts(m.id, res)
+	}
+	return h.taskResult(s, m, out, t)
+}
+
+// taskResult is tasks/result of a gateway-made task: it waits for the
+// task to end, carrying the call's server-to-client requests to the
+// client on its own response (with related-task _meta) meanwhile, and
+// answers exactly what the call would have answered.
+func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]byte {
+	ctx, end, ok := s.startCall(m.id)
+	if !ok {
+		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+	}
+	defer end()
+	out.armSSE()
+	t.mu.Lock()
+	t.out = out
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		if t.out == out {
+			t.out = nil
+		}
+		t.mu.Unlock()
+	}()
+	p := &peer{h: h, s: s, out: out}
+	for {
+		select {
+		case <-t.done:
+			res, err := t.outcome()
+			if err != nil {
+				return errorParts(m.id, err)
+			}
+			return resultParts(m.id, res)
+		case a := <-t.asks:
+			params := withRelatedMeta(a.params, t.id)
+			res, err := p.Request(ctx, a.method, params)
+			a.reply <- taskReply{res, err}
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errClientCancelled) {
+				return nil
+			}
+			return errorParts(m.id, fmt.Errorf("wait for task %s: %w", t.id, context.Cause(ctx)))
+		}
+	}
+}
+
+// withRelatedMeta sets params._meta's related-task (MCP: a request a task
+// depends on carries its task id).
+func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
+	if len(params) == 0 || params[0] != '{' {
+		params = []byte("{}")
+	}
+	return withRelatedTask(params, id)
+}
+
+// listTasks is tasks/list: the session's tasks, oldest first, a page of
+// taskListPage; the cursor is an offset. A relayed task is shown as its
+// server's tasks/get answers (taskId rewritten); one whose server cannot
+// answer is left out, as tasks/get would fail for it too.
+func (h *handler) listTasks(s *session, m *envelope) [][]byte {
+	start := 0
+	if c, ok := jsonrpc.Member(m.params, "cursor"); ok {
+		text, _ := jsonrpc.Text(c)
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 0 {
+			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tasks/list cursor " + orNull(c) + " is not one the gateway issued"})
+		}
+		start = n
+	}
+	all := h.tasks.owned(sessionOwner(s))
+	start = min(start, len(all))
+	end := min(start+taskListPage, len(all))
+	b := []byte(`{"tasks":[`)
+	n := 0
+	for _, t := range all[start:end] {
+		item := t.snapshot()
+		if t.up != nil {
+			var err error
+			if item, err = h.relayTaskGet(s.ctx, t, &peer{h: h, s: s}); err != nil {
+				continue
+			}
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, item...)
+		n++
+	}
+	b = append(b, ']')
+	if end < len(all) {
+		b = append(append(b, `,"nextCursor":`...), jsonrpc.Quote(strconv.Itoa(end))...)
+	}
+	return resultParts(m.id, append(b, '}'))
+}

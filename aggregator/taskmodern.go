@@ -1,0 +1,310 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file serves the 2026-07-28 tasks extension (io.modelcontextprotocol/
+// tasks, SEP-2663; SPEC §4.7) to modern callers that declare it in their
+// request's clientCapabilities.extensions. The server decides whether a
+// call becomes a task:
+//
+//   - A modern server decides itself: its {"resultType": "task", "taskId",
+//     …} comes back as sent but for taskId, a gateway id bound to the
+//     caller's token and naming the server's process (bridge.go, relayTask).
+//   - For a legacy server (which has no tasks) the gateway decides: a call
+//     still running after taskAfter, or asking the client for input, becomes
+//     a gateway-made task; one that ends sooner is answered as usual, and
+//     so is every call while the caller or the gateway is at a task limit.
+//
+// tasks/get answers a DetailedTask: {"resultType": "complete", "taskId",
+// "status", "statusMessage"?, "createdAt", "lastUpdatedAt", "ttlMs",
+// "pollIntervalMs"} plus "result" (completed), "error" (failed: a JSON-RPC
+// error) or "inputRequests" ({key: {"method", "params"}}: input_required).
+// tasks/update gives the call the client's inputResponses; tasks/cancel
+// cancels it upstream. Both acknowledge with {"resultType": "complete"}.
+// The Mcp-Name header must carry the taskId.
+
+// extTasks is the tasks extension's identifier.
+const extTasks = "io.modelcontextprotocol/tasks"
+
+// taskAfter is how long a modern caller's call to a legacy server runs
+// before the gateway makes it a task.
+const taskAfter = time.Second
+
+// modernCapabilities are server/discover's: the tools, logging, and the
+// tasks extension.
+var modernCapabilities = map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true},
+	"extensions": map[string]any{extTasks: struct{}{}}}
+
+var ackComplete = json.RawMessage(`{"resultType":"complete"}`)
+
+// wantsTasks reports whether clientCapabilities declare the extension.
+func wantsTasks(caps json.RawMessage) bool {
+	ext, ok := jsonrpc.Member(caps, "extensions")
+	if !ok || len(ext) == 0 || ext[0] != '{' {
+		return false
+	}
+	v, ok := jsonrpc.Member(ext, extTasks)
+	return ok && string(v) != "null"
+}
+
+func tokenOwner(r *http.Request) string {
+	tok, _ := bearer(r.Header.Get("Authorization"))
+	return "token:" + tokenDigest(tok)
+}
+
+// modernTaskCall runs a modern tools/call to a legacy server as a
+// gateway-made task when the caller declares the extension, and reports
+// whether it did; otherwise modernCall serves the call.
+func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
+	if !wantsTasks(req.caps) {
+		return false
+	}
+	rt, _, err := h.g.toolRoute(req.params)
+	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.params, rt.headers) != nil {
+		return false
+	}
+	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
+	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
+	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
+	if err := h.startTask(t, req.params, nil, base); err != nil {
+		return false // past a task limit the call is served without a task
+	}
+	wait := time.NewTimer(taskAfter)
+	defer wait.Stop()
+	select {
+	case <-t.done:
+		t.mu.Lock()
+		res, rpcErr := t.result, t.rpcErr
+		t.mu.Unlock()
+		h.tasks.remove(t, nil)
+		if rpcErr != nil {
+			writeParts(w, http.StatusOK, errorParts(req.id, rpcErr))
+			return true
+		}
+		writeParts(w, http.StatusOK, modernResultParts(req.id, res))
+	case <-wait.C:
+		writeResult(w, req.id, t.renderModern("task", false))
+	case <-t.asked:
+		writeResult(w, req.id, t.renderModern("task", false))
+	case <-r.Context().Done():
+		h.tasks.remove(t, errClientCancelled)
+	}
+	return true
+}
+
+// modernBase is the Session and Client of a modern gateway-made task.
+type modernBase struct {
+	id   string
+	info supervisor.ClientInfo
+}
+
+func (b *modernBase) Notify(context.Context, string, json.RawMessage) {}
+func (b *modernBase) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no client to ask"}
+}
+func (b *modernBase) Session() string               { return "modern-task:" + b.id }
+func (b *modernBase) Client() supervisor.ClientInfo { return b.info }
+
+// renderModern is the extension's Task (CreateTaskResult when resultType
+// is "task"), with the status's payload when detailed.
+func (t *task) renderModern(resultType string, detailed bool) json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	status := t.status
+	if status == taskFailed && t.rpcErr == nil {
+		status = taskCompleted // isError true is a completed call in the extension
+	}
+	v := struct {
+		ResultType    string `json:"resultType,omitempty"`
+		TaskID        string `json:"taskId"`
+		Status        string `json:"status"`
+		StatusMessage string `json:"statusMessage,omitempty"`
+		CreatedAt     string `json:"createdAt"`
+		LastUpdatedAt string `json:"lastUpdatedAt"`
+		TTL           int64  `json:"ttlMs"`
+		PollInterval  int    `json:"pollIntervalMs"`
+	}{resultType, t.id, status, t.message, stamp(t.created), stamp(t.updated), t.ttl.Milliseconds(), taskPollInterval}
+	b, _ := json.Marshal(v)
+	if !detailed {
+		return b
+	}
+	switch {
+	case status == taskCompleted && t.result != nil:
+		b, _ = jsonrpc.Replace(b, "result", t.result)
+	case status == taskFailed:
+		b, _ = jsonrpc.Replace(b, "error", errorObject(t.rpcErr))
+	case status == taskInput:
+		b, _ = jsonrpc.Replace(b, "inputRequests", t.inputRequests())
+	}
+	return b
+}
+
+// errorObject renders a JSON-RPC error object.
+func errorObject(e *jsonrpc.Error) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"code": e.Code, "message": e.Message})
+	if len(e.Data) > 0 {
+		b, _ = jsonrpc.Replace(b, "data", e.Data)
+	}
+	return b
+}
+
+// inputRequests renders the pending asks; call with t.mu held.
+func (t *task) inputRequests() json.RawMessage {
+	b := []byte("{")
+	for i, a := range t.pending {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, jsonrpc.Quote(a.key)...), `:{"method":`...)
+		b = append(append(b, jsonrpc.Quote(a.method)...), `,"params":`...)
+		b = append(append(b, orEmpty(a.params)...), '}')
+	}
+	return append(b, '}')
+}
+
+// askModern holds a server-to-client request of a modern caller's task
+// until tasks/update answers it: the task is input_required meanwhile. A
+// request the caller has no capability for is -32601 to the server.
+func (t *task) askModern(ctx context.Context, a *taskAsk) (json.RawMessage, error) {
+	if !clientCan(t.caps, a.method) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.method, capabilityOf(a.method))}
+	}
+	t.mu.Lock()
+	t.keys++
+	a.key = capabilityOf(a.method) + "-" + strconv.Itoa(t.keys)
+	t.pending = append(t.pending, a)
+	if t.status == taskWorking {
+		t.status, t.updated = taskInput, time.Now()
+	}
+	t.mu.Unlock()
+	select {
+	case t.asked <- struct{}{}:
+	default:
+	}
+	if t.onAsk != nil {
+		t.onAsk(t)
+	}
+	select {
+	case r := <-a.reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		t.answered(a)
+		return nil, ctx.Err()
+	}
+}
+
+// answered takes a off the pending asks; with none left the task works.
+func (t *task) answered(a *taskAsk) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, p := range t.pending {
+		if p == a {
+			t.pending = append(t.pending[:i], t.pending[i+1:]...)
+			if len(t.pending) == 0 && t.status == taskInput {
+				t.status, t.updated = taskWorking, time.Now()
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// update is tasks/update: each inputResponses member whose key is
+// pending answers its ask; other keys are ignored (the extension says so).
+func (t *task) update(responses json.RawMessage) {
+	t.mu.Lock()
+	pending := append([]*taskAsk(nil), t.pending...)
+	t.mu.Unlock()
+	for _, a := range pending {
+		v, ok := jsonrpc.Member(responses, a.key)
+		if ok && t.answered(a) {
+			a.reply <- taskReply{res: v}
+		}
+	}
+}
+
+// modernTaskMethod answers tasks/get, tasks/update and tasks/cancel of a
+// modern caller (Mcp-Name: the taskId). A caller without the extension
+// gets -32021; a task it does not own, -32602.
+func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	if !wantsTasks(req.caps) {
+		writeParts(w, http.StatusOK, errorParts(req.id, &jsonrpc.Error{Code: codeMissingCapability,
+			Message: "Missing required client capability: " + req.method + " needs the " + extTasks + " extension",
+			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}))
+		return
+	}
+	raw, _ := jsonrpc.Member(req.params, "taskId")
+	id, ok := jsonrpc.Text(raw)
+	if !ok {
+		writeParts(w, http.StatusOK, errorParts(req.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + req.method + " needs a string \"taskId\""}))
+		return
+	}
+	if e := checkHeader(r, "Mcp-Name", id, true); e != nil {
+		e.id = req.id
+		writeError(w, e)
+		return
+	}
+	t, err := h.tasks.get(id, tokenOwner(r))
+	if err != nil {
+		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		return
+	}
+	var res json.RawMessage
+	switch {
+	case t.up != nil:
+		res, err = h.relayTask(r.Context(), t, req.method, req.params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
+	case req.method == "tasks/get":
+		res = t.renderModern("complete", true)
+	case req.method == "tasks/update":
+		responses, _ := jsonrpc.Member(req.params, "inputResponses")
+		t.update(responses)
+		res = ackComplete
+	default: // tasks/cancel: acknowledged, even for a task already ended
+		if _, err := t.cancelTask(); err == nil {
+			h.taskChanged(t)
+		}
+		res = ackComplete
+	}
+	if err != nil {
+		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		return
+	}
+	writeResult(w, req.id, res)
+}
+
+// relayModernTask registers a modern server's CreateTaskResult
+// ({"resultType": "task", "taskId", "ttlMs", …}) for the caller (owner)
+// and rewrites its taskId; any other result comes back as it is.
+func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	if rt, _ := jsonrpc.Member(res, "resultType"); string(rt) != `"task"` {
+		return res, nil
+	}
+	upID, ok := jsonrpc.Text(mustMember(res, "taskId"))
+	if !ok {
+		return res, nil
+	}
+	ttl := h.tasks.lim.MaxTTL
+	if raw, ok := jsonrpc.Member(res, "ttlMs"); ok && string(raw) != "null" {
+		ttl = h.tasks.lim.ttl(raw)
+	}
+	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: o.rt.upstream, run: o.served, upID: upID}
+	if err := h.tasks.add(t); err != nil {
+		// The server made a task nobody can reach: cancel it there.
+		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+		defer cancel()
+		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		return nil, err
+	}
+	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))
+}

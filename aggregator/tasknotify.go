@@ -1,0 +1,133 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file tells a gateway-made task's creator, and only it, that the
+// task changed (SPEC §4.7):
+//
+//   - a legacy session gets notifications/tasks/status (params: the Task)
+//     on its GET stream when the task ends (MCP 2025-11-25: optional);
+//   - a modern caller gets notifications/tasks (params: the DetailedTask,
+//     tagged with the subscription id) on each subscriptions/listen stream
+//     whose notifications.taskIds named the task, when it ends, is
+//     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
+//     Status Notifications"); a task already ended when the subscription
+//     starts is sent at once. The acknowledgement lists the ids agreed:
+//     the caller's own gateway-made tasks; other ids are left out;
+//   - a server's own notifications/tasks/status for a relayed task goes to
+//     the legacy session that created it, with the gateway's task id
+//     (Gateway.TaskStatus).
+
+// TaskStatus relays a server's task status notification (see
+// supervisor.Options.OnTaskStatus) to the creator of the task it names,
+// with the gateway's task id: a legacy session, on its GET stream. A
+// notification for a task the gateway does not know is dropped.
+func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
+	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	if !ok {
+		return
+	}
+	for _, h := range g.allHandlers() {
+		t := h.tasks.relayed(server, run, id)
+		if t == nil {
+			continue
+		}
+		sid, legacy := strings.CutPrefix(t.owner, "session:")
+		if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.id)); err == nil && legacy {
+			h.notifySession(sid, jsonrpc.Notification(method, p))
+		}
+	}
+}
+
+// taskChanged notifies t's owner of its current state.
+func (h *handler) taskChanged(t *task) {
+	if id, ok := strings.CutPrefix(t.owner, "session:"); ok {
+		h.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.snapshot()))
+		return
+	}
+	params := t.renderModern("", true)
+	h.listenersMu.Lock()
+	defer h.listenersMu.Unlock()
+	for l := range h.listeners {
+		if l.taskIDs[t.id] {
+			h.queueTask(l, params)
+		}
+	}
+}
+
+// queueTask queues notifications/tasks with a DetailedTask on l.
+func (h *handler) queueTask(l *listener, params json.RawMessage) {
+	select {
+	case l.queue <- jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ","+string(params[1:len(params)-1]))):
+	default:
+		h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped")
+	}
+}
+
+// notifyEnded queues, on a new subscription, the tasks it agreed on that
+// have already ended: their last change came before it.
+func (h *handler) notifyEnded(l *listener) {
+	for id := range l.taskIDs {
+		h.tasks.mu.Lock()
+		t := h.tasks.byID[id]
+		h.tasks.mu.Unlock()
+		if t == nil {
+			continue
+		}
+		select {
+		case <-t.done:
+			h.queueTask(l, t.renderModern("", true))
+		default:
+		}
+	}
+}
+
+// notifySession queues msg on a legacy session's GET stream, if open.
+func (h *handler) notifySession(id string, msg []byte) {
+	s := h.sessions.get(id)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	g := s.get
+	s.mu.Unlock()
+	if g != nil {
+		g.send(msg)
+	}
+}
+
+// listenTasks reads a subscriptions/listen's notifications.taskIds: the
+// ones agreed (the caller's gateway-made tasks) and their acknowledgement
+// member (`,"taskIds":[…]`, or "" when none were asked for). A caller
+// that asks without declaring the extension gets -32021.
+func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
+	raw, ok := jsonrpc.Member(filter, "taskIds")
+	if !ok {
+		return nil, "", nil
+	}
+	if !wantsTasks(req.caps) {
+		return nil, "", &jsonrpc.Error{Code: codeMissingCapability, Message: "Missing required client capability: notifications.taskIds needs the " + extTasks + " extension",
+			Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
+	}
+	var asked []string
+	_ = json.Unmarshal(raw, &asked)
+	agreed := map[string]bool{}
+	ack := []byte(`,"taskIds":[`)
+	owner := tokenOwner(r)
+	for _, id := range asked {
+		if t, err := h.tasks.get(id, owner); err == nil && t.up == nil && !agreed[id] {
+			if len(agreed) > 0 {
+				ack = append(ack, ',')
+			}
+			agreed[id] = true
+			ack = append(ack, jsonrpc.Quote(id)...)
+		}
+	}
+	return agreed, string(append(ack, ']')), nil
+}

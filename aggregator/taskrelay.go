@@ -1,0 +1,132 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file relays servers' own tasks (MCP 2025-11-25
+// basic/utilities/tasks; SPEC §4.7). A tools/call with "task" params to a
+// tool its server marked execution.taskSupport "optional" or "required"
+// reaches the server byte for byte. A CreateTaskResult ({"task": {"taskId",
+// …}}) comes back as sent but for task.taskId, which becomes a gateway
+// task id (tasktable.go) naming the server, the process (run) that made
+// the task and the server's own id. tasks/get, tasks/result and
+// tasks/cancel of that id go to that process only (supervisor CallRun
+// with its run), with taskId swapped back and forth; if the process has
+// ended (crash, restart, removal) they fail at once with -32602 and the
+// task is dropped: its state died with the process.
+
+// relayTimeout bounds the tasks/get tasks/list asks a server per task.
+const relayTimeout = 5 * time.Second
+
+// relayCreate relays a task-augmented tools/call to a server that
+// supports tasks; a CreateTaskResult is registered for owner (ending when
+// bound ends, if non-nil) and its taskId rewritten. Any other result
+// comes back as it is.
+func (h *handler) relayCreate(ctx context.Context, owner string, bound context.Context, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	res, served, rt, err := h.g.callToolRun(ctx, 0, params, p)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := jsonrpc.Member(res, "task")
+	if !ok || len(obj) == 0 || obj[0] != '{' {
+		return res, nil
+	}
+	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
+	if !ok {
+		return res, nil
+	}
+	ttl := h.tasks.lim.MaxTTL
+	if raw, ok := jsonrpc.Member(obj, "ttl"); ok && string(raw) != "null" {
+		ttl = h.tasks.lim.ttl(raw)
+	}
+	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: rt.upstream, run: served, upID: upID}
+	if err := h.tasks.add(t); err != nil {
+		// The server made a task nobody can reach: cancel it there.
+		_, _, _ = rt.upstream.CallRun(ctx, served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		return nil, err
+	}
+	if bound != nil {
+		t.unbind = context.AfterFunc(bound, func() { h.tasks.remove(t, nil) })
+	}
+	if obj, err = jsonrpc.Replace(obj, "taskId", jsonrpc.Quote(t.id)); err == nil {
+		res, err = jsonrpc.Replace(res, "task", obj)
+	}
+	return res, err
+}
+
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+// relayTask sends a task method to the process that owns t, with the
+// server's task id, and returns the result with the gateway's task id:
+// taskId for tasks/get and tasks/cancel, _meta's related-task for
+// tasks/result.
+func (h *handler) relayTask(ctx context.Context, t *task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	if len(params) == 0 || params[0] != '{' {
+		params = []byte("{}")
+	}
+	params, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.upID))
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+	}
+	res, _, err := t.up.CallRun(ctx, t.run, method, params, p)
+	if errors.Is(err, supervisor.ErrRunEnded) {
+		h.tasks.remove(t, nil)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"task %s is lost: the process of server %q that ran it has ended (crash, restart or removal)", t.id, t.up.Name())}
+	}
+	var rpcErr *jsonrpc.Error
+	if err != nil && !errors.As(err, &rpcErr) && ctx.Err() == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: fmt.Sprintf("relay %s of task %s: %v", method, t.id, err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("relay %s: the server's result is not a JSON object", method)}
+	}
+	if method == "tasks/result" {
+		return withRelatedTask(res, t.id), nil
+	}
+	if _, ok := jsonrpc.Member(res, "taskId"); ok {
+		return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))
+	}
+	return res, nil
+}
+
+// relayTaskGet is tasks/get of a relayed task, within relayTimeout.
+func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
+	defer cancel()
+	return h.relayTask(ctx, t, "tasks/get", nil, p)
+}
+
+// relayTaskMethod answers a legacy session's tasks/get, tasks/result or
+// tasks/cancel of a relayed task; the client may cancel a waiting
+// tasks/result with notifications/cancelled.
+func (h *handler) relayTaskMethod(s *session, m *envelope, out *stream, t *task) [][]byte {
+	ctx, end, ok := s.startCall(m.id)
+	if !ok {
+		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+	}
+	defer end()
+	out.armSSE()
+	res, err := h.relayTask(ctx, t, m.method, m.params, &peer{h: h, s: s, out: out})
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errClientCancelled) {
+			return nil
+		}
+		return errorParts(m.id, err)
+	}
+	return resultParts(m.id, res)
+}
