@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,6 +65,12 @@ func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, ` {"a":[1,-0.5e+3,"x\u00e9\n",true,false,null,{}]} `, `{"a":1,}`, `[1,]`, `01`, `-`, `1.`, `1e`, `"\x01"`,
 		`"\ud800"`, `{"a" 1}`, `[[[[]]]]`, `"` + "\xff" + `"`, `{"a":{"b":[1,{"c":2}]},"d":"e"}`, `tru`, `nul`, `{"a":1}{}`, `[1 2]`, `"\q"`, `"\u12g4"`} {
 		f.Add([]byte(s))
+	}
+	for _, n := range []int{9999, 10000, 10001} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		if got, want := Valid([]byte(deep)), json.Valid([]byte(deep)); got != want {
+			f.Errorf("Valid of %d nested arrays = %v, encoding/json says %v", n, got, want)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := Valid(b), json.Valid(b); got != want {
