@@ -270,6 +270,10 @@ func (bc *bridgeCall) Request(ctx context.Context, method string, params json.Ra
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, capabilityOf(method))}
 	}
+	if bc.h.parkedCount() >= maxParked {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("%s: %d calls already wait for their clients' input; the gateway parks no more", method, maxParked)}
+	}
 	bc.mu.Lock()
 	bc.keys++
 	key := capabilityOf(method) + "-" + strconv.Itoa(bc.keys)
@@ -303,16 +307,6 @@ const cancelFirstWait = time.Second
 
 // token is the caller's token digest, for requestStates (state.go).
 func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
-
-// Parked reports whether the call waits for its client's retry
-// (supervisor.Parker).
-func (bc *bridgeCall) Parked() bool {
-	bc.h.bridges.mu.Lock()
-	defer bc.h.bridges.mu.Unlock()
-	return bc.h.bridges.parked[bc.id] == bc
-}
-
-var _ supervisor.Parker = (*bridgeCall)(nil)
 
 // Session is the call's own: a modern client has no session.
 func (bc *bridgeCall) Session() string { return "modern:" + bc.id }

@@ -187,3 +187,21 @@ func TestBridgeServerCrashWhileParked(t *testing.T) {
 		t.Errorf("retry after the crash: %s", msg)
 	}
 }
+
+// A server's request that comes while a modern client's call is parked
+// and another client's call runs could be for either: it goes to neither
+// (the server gets an error), never to the other client. Before, parked
+// calls did not count, and the second ask of a parked call reached the
+// other client's stream (found by an adversarial review).
+func TestBridgeParkedCallsRequestsReachNoOtherClient(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"asktwice","inputSchema":{"type":"object"}},{"name":"sleep","inputSchema":{"type":"object"}}]`}})
+	b := modernCaller{t: t, url: srv.URL + "/mcp", caps: `{"elicitation":{}}`}
+	inputRequired(t, b.call(1, "asktwice", `"arguments":{"ms":1500},`)) // B's call is parked on the first ask
+	a := &rawClient{t: t, url: srv.URL + "/mcp"}
+	a.rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"a","version":"1"}}}`)
+	ch := events(t, a.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":3000}}}`))
+	ev := next(t, ch, "A's result")
+	if strings.Contains(ev, "elicitation/create") || !strings.Contains(ev, "slept") {
+		t.Errorf("client A got %s; B's second ask must not reach it", ev)
+	}
+}

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
@@ -62,6 +63,9 @@ func parseBody(body []byte) (msgs []*envelope, batch bool, err *httpError) {
 	_ = json.Unmarshal(body, &raws) // valid JSON: an array of values
 	if len(raws) == 0 {
 		return nil, true, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch")
+	}
+	if len(raws) > maxBatch {
+		return nil, true, badRequest(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a batch of %d messages; the gateway takes at most %d", len(raws), maxBatch))
 	}
 	for _, raw := range raws {
 		m, err := parseMessage(raw)

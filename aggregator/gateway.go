@@ -202,9 +202,18 @@ func (g *Gateway) callRoute(ctx context.Context, rt route, name string, run uint
 // null made progress notifications carry "progressToken":null to a client
 // that never asked for them.
 func checkProgressToken(params json.RawMessage) error {
+	// Twice, the gateway would swap one while the server read the other,
+	// and its progress would reach another client's call (found by an
+	// adversarial review): refused.
+	if jsonrpc.Count(params, "_meta") > 1 {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta appears more than once"}
+	}
 	meta, ok := jsonrpc.Member(params, "_meta")
 	if !ok || meta[0] != '{' {
 		return nil
+	}
+	if jsonrpc.Count(meta, "progressToken") > 1 {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta.progressToken appears more than once"}
 	}
 	tok, ok := jsonrpc.Member(meta, "progressToken")
 	if !ok {

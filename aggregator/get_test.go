@@ -1,7 +1,11 @@
 package aggregator
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,4 +33,44 @@ func TestEndStreamsEndsGETStreams(t *testing.T) {
 	}
 	// The session itself lives on.
 	result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+}
+
+// Answers that do not read the body close the connection at once, even
+// while the caller still owes a chunked body: before, net/http waited to
+// drain it, so callers without the token could hold descriptors (found by
+// an adversarial review).
+func TestUnreadBodiesDoNotHoldConnections(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	for what, head := range map[string]string{
+		"no token":       "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"foreign Origin": "POST /mcp HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\nAuthorization: Bearer " + testToken + "\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"/health":        "GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"unknown path":   "GET /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(conn, head)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadAll(conn); err != nil {
+			t.Errorf("%s: the connection is still open 5 s later (%v)", what, err)
+		}
+		conn.Close()
+	}
+}
+
+// What one client can make the gateway hold is bounded (found by an
+// adversarial review): a batch's length, and a session's initialize.
+func TestBatchAndInitializeAreBounded(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	c := newClient(t, srv)
+	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, maxBatch+1), ",") + "]"
+	resp, b := send(t, "POST", c.url, batch, map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": "2025-03-26"})
+	wantRPCError(t, "a batch over the limit", resp, b, 400, -32600)
+	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", maxInitializeParams) + `","version":"1"}}}`
+	resp, b = send(t, "POST", c.url, big, nil)
+	if resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(string(b), `"code":-32602`) {
+		t.Errorf("an initialize of %d bytes: %d %.200s, want -32602 and no session", len(big), resp.StatusCode, b)
+	}
 }

@@ -73,6 +73,9 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, h)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			skipBody(w) // a GET has none to wait for
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		enc := json.NewEncoder(w)
@@ -80,7 +83,7 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 		_ = enc.Encode(o.Health())
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Connection", "close") // as for 401: do not wait for a body
+		skipBody(w)
 		http.NotFound(w, r)
 	})
 	return mux
@@ -93,15 +96,23 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
-			// Closing, net/http does not wait to drain the unread body:
-			// a caller without the token sending a body it never finishes
-			// held its connection, and enough of them all descriptors.
-			w.Header().Set("Connection", "close")
+			skipBody(w)
 			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// skipBody is for an answer that does not read the request's body: the
+// connection closes after it, and reading what is left of the body fails
+// at once. net/http otherwise drains up to 256 KiB of an unread body
+// first: a caller without the token that sends headers and never its body
+// held its connection (and, with enough of them, every descriptor), even
+// past a 401 marked Connection: close.
+func skipBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 func bearer(h string) (string, bool) {
@@ -119,6 +130,7 @@ func checkOrigin(allowed []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && !originAllowed(origin, allowed) {
+			skipBody(w)
 			writeRPCError(w, http.StatusForbidden, nil, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)", nil)
 			return
 		}

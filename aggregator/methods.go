@@ -24,6 +24,11 @@ var errClientCancelled = errors.New("cancelled by the client")
 // logLevels orders the MCP logging levels (RFC 5424 severities).
 var logLevels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
 
+// maxInitializeParams bounds what a session keeps of its initialize
+// (capabilities, clientInfo) for its life: 64 KiB, where the body limit
+// would let 100 sessions hold 6 GB.
+const maxInitializeParams = 64 << 10
+
 // initialize answers initialize and opens the session (SPEC §3.5): a
 // supported requested protocolVersion is echoed, any other gets the newest
 // legacy one. Past MaxSessions it is 503 with Retry-After.
@@ -32,6 +37,11 @@ func (h *handler) initialize(w http.ResponseWriter, m *envelope, sseOnly bool) {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      json.RawMessage `json:"clientInfo"`
+	}
+	if len(m.params) > maxInitializeParams {
+		writeRPCError(w, http.StatusOK, m.id, jsonrpc.CodeInvalidParams,
+			fmt.Sprintf("Invalid params: initialize params of %d bytes; the gateway keeps a session's at most %d", len(m.params), maxInitializeParams), nil)
+		return
 	}
 	if m.params == nil || m.params[0] != '{' || json.Unmarshal(m.params, &p) != nil || p.ProtocolVersion == nil {
 		writeRPCError(w, http.StatusOK, m.id, jsonrpc.CodeInvalidParams,

@@ -246,17 +246,7 @@ func writeResult(w http.ResponseWriter, id, result []byte) {
 
 // writeParts writes a message given as parts as one JSON body.
 func writeParts(w http.ResponseWriter, status int, parts [][]byte) {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", fmt.Sprint(n))
-	w.WriteHeader(status)
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
-			return
-		}
-	}
+	out := newStream(w, false) // for its write limit
+	out.finishStatus(status, parts...)
+	out.done()
 }

@@ -42,6 +42,17 @@ func (bc *bridgeCall) gather(first *ask) []*ask {
 	}
 }
 
+// maxParked bounds the calls parked at once, each holding a server's
+// call open for up to StateTTL; past it a server's request gets an error.
+const maxParked = 1000
+
+// parkedCount returns the number of parked calls.
+func (h *handler) parkedCount() int {
+	h.bridges.mu.Lock()
+	defer h.bridges.mu.Unlock()
+	return len(h.bridges.parked)
+}
+
 // park records the round's asks, detaches the response and starts the
 // expiry clock.
 func (bc *bridgeCall) park(asks []*ask) {

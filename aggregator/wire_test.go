@@ -118,3 +118,28 @@ func TestNotificationParamsReachClientAsSent(t *testing.T) {
 		t.Errorf("notification (-want +got):\n%s", diff)
 	}
 }
+
+// A progress token under an escaped or repeated key cannot slip past the
+// swap: the server would report progress under the client's own number,
+// which the gateway would take for another call's id (found by an
+// adversarial review).
+func TestProgressTokenCannotBeSmuggled(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	// Escaped: swapped like the plain key, so it comes back as sent.
+	var notes []string
+	c.rpcNotes(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progress\u0054oken":"mine"}}}`, &notes)
+	if len(notes) != 1 || !strings.Contains(notes[0], `"progressToken":"mine"`) {
+		t.Errorf("escaped key: notifications %v, want one carrying the client's own token", notes)
+	}
+	// Repeated: refused.
+	for _, params := range []string{
+		`"_meta":{"progressToken":"a","progressToken":1}`,
+		`"_meta":{"progressToken":"a"},"_meta":{"progressToken":1}`,
+	} {
+		msg := c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},` + params + `}}`)
+		if e := rpcError(t, msg); string(e["code"]) != "-32602" {
+			t.Errorf("%s: %s, want -32602", params, msg)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 		session string
 	)
 	for id, p := range c.pending {
-		if p.peer == nil || (logsOnly && !p.logs) || isParked(p.peer) {
+		if p.peer == nil || (logsOnly && !p.logs) {
 			continue
 		}
 		if pc != nil && p.peer.Session() != session {
@@ -142,22 +142,9 @@ func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawM
 	return jsonrpc.Encode(fields), orig, nil
 }
 
+// containsToken reports whether params may hold a progressToken: the
+// plain key, or any escape, which could spell it ("progress\u0054oken"),
+// sends params through the decoding path.
 func containsToken(params json.RawMessage) bool {
-	return bytesContains(params, `"progressToken"`)
-}
-
-// Parker is implemented by a Peer whose call can be parked: its client
-// has been handed the server's request and the call waits, for minutes
-// perhaps, for the client to come back with the answer (the MRTR bridge,
-// SPEC §4.6). A parked call is not a candidate for the server's next
-// request: the server is waiting on it, so what it sends now comes from
-// another call. Without this, one abandoned parked call made every other
-// client's server-to-client request on that server unattributable.
-type Parker interface {
-	Parked() bool
-}
-
-func isParked(p Peer) bool {
-	pk, ok := p.(Parker)
-	return ok && pk.Parked()
+	return bytesContains(params, `"progressToken"`) || bytesContains(params, `\u`)
 }

@@ -337,6 +337,14 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 	case "elicit":
 		res := s.request("elicitation/create", `{"message":"pick n","requestedSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`)
 		s.reply(id, text(string(res)))
+	case "asktwice":
+		// A second elicitation a.MS ms after the first, before the first
+		// is answered; the answers, joined.
+		first := make(chan json.RawMessage, 1)
+		go func() { first <- s.request("elicitation/create", `{"message":"first ask"}`) }()
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		second := s.request("elicitation/create", `{"message":"second ask"}`)
+		s.reply(id, text(string(<-first)+" "+string(second)))
 	case "note":
 		// MCP_FAKE_NOTE holds a notification's params, sent as they are.
 		s.notify("notifications/message", os.Getenv("MCP_FAKE_NOTE"))

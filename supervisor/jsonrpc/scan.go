@@ -112,6 +112,19 @@ func Member(obj []byte, key string) (json.RawMessage, bool) {
 	return out, found
 }
 
+// Count returns how many members of obj are named key (escapes decoded):
+// more than one is ambiguous, since receivers differ in which they take.
+func Count(obj []byte, key string) int {
+	n := 0
+	_ = Members(obj, func(k, _ []byte) bool {
+		if keyIs(k, key) {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
 // Replace returns obj with the value of its member key replaced by value,
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.

@@ -272,12 +272,25 @@ func TestModernGatewayLegacyServer(t *testing.T) {
 	fixtureTools := listFixtureTools(t, fixtureBin)
 	requireTools(t, "the legacy fixture", fixtureTools, modernScenarioTools)
 
-	pidfile := filepath.Join(tmp, "fixture.pids")
-	runCmd := shellQuote(fixtureBin) + " -pidfile " + shellQuote(pidfile)
-	endpoint := e.gatewayEndpoint(t, gatewayBin, runCmd, pidfile, tmp)
-	requireModernList(t, endpoint, fixtureTools)
+	start := func(t *testing.T, dir string) string {
+		pidfile := filepath.Join(dir, "fixture.pids")
+		return e.gatewayEndpoint(t, gatewayBin, shellQuote(fixtureBin)+" -pidfile "+shellQuote(pidfile), pidfile, dir)
+	}
+	requireModernList(t, start(t, tmp), fixtureTools)
+	// A gateway each: a call one scenario leaves parked (never retried)
+	// stays in flight on the server for its 10 minutes, and the gateway
+	// refuses to guess which of two clients a server's next request is
+	// for (SPEC §4.6), so the next scenario's requests would be refused.
 	e.bridge = true
-	e.runAll(t, endpoint, modernScenarios)
+	outRoot := filepath.Join(tmp, "results")
+	for _, sc := range modernScenarios {
+		t.Run(sc, func(t *testing.T) {
+			if reason, ok := bridgeSkip[sc]; ok {
+				t.Skip("not applicable with a legacy server behind the gateway: " + reason)
+			}
+			e.runScenario(t, start(t, t.TempDir()), filepath.Join(outRoot, sc), modernVersion, sc)
+		})
+	}
 }
 
 // nextLegacyScenarios are 0.2.0-alpha.12's 2025-11-25 scenarios for a
