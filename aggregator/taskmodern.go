@@ -290,21 +290,11 @@ func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessa
 	if rt, _ := jsonrpc.Member(res, "resultType"); string(rt) != `"task"` {
 		return res, nil
 	}
-	upID, ok := jsonrpc.Text(mustMember(res, "taskId"))
-	if !ok {
-		return res, nil
-	}
-	ttl := h.tasks.lim.MaxTTL
-	if raw, ok := jsonrpc.Member(res, "ttlMs"); ok && string(raw) != "null" {
-		ttl = h.tasks.lim.ttl(raw)
-	}
-	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: o.rt.upstream, run: o.served, upID: upID}
-	if err := h.tasks.add(t); err != nil {
-		// The server made a task nobody can reach: cancel it there.
-		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
-		defer cancel()
-		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
-		return nil, err
+	ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+	defer cancel()
+	t, err := h.registerRelayed(ctx, owner, res, "ttlMs", o, p)
+	if t == nil {
+		return res, err
 	}
 	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))
 }

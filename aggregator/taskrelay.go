@@ -26,6 +26,28 @@ import (
 // relayTimeout bounds the tasks/get tasks/list asks a server per task.
 const relayTimeout = 5 * time.Second
 
+// registerRelayed registers the server's own task in obj (its "taskId",
+// and its TTL in member ttlKey) for owner, made by the call o. At a task
+// limit the task, which nobody could reach, is cancelled on the server
+// and the limit's error returned. Without a string taskId, obj is no task:
+// nil and no error.
+func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*task, error) {
+	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
+	if !ok {
+		return nil, nil
+	}
+	ttl := h.tasks.lim.MaxTTL
+	if raw, ok := jsonrpc.Member(obj, ttlKey); ok && string(raw) != "null" {
+		ttl = h.tasks.lim.ttl(raw)
+	}
+	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: o.rt.upstream, run: o.served, upID: upID}
+	if err := h.tasks.add(t); err != nil {
+		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		return nil, err
+	}
+	return t, nil
+}
+
 // relayCreate relays a task-augmented tools/call to a server that
 // supports tasks; a CreateTaskResult is registered for owner (ending when
 // bound ends, if non-nil) and its taskId rewritten. Any other result
@@ -39,19 +61,9 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 	if !ok || len(obj) == 0 || obj[0] != '{' {
 		return res, nil
 	}
-	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
-	if !ok {
-		return res, nil
-	}
-	ttl := h.tasks.lim.MaxTTL
-	if raw, ok := jsonrpc.Member(obj, "ttl"); ok && string(raw) != "null" {
-		ttl = h.tasks.lim.ttl(raw)
-	}
-	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: rt.upstream, run: served, upID: upID}
-	if err := h.tasks.add(t); err != nil {
-		// The server made a task nobody can reach: cancel it there.
-		_, _, _ = rt.upstream.CallRun(ctx, served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
-		return nil, err
+	t, err := h.registerRelayed(ctx, owner, obj, "ttl", callOutcome{res, served, rt, nil}, p)
+	if t == nil {
+		return res, err
 	}
 	if bound != nil {
 		t.unbind = context.AfterFunc(bound, func() { h.tasks.remove(t, nil) })
