@@ -104,12 +104,11 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 		if taskParams(m.params) {
 			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
 		}
-		ctx, end, ok := s.startCall(m.id)
-		if !ok {
-			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		ctx, end, refused := s.beginRequest(m, out)
+		if refused != nil {
+			return refused
 		}
 		defer end()
-		out.armSSE()
 		res, err := h.g.callTool(ctx, m.params, &peer{h: h, s: s, out: out})
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // sessions is the table of legacy MCP sessions (SPEC §3.5): issued at
@@ -191,6 +193,18 @@ func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func()
 		s.mu.Unlock()
 		cancel(nil)
 	}, true
+}
+
+// beginRequest registers a request that may run long (startCall) and
+// starts its answer's SSE clock; a request whose id is already running
+// gets its error response (refused) instead.
+func (s *session) beginRequest(m *envelope, out *stream) (ctx context.Context, end func(), refused [][]byte) {
+	ctx, end, ok := s.startCall(m.id)
+	if !ok {
+		return nil, nil, errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+	}
+	out.armSSE()
+	return ctx, end, nil
 }
 
 // cancelCall cancels the running request with the raw id (the client's

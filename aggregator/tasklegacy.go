@@ -45,12 +45,11 @@ func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 	ttlRaw, _ := jsonrpc.Member(m.params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
 	if rt.taskSupport == "optional" || rt.taskSupport == "required" {
-		ctx, end, ok := s.startCall(m.id)
-		if !ok {
-			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		ctx, end, refused := s.beginRequest(m, out)
+		if refused != nil {
+			return refused
 		}
 		defer end()
-		out.armSSE()
 		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, m.params, &peer{h: h, s: s, out: out})
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
@@ -107,12 +106,11 @@ func (h *handler) taskMethod(s *session, m *envelope, out *stream) [][]byte {
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
 func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]byte {
-	ctx, end, ok := s.startCall(m.id)
-	if !ok {
-		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		return refused
 	}
 	defer end()
-	out.armSSE()
 	t.mu.Lock()
 	t.out = out
 	t.mu.Unlock()

@@ -127,12 +127,11 @@ func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) 
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
 func (h *handler) relayTaskMethod(s *session, m *envelope, out *stream, t *task) [][]byte {
-	ctx, end, ok := s.startCall(m.id)
-	if !ok {
-		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		return refused
 	}
 	defer end()
-	out.armSSE()
 	res, err := h.relayTask(ctx, t, m.method, m.params, &peer{h: h, s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
