@@ -24,10 +24,10 @@ package conformance
 //
 // test/conformance/SCENARIOS.md says what each scenario sends and checks.
 //
-// The gateway runs are part of `make test`. The tasks extension's
-// scenarios (TestModernGatewayTasks) wait for issue 14 behind
-// MCP_GATEWAY_TASKS=1; TestModernFixtureHTTP, the fixture's own baseline,
-// runs under MCP_GATEWAY_FIXTURE_BASELINE=1 for its cost.
+// The gateway runs, the tasks extension's scenarios
+// (TestModernGatewayTasks) included, are part of `make test`;
+// TestModernFixtureHTTP, the fixture's own baseline, runs under
+// MCP_GATEWAY_FIXTURE_BASELINE=1 for its cost.
 
 import (
 	"bufio"
@@ -241,7 +241,6 @@ func TestModernGatewayModernServer(t *testing.T) {
 // TestModernGatewayTasks runs the tasks extension's scenarios with the
 // modern fixture behind the gateway.
 func TestModernGatewayTasks(t *testing.T) {
-	requireEnv(t, "MCP_GATEWAY_TASKS", "the gateway does not relay the tasks extension yet (issue 14)")
 	e := setupModern(t)
 	e.runModernFixture(t, tasksScenarios)
 }
