@@ -22,28 +22,27 @@ import (
 func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 	req := &modernReq{envelope: m}
 	header := r.Header.Get("Mcp-Protocol-Version")
-	raw, ok := metaMember(m.params, metaVersion)
-	if !ok {
+	meta := readMeta(m.params)
+	if meta.version == nil {
 		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
-	req.version, _ = jsonrpc.Text(raw)
+	req.version, _ = jsonrpc.Text(meta.version)
 	if header == "" {
 		return nil, badRequest(codeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required")
 	}
 	if header != req.version {
-		return nil, badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, raw))
+		return nil, badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, meta.version))
 	}
 	if !isModern(req.version) {
 		return nil, unsupportedVersion(req.version)
 	}
-	if req.caps, ok = metaMember(m.params, metaCapabilities); !ok || req.caps[0] != '{' {
+	if req.caps, req.info = meta.caps, meta.info; req.caps == nil || req.caps[0] != '{' {
 		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaCapabilities+`"] is required and must be an object`)
 	}
-	req.info, _ = metaMember(m.params, metaClientInfo)
-	if lv, ok := metaMember(m.params, metaLogLevel); ok {
-		req.level, _ = jsonrpc.Text(lv)
+	if meta.level != nil {
+		req.level, _ = jsonrpc.Text(meta.level)
 		if _, known := logLevels[req.level]; !known {
-			return nil, badRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(lv))
+			return nil, badRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(meta.level))
 		}
 	}
 	if e := checkHeader(r, "Mcp-Method", m.method, false); e != nil {
@@ -59,25 +58,54 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 	return req, nil
 }
 
+// requestMeta is a modern request's reserved _meta members, raw (nil when
+// absent).
+type requestMeta struct{ version, caps, info, level json.RawMessage }
+
+// readMeta reads params._meta's reserved members in one scan.
+func readMeta(params []byte) requestMeta {
+	var rm requestMeta
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok || meta[0] != '{' {
+		return rm
+	}
+	_ = jsonrpc.Members(meta, func(k, v []byte) bool {
+		switch string(k) {
+		case metaVersion:
+			rm.version = v
+		case metaCapabilities:
+			rm.caps = v
+		case metaClientInfo:
+			rm.info = v
+		case metaLogLevel:
+			rm.level = v
+		}
+		return true
+	})
+	return rm
+}
+
 // checkHeader checks that header is present and equals want, decoding a
 // Base64 sentinel value ("=?base64?…?=") where sentinel allows it.
 func checkHeader(r *http.Request, header, want string, sentinel bool) *httpError {
-	return matchHeader(r, header, sentinel, fmt.Sprintf("body value %q", want), func(got string) bool { return got == want })
+	return matchHeader(r, header, sentinel, func() string { return fmt.Sprintf("body value %q", want) },
+		func(got string) bool { return got == want })
 }
 
 // matchHeader checks that header is present, decodes it, and that same
-// accepts its value (what names what the body holds, for the error).
-func matchHeader(r *http.Request, header string, sentinel bool, what string, same func(string) bool) *httpError {
+// accepts its value (what names what the body holds, for the error; it is
+// rendered only for one).
+func matchHeader(r *http.Request, header string, sentinel bool, what func() string, same func(string) bool) *httpError {
 	values := r.Header.Values(header)
 	if len(values) == 0 {
-		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what)
+		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what())
 	}
 	got, err := headerValue(values[0], sentinel)
 	if err != nil {
 		return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
 	}
 	if !same(got) {
-		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the %s", header, got, what))
+		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the %s", header, got, what()))
 	}
 	return nil
 }
@@ -148,7 +176,8 @@ func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHea
 		if !ok || string(v) == "null" {
 			continue
 		}
-		e := matchHeader(r, "Mcp-Param-"+p.name, true, "argument "+string(v), func(got string) bool { return sameValue(got, v) })
+		e := matchHeader(r, "Mcp-Param-"+p.name, true, func() string { return "argument " + string(v) },
+			func(got string) bool { return sameValue(got, v) })
 		if e != nil {
 			return e
 		}
