@@ -147,11 +147,18 @@ func (g *Gateway) toolRoute(params json.RawMessage) (route, string, error) {
 	if !ok {
 		return route{}, "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
 	}
+	rt, err := g.routeNamed(name)
+	return rt, name, err
+}
+
+// routeNamed returns the route of an exported tool name; -32602 if there
+// is none.
+func (g *Gateway) routeNamed(name string) (route, error) {
 	rt, ok := g.reg.Load().routes[name]
 	if !ok {
-		return route{}, name, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
+		return route{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
 	}
-	return rt, name, nil
+	return rt, nil
 }
 
 // callToolRun is callTool on one process of the server (run; 0: any, see
@@ -205,18 +212,18 @@ func checkProgressToken(params json.RawMessage) error {
 	// Twice, the gateway would swap one while the server read the other,
 	// and its progress would reach another client's call (found by an
 	// adversarial review): refused.
-	if jsonrpc.Count(params, "_meta") > 1 {
+	meta, n := onlyMember(params, "_meta")
+	if n > 1 {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta appears more than once"}
 	}
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || meta[0] != '{' {
+	if n == 0 || meta[0] != '{' {
 		return nil
 	}
-	if jsonrpc.Count(meta, "progressToken") > 1 {
+	tok, n := onlyMember(meta, "progressToken")
+	if n > 1 {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta.progressToken appears more than once"}
 	}
-	tok, ok := jsonrpc.Member(meta, "progressToken")
-	if !ok {
+	if n == 0 {
 		return nil
 	}
 	if c := tok[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {
@@ -224,6 +231,22 @@ func checkProgressToken(params json.RawMessage) error {
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 		Message: fmt.Sprintf("invalid _meta.progressToken %s: want a string or a number", tok)}
+}
+
+// onlyMember returns obj's member key (the last, if repeated) and how
+// many there are, in one scan.
+func onlyMember(obj []byte, key string) (json.RawMessage, int) {
+	var (
+		v json.RawMessage
+		n int
+	)
+	_ = jsonrpc.Members(obj, func(k, val []byte) bool {
+		if jsonrpc.KeyIs(k, key) {
+			v, n = val, n+1
+		}
+		return true
+	})
+	return v, n
 }
 
 func trimSpace(b []byte) []byte {

@@ -49,9 +49,9 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 		return nil, e
 	}
 	if m.method == "tools/call" {
-		name, _ := jsonrpc.Member(m.params, "name")
-		s, _ := jsonrpc.Text(name)
-		if e := checkHeader(r, "Mcp-Name", s, true); e != nil {
+		raw, _ := jsonrpc.Member(m.params, "name")
+		req.name, req.hasName = jsonrpc.Text(raw)
+		if e := checkHeader(r, "Mcp-Name", req.name, true); e != nil {
 			return nil, e
 		}
 	}

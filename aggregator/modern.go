@@ -47,6 +47,8 @@ type modernReq struct {
 	caps    json.RawMessage // _meta clientCapabilities, raw
 	info    json.RawMessage // _meta clientInfo, raw (nil when absent)
 	level   string          // _meta logLevel ("" = every level)
+	name    string          // tools/call: params.name
+	hasName bool            // params.name is a string
 }
 
 // modernMeta reports whether a message names a modern protocol version in
@@ -144,7 +146,7 @@ func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 // logLevel) travel on its own SSE response; a retry with a requestState
 // resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	rt, name, err := h.g.toolRoute(req.params)
+	rt, name, err := h.modernRoute(req)
 	if err == nil {
 		if e := checkParamHeaders(r, req.params, rt.headers); e != nil {
 			e.id = req.id
@@ -182,6 +184,15 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		return
 	}
 	h.startBridge(req, rt, name, token, run, params).await(req, out, r.Context().Done())
+}
+
+// modernRoute is toolRoute with the name validateModern has read.
+func (h *handler) modernRoute(req *modernReq) (route, string, error) {
+	if !req.hasName || req.params == nil || req.params[0] != '{' {
+		return h.g.toolRoute(req.params) // its errors
+	}
+	rt, err := h.g.routeNamed(req.name)
+	return rt, req.name, err
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is

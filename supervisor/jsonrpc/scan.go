@@ -112,19 +112,6 @@ func Member(obj []byte, key string) (json.RawMessage, bool) {
 	return out, found
 }
 
-// Count returns how many members of obj are named key (escapes decoded):
-// more than one is ambiguous, since receivers differ in which they take.
-func Count(obj []byte, key string) int {
-	n := 0
-	_ = Members(obj, func(k, _ []byte) bool {
-		if keyIs(k, key) {
-			n++
-		}
-		return true
-	})
-	return n
-}
-
 // Replace returns obj with the value of its member key replaced by value,
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.
@@ -163,6 +150,10 @@ func appendMember(obj []byte, key string, value []byte) []byte {
 	out = append(out, value...)
 	return append(out, '}')
 }
+
+// KeyIs reports whether a raw key, as Members gives it (escapes kept),
+// is name.
+func KeyIs(raw []byte, name string) bool { return keyIs(raw, name) }
 
 // keyIs reports whether the raw key (escapes kept) is name.
 func keyIs(raw []byte, name string) bool {
