@@ -293,7 +293,10 @@ func TestSIGTERMDuringInstallLeavesNothing(t *testing.T) {
 	e := newEnv(t)
 	pidFile := e.path("install.pid")
 	b, _ := json.Marshal(map[string]any{"github/acme/hello": map[string]string{
-		"installCmd": "sleep 600 & echo $! > " + pidFile + "; wait",
+		// Renamed into place, so the file never exists empty: the
+		// redirection creates it before echo writes, and a test that read
+		// it then failed on "" (seen under load, in CI).
+		"installCmd": "sleep 600 & echo $! > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + "; wait",
 		"runCmd":     fakeserver.ShellCommand(),
 	}})
 	cmd := exec.Command(gatewayBin, append([]string{"--config", string(b), "--github-url", srv.URL}, e.flags()...)...)
