@@ -54,18 +54,8 @@ type modernReq struct {
 // modernMeta reports whether a message names a modern protocol version in
 // params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
 func modernMeta(m *envelope) bool {
-	v, _ := metaMember(m.params, metaVersion)
-	s, _ := jsonrpc.Text(v)
+	s, _ := jsonrpc.Text(readMeta(m.params).version)
 	return isModern(s)
-}
-
-// metaMember returns params._meta[key], raw.
-func metaMember(params []byte, key string) (json.RawMessage, bool) {
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || meta[0] != '{' {
-		return nil, false
-	}
-	return jsonrpc.Member(meta, key)
 }
 
 // serveModern answers a modern POST: one request (a notification gets 202;

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
@@ -164,20 +163,7 @@ func TestModernListenGetsListChanged(t *testing.T) {
 	srv, gw := startGateway(t, map[string]map[string]string{"a": {
 		"MCP_FAKE_TOOLS":  `[{"name":"change","inputSchema":{"type":"object"}}]`,
 		"MCP_FAKE_TOOLS2": `[{"name":"change","inputSchema":{"type":"object"}},{"name":"added","inputSchema":{"type":"object"}}]`}})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/mcp", strings.NewReader(
-		`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMetaJSON+`}}`))
-	for k, v := range modernHeaders("subscriptions/listen", "") {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", acceptBoth)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("subscriptions/listen: %v %v", resp, err)
-	}
-	stream := events(t, resp)
+	stream := openListen(t, srv.URL+"/mcp")
 	ack := next(t, stream, "acknowledgement")
 	if want := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"notifications":{"toolsListChanged":true}}}`; ack != want {
 		t.Errorf("ack %s, want %s", ack, want)
