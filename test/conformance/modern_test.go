@@ -261,14 +261,21 @@ func (e modernEnv) runModernFixture(t *testing.T, scenarios []string) {
 	e.runAll(t, endpoint, scenarios)
 }
 
+// buildLegacy builds the gateway and the legacy Go fixture into dir and
+// returns their paths and the fixture's tool names.
+func (e modernEnv) buildLegacy(t *testing.T, dir string) (gatewayBin, fixtureBin string, tools []string) {
+	t.Helper()
+	gatewayBin = filepath.Join(dir, "mcp-gateway")
+	fixtureBin = filepath.Join(dir, "conformance-fixture")
+	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
+	goBuild(t, e.root, fixtureBin, "./test/conformance/fixture")
+	return gatewayBin, fixtureBin, listFixtureTools(t, fixtureBin)
+}
+
 func TestModernGatewayLegacyServer(t *testing.T) {
 	e := setupModern(t)
 	tmp := t.TempDir()
-	gatewayBin := filepath.Join(tmp, "mcp-gateway")
-	fixtureBin := filepath.Join(tmp, "conformance-fixture")
-	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
-	goBuild(t, e.root, fixtureBin, "./test/conformance/fixture")
-	fixtureTools := listFixtureTools(t, fixtureBin)
+	gatewayBin, fixtureBin, fixtureTools := e.buildLegacy(t, tmp)
 	requireTools(t, "the legacy fixture", fixtureTools, modernScenarioTools)
 
 	start := func(t *testing.T, dir string) string {
@@ -329,11 +336,7 @@ var nextLegacyScenarios = []string{
 func TestConformanceNextLegacy(t *testing.T) {
 	e := setupModern(t)
 	tmp := t.TempDir()
-	gatewayBin := filepath.Join(tmp, "mcp-gateway")
-	fixtureBin := filepath.Join(tmp, "conformance-fixture")
-	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
-	goBuild(t, e.root, fixtureBin, "./test/conformance/fixture")
-	fixtureTools := listFixtureTools(t, fixtureBin)
+	gatewayBin, fixtureBin, fixtureTools := e.buildLegacy(t, tmp)
 	requireTools(t, "the legacy fixture", fixtureTools, scenarioTools)
 	pidfile := filepath.Join(tmp, "fixture.pids")
 	runCmd := shellQuote(fixtureBin) + " -pidfile " + shellQuote(pidfile)
