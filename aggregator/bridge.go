@@ -170,17 +170,19 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 // finish answers the round with the call's outcome.
 func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 	res, err := o.res, o.err
-	if err == nil {
+	kind, typed := resultType(res) // one scan of the result, however big
+	switch {
+	case err != nil:
+	case kind == "input_required":
 		res, err = bc.passInputRequired(o)
-	}
-	if err == nil && wantsTasks(bc.caps) {
+	case kind == "task" && wantsTasks(bc.caps):
 		res, err = bc.h.relayModernTask("token:"+bc.token(), o, res, bc) // taskmodern.go
 	}
 	if err != nil {
 		out.finishStatus(modernErrorStatus(err), errorParts(req.id, err)...)
 		return
 	}
-	out.finish(modernResultParts(req.id, res)...)
+	out.finish(typedResultParts(req.id, res, typed)...)
 }
 
 // modernErrorStatus is the HTTP status of a modern request's JSON-RPC
@@ -198,14 +200,11 @@ func modernErrorStatus(err error) int {
 	return http.StatusOK
 }
 
-// passInputRequired seals a modern server's requestState with its process
-// (SPEC §4.6), and refuses input requests the client cannot answer with
+// passInputRequired takes a modern server's InputRequiredResult (the
+// caller has read its resultType): it seals the server's requestState with
+// its process (SPEC §4.6), and refuses input requests the client cannot answer with
 // -32021 (MissingRequiredClientCapability).
 func (bc *bridgeCall) passInputRequired(o callOutcome) (json.RawMessage, error) {
-	rt, _ := jsonrpc.Member(o.res, "resultType")
-	if string(rt) != `"input_required"` {
-		return o.res, nil
-	}
 	if reqs, ok := jsonrpc.Member(o.res, "inputRequests"); ok {
 		if missing := bc.missingCapabilities(reqs); missing != nil {
 			data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})

@@ -22,7 +22,9 @@ import (
 func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 	req := &modernReq{envelope: m}
 	header := r.Header.Get("Mcp-Protocol-Version")
-	meta := readMeta(m.params)
+	top := readParams(m.params)
+	req.state, req.hasState = top.state, top.state != nil
+	meta := readMetaMembers(top.meta)
 	if meta.version == nil {
 		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
@@ -49,8 +51,7 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 		return nil, e
 	}
 	if m.method == "tools/call" {
-		raw, _ := jsonrpc.Member(m.params, "name")
-		req.name, req.hasName = jsonrpc.Text(raw)
+		req.name, req.hasName = jsonrpc.Text(top.name)
 		if e := checkHeader(r, "Mcp-Name", req.name, true); e != nil {
 			return nil, e
 		}
@@ -62,11 +63,39 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 // absent).
 type requestMeta struct{ version, caps, info, level json.RawMessage }
 
+// modernParams is the members of a modern request's params the gateway
+// reads, raw (nil when absent), found in one scan: a tools/call's params
+// are scanned once, however many of them it reads.
+type modernParams struct{ meta, name, state json.RawMessage }
+
+// readParams reads params' _meta, name and requestState members; of a
+// member given twice, the last counts, as jsonrpc.Member reads it.
+func readParams(params []byte) modernParams {
+	var mp modernParams
+	_ = jsonrpc.Members(params, func(k, v []byte) bool {
+		switch {
+		case jsonrpc.KeyIs(k, "_meta"):
+			mp.meta = v
+		case jsonrpc.KeyIs(k, "name"):
+			mp.name = v
+		case jsonrpc.KeyIs(k, "requestState"):
+			mp.state = v
+		}
+		return true
+	})
+	return mp
+}
+
 // readMeta reads params._meta's reserved members in one scan.
 func readMeta(params []byte) requestMeta {
+	meta, _ := jsonrpc.Member(params, "_meta")
+	return readMetaMembers(meta)
+}
+
+// readMetaMembers reads a _meta object's reserved members in one scan.
+func readMetaMembers(meta []byte) requestMeta {
 	var rm requestMeta
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || meta[0] != '{' {
+	if len(meta) == 0 || meta[0] != '{' {
 		return rm
 	}
 	_ = jsonrpc.Members(meta, func(k, v []byte) bool {

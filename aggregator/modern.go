@@ -49,6 +49,9 @@ type modernReq struct {
 	level   string          // _meta logLevel ("" = every level)
 	name    string          // tools/call: params.name
 	hasName bool            // params.name is a string
+	// state is params.requestState, raw (a retry of MRTR; nil when absent).
+	state    json.RawMessage
+	hasState bool
 }
 
 // modernMeta reports whether a message names a modern protocol version in
@@ -156,8 +159,8 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
 	params, run := req.params, uint64(0)
-	if raw, ok := jsonrpc.Member(params, "requestState"); ok {
-		st, err := h.openState(raw, tokenDigest(token), name, rt)
+	if req.hasState {
+		st, err := h.openState(req.state, tokenDigest(token), name, rt)
 		if err != nil {
 			out.finish(errorParts(req.id, err)...)
 			return
@@ -223,12 +226,27 @@ func (h *handler) resumeCall(req *modernReq, st *requestState, out *stream, done
 	bc.await(req, out, done)
 }
 
+// resultType reads a result's resultType ("" when absent or not a
+// string) and whether it has one.
+func resultType(res json.RawMessage) (string, bool) {
+	raw, ok := jsonrpc.Member(res, "resultType")
+	kind, _ := jsonrpc.Text(raw)
+	return kind, ok
+}
+
 // modernResultParts renders a tools/call result response with
 // "resultType":"complete" first when the server (a legacy one) sent none
 // (MCP 2026-07-28: every result carries resultType), without copying the
 // result.
 func modernResultParts(id []byte, res json.RawMessage) [][]byte {
-	if _, ok := jsonrpc.Member(res, "resultType"); ok {
+	_, typed := resultType(res)
+	return typedResultParts(id, res, typed)
+}
+
+// typedResultParts is modernResultParts for a result whose resultType the
+// caller has read: typed says it has one.
+func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
+	if typed {
 		return resultParts(id, res)
 	}
 	body := trimSpace(res)[1:] // after the opening brace

@@ -284,12 +284,9 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 }
 
 // relayModernTask registers a modern server's CreateTaskResult
-// ({"resultType": "task", "taskId", "ttlMs", …}) for the caller (owner)
-// and rewrites its taskId; any other result comes back as it is.
+// ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
+// resultType) for the caller (owner) and rewrites its taskId.
 func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	if rt, _ := jsonrpc.Member(res, "resultType"); string(rt) != `"task"` {
-		return res, nil
-	}
 	ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
 	defer cancel()
 	t, err := h.registerRelayed(ctx, owner, res, "ttlMs", o, p)

@@ -112,12 +112,20 @@ func BenchmarkInprocSupervisor(b *testing.B) {
 }
 
 // BenchmarkInprocHTTP is one sequential tools/call through the whole
-// gateway over loopback HTTP.
+// gateway over loopback HTTP, legacy (in a session) and modern (MCP
+// 2026-07-28, no session).
 func BenchmarkInprocHTTP(b *testing.B) {
-	p := startInproc(b)
-	s := p.session(b)
-	for b.Loop() {
-		mustCall(b, s.Call, echoParams, "hello")
+	for _, name := range []string{"legacy", "modern"} {
+		b.Run(name, func(b *testing.B) {
+			p := startInproc(b)
+			s := p.hc.Modern()
+			if name == "legacy" {
+				s = p.session(b)
+			}
+			for b.Loop() {
+				mustCall(b, s.Call, echoParams, "hello")
+			}
+		})
 	}
 }
 
