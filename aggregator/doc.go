@@ -25,4 +25,5 @@
 //	taskrelay.go  servers' own tasks, routed by task id to their process
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
 //	tasknotify.go task status notifications, to the creator only
+//	taskpoll.go   a relayed task's changes, polled for its creator's listen
 package aggregator

@@ -17,8 +17,8 @@ import (
 type listener struct {
 	id    json.RawMessage
 	tools bool // the client asked for toolsListChanged
-	// taskIDs are the gateway-made tasks whose notifications/tasks it
-	// carries (tasknotify.go).
+	// taskIDs are the caller's tasks whose notifications/tasks it
+	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
 	taskIDs map[string]bool
 	queue   chan []byte
 
@@ -69,6 +69,8 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		return
 	}
 	h.notifyEnded(l) // tasknotify.go
+	// Relayed tasks are polled while the stream lasts (taskpoll.go).
+	defer h.pollRelayed(l, req.caps)()
 	out.keepAlive()
 	for {
 		select {

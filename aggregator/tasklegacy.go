@@ -14,7 +14,11 @@ import (
 // basic/utilities/tasks; SPEC §4.7): a tools/call with "task" params, and
 // tasks/get, tasks/result, tasks/list and tasks/cancel. A session's tasks
 // are its own: another session asking for one gets -32602, as for an
-// unknown id; they end with the session.
+// unknown id. They end with the session (DELETE or idle expiry), and are
+// cancelled upstream then, as nobody can reach them any more: a
+// gateway-made task's call is cancelled (its server gets
+// notifications/cancelled), a relayed task gets tasks/cancel
+// (bindRelayed).
 
 // taskCapability is the gateway's capabilities.tasks at initialize: it
 // lists, cancels and takes task-augmented tools/call (for any tool; see

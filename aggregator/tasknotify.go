@@ -19,7 +19,9 @@ import (
 //     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
 //     Status Notifications"); a task already ended when the subscription
 //     starts is sent at once. The acknowledgement lists the ids agreed:
-//     the caller's own gateway-made tasks; other ids are left out;
+//     the caller's own tasks; other ids are left out. For a relayed task
+//     (a modern server's own) the gateway polls the server while such a
+//     stream listens (taskpoll.go);
 //   - a server's own notifications/tasks/status for a relayed task goes to
 //     the legacy session that created it, with the gateway's task id
 //     (Gateway.TaskStatus).
@@ -103,7 +105,7 @@ func (h *handler) notifySession(id string, msg []byte) {
 }
 
 // listenTasks reads a subscriptions/listen's notifications.taskIds: the
-// ones agreed (the caller's gateway-made tasks) and their acknowledgement
+// ones agreed (the caller's own tasks) and their acknowledgement
 // member (`,"taskIds":[…]`, or "" when none were asked for). A caller
 // that asks without declaring the extension gets -32021.
 func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
@@ -121,7 +123,7 @@ func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMe
 	ack := []byte(`,"taskIds":[`)
 	owner := tokenOwner(r)
 	for _, id := range asked {
-		if t, err := h.tasks.get(id, owner); err == nil && t.up == nil && !agreed[id] {
+		if _, err := h.tasks.get(id, owner); err == nil && !agreed[id] {
 			if len(agreed) > 0 {
 				ack = append(ack, ',')
 			}

@@ -21,7 +21,9 @@ import (
 // tasks/cancel of that id go to that process only (supervisor CallRun
 // with its run), with taskId swapped back and forth; if the process has
 // ended (crash, restart, removal) they fail at once with -32602 and the
-// task is dropped: its state died with the process.
+// task is dropped: its state died with the process. When the legacy
+// session that created the task ends, the task is dropped and cancelled
+// on its server (bindRelayed).
 
 // relayTimeout bounds the tasks/get tasks/list asks a server per task.
 const relayTimeout = 5 * time.Second
@@ -66,12 +68,41 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 		return res, err
 	}
 	if bound != nil {
-		t.unbind = context.AfterFunc(bound, func() { h.tasks.remove(t, nil) })
+		h.bindRelayed(t, bound)
 	}
 	if obj, err = jsonrpc.Replace(obj, "taskId", jsonrpc.Quote(t.id)); err == nil {
 		res, err = jsonrpc.Replace(res, "task", obj)
 	}
 	return res, err
+}
+
+// bindRelayed ends the relayed task t when bound (its legacy session)
+// ends: t is dropped, and cancelled on its server with tasks/cancel (MCP
+// 2025-11-25 Task Cancellation: the server SHOULD stop it). A task is
+// bound to the session that made it, so once the session is gone nobody
+// can reach it through the gateway again; left alone, it would run on and
+// hold the server's resources until its ttl for a result nobody can read.
+// The hook counts in h.tasks.wg until it has run or been stopped (remove
+// calls t.unbind), so cancelAll waits for a tasks/cancel in flight.
+func (h *handler) bindRelayed(t *task, bound context.Context) {
+	h.tasks.wg.Add(1)
+	ready := make(chan struct{}) // t.unbind is set
+	stop := context.AfterFunc(bound, func() {
+		defer h.tasks.wg.Done()
+		<-ready
+		h.tasks.remove(t, nil)
+		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+		defer cancel()
+		_, _, _ = t.up.CallRun(ctx, t.run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.upID))+`}`), nil)
+	})
+	t.unbind = func() bool {
+		if !stop() {
+			return false
+		}
+		h.tasks.wg.Done()
+		return true
+	}
+	close(ready)
 }
 
 func mustMember(obj []byte, key string) []byte {

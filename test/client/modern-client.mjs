@@ -7,6 +7,7 @@
 //   node test/client/modern-client.mjs --url http://127.0.0.1:50005/mcp
 //        (--token TOKEN | --token-file PATH) [--mode modern|legacy|auto]
 //        [--list] [--call TOOL [--args 'JSON'] [--progress]]...
+//        [--task TOOL [--args 'JSON'] [--listen]]...
 //        [--elicit 'JSON' | --decline] [--sample TEXT] [--root URI]...
 //        [--log-level LEVEL] [--timeout SECONDS]
 //
@@ -22,6 +23,25 @@
 // content (default {"name":"modern-client"}) or a decline (--decline), a
 // sampling result whose text is --sample, and the --root URIs.
 //
+// --task calls TOOL as a task and follows it until it is completed, failed or
+// cancelled, polling tasks/get at the task's poll interval:
+//   - modern: through the tasks extension (io.modelcontextprotocol/tasks),
+//     which the client then declares in its capabilities; the server decides
+//     and answers a CreateTaskResult (resultType "task"), and tasks/get's
+//     DetailedTask carries the result. With --listen the client first opens a
+//     subscriptions/listen naming the task (notifications.taskIds) and prints
+//     the notifications/tasks it gets.
+//   - legacy: MCP 2025-11-25 tasks, a tools/call with "task" params
+//     ({"ttl": 60000}); the result comes from tasks/result.
+// The SDK 2.4.0 has no task runtime (its task types are "2025-11-25 wire
+// vocabulary with no SDK runtime"). The task methods go out with
+// Protocol.request's custom-method form (a result schema as second argument),
+// so every message goes through the SDK client and its Streamable HTTP
+// transport (headers, _meta envelope, Mcp-Name set to the taskId). The modern
+// codec refuses a resultType it does not know before any schema applies, so
+// TaskClient below keeps the raw CreateTaskResult in the documented
+// _onresponse override before the codec refuses it.
+//
 // Output: one JSON line per event, in order:
 //   {"step":"connect","era":"modern","protocolVersion":"2026-07-28","serverInfo":{...},"capabilities":{...}}
 //   {"step":"list","tools":["echo",...]}
@@ -29,16 +49,23 @@
 //   {"event":"progress","tool":"x","progress":1,"total":3}
 //   {"event":"log","params":{...}}
 //   {"step":"call","tool":"echo","result":{...CallToolResult...}}
+//   {"step":"task-created","tool":"x","taskId":"…","task":{...CreateTaskResult as received...}}
+//   {"event":"task-status","taskId":"…","status":"working"}   (each status tasks/get shows first)
+//   {"event":"task-notification","params":{...}}              (--listen: each notifications/tasks)
+//   {"step":"task","tool":"x","taskId":"…","status":"completed","statuses":[...],"result":{...}|"error":{...}}
 // A result with isError:true is printed like any other (exit 0); a
 // connection, HTTP or JSON-RPC error prints {"step":...,"error":{code,message}}
 // and exits 1.
 
 import { readFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const MODERN = '2026-07-28';
+const TASKS_EXT = 'io.modelcontextprotocol/tasks';
+const TERMINAL = ['completed', 'failed', 'cancelled'];
 const USAGE = `usage: modern-client.mjs --url URL (--token TOKEN | --token-file PATH) [--mode modern|legacy|auto]
-       [--list] [--call TOOL [--args JSON] [--progress]]... [--elicit JSON | --decline]
+       [--list] [--call TOOL [--args JSON] [--progress]]... [--task TOOL [--args JSON] [--listen]]...
+       [--elicit JSON | --decline]
        [--sample TEXT] [--root URI]... [--log-level LEVEL] [--timeout SECONDS (default 60)]`;
 
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
@@ -83,12 +110,15 @@ function parseArgv(argv) {
             case '--mode': o.mode = value(); break;
             case '--list': o.steps.push({ step: 'list' }); break;
             case '--call': o.steps.push({ step: 'call', tool: value(), args: {}, progress: false }); break;
+            case '--task': o.steps.push({ step: 'task', tool: value(), args: {}, listen: false }); break;
             case '--args':
-            case '--progress': {
+            case '--progress':
+            case '--listen': {
                 const last = o.steps.at(-1);
-                if (!last || last.step !== 'call') fail(`${flag} must follow --call TOOL`);
+                const want = flag === '--progress' ? ['call'] : flag === '--listen' ? ['task'] : ['call', 'task'];
+                if (!last || !want.includes(last.step)) fail(`${flag} must follow ${want.map((w) => `--${w} TOOL`).join(' or ')}`);
                 if (flag === '--args') last.args = json(`--args for ${last.tool}`, value());
-                else last.progress = true;
+                else last[flag.slice(2)] = true;
                 break;
             }
             case '--elicit': o.elicit = json('--elicit', value()); break;
@@ -104,6 +134,7 @@ function parseArgv(argv) {
     if (!o.url) fail(`--url is required\n${USAGE}`);
     if (!['modern', 'legacy', 'auto'].includes(o.mode)) fail(`--mode must be modern, legacy or auto, not ${JSON.stringify(o.mode)}`);
     if (!(o.timeout > 0)) fail('--timeout must be a positive number of seconds');
+    if (o.steps.some((s) => s.listen) && o.mode !== 'modern') fail('--listen needs --mode modern (subscriptions/listen is 2026-07-28)');
     if (o.steps.length === 0) o.steps.push({ step: 'list' });
     return o;
 }
@@ -112,14 +143,128 @@ function errorJSON(e) {
     return { code: typeof e?.code === 'number' ? e.code : undefined, message: String(e?.message ?? e), data: e?.data };
 }
 
+// anyResult is a Standard Schema that accepts any value: the result schema of
+// the custom-method form of Client.request, for tasks/get, whose result the
+// SDK has no schema for.
+const anyResult = { '~standard': { version: 1, vendor: 'mcp-gateway-test', validate: (value) => ({ value }) } };
+
+// TaskClient is the SDK client plus what the tasks extension needs of it: the
+// raw CreateTaskResult of a call, which the SDK's modern codec rejects as an
+// unsupported resultType after _onresponse has seen it.
+class TaskClient extends Client {
+    #created = new Map(); // JSON-RPC id -> CreateTaskResult
+
+    _onresponse(response) {
+        if (response?.result?.resultType === 'task') this.#created.set(response.id, response.result);
+        super._onresponse(response);
+    }
+
+    // callToolAsTask calls a tool and returns the CreateTaskResult the server
+    // answered, or {complete: CallToolResult} if it made no task. Steps run
+    // one at a time, so the one kept CreateTaskResult is this call's.
+    async callToolAsTask(params, options) {
+        this.#created.clear();
+        try {
+            return { complete: await this.callTool(params, options) };
+        } catch (e) {
+            if (e?.code !== SdkErrorCode.UnsupportedResultType || e?.data?.resultType !== 'task' || this.#created.size !== 1) throw e;
+            const [task] = this.#created.values();
+            this.#created.clear();
+            return { task };
+        }
+    }
+
+    #ended = new Set(); // task ids a notifications/tasks said ended
+    #wake = () => {};
+
+    noted(params) {
+        if (!TERMINAL.includes(params?.status)) return;
+        this.#ended.add(params.taskId);
+        this.#wake();
+    }
+
+    // notedEnd waits until a notifications/tasks has said that taskId ended,
+    // or until deadline (ms since the epoch).
+    async notedEnd(taskId, deadline) {
+        while (!this.#ended.has(taskId) && Date.now() < deadline) {
+            await new Promise((resolve) => {
+                const t = setTimeout(resolve, deadline - Date.now());
+                this.#wake = () => {
+                    clearTimeout(t);
+                    resolve();
+                };
+            });
+        }
+    }
+
+    getTask(taskId, options) {
+        return this.request({ method: 'tasks/get', params: { taskId } }, anyResult, options);
+    }
+}
+
+// createTask calls s.tool as a task and returns the CreateTaskResult as
+// received and its task id.
+async function createTask(client, s, timeout) {
+    if (client.getProtocolEra() === 'modern') {
+        const created = await client.callToolAsTask({ name: s.tool, arguments: s.args }, { timeout });
+        if (created.complete) throw new Error(`${s.tool} answered without a task: ${JSON.stringify(created.complete)}`);
+        return { task: created.task, taskId: created.task.taskId };
+    }
+    const params = { name: s.tool, arguments: s.args, task: { ttl: 60000 } };
+    const task = await client.request({ method: 'tools/call', params }, anyResult, { timeout });
+    if (typeof task?.task?.taskId !== 'string') throw new Error(`${s.tool} answered without a task: ${JSON.stringify(task)}`);
+    return { task, taskId: task.task.taskId };
+}
+
+// runTask runs one --task step: the call, an optional listen, then tasks/get
+// until the task ends, then (legacy) tasks/result.
+async function runTask(client, s, timeout) {
+    const modern = client.getProtocolEra() === 'modern';
+    const { task, taskId } = await createTask(client, s, timeout);
+    out({ step: 'task-created', tool: s.tool, taskId, task });
+    const sub = s.listen ? await client.listen({ taskIds: [taskId] }, { timeout }) : undefined;
+    const statuses = [];
+    const deadline = Date.now() + timeout;
+    let got;
+    for (;;) {
+        got = await client.getTask(taskId, { timeout });
+        if (statuses.at(-1) !== got.status) {
+            statuses.push(got.status);
+            out({ event: 'task-status', taskId: got.taskId, status: got.status });
+        }
+        if (TERMINAL.includes(got.status)) break;
+        if (Date.now() > deadline) throw new Error(`task ${taskId} still ${got.status} after ${timeout} ms`);
+        const every = Number(modern ? got.pollIntervalMs : got.pollInterval) || 500;
+        await new Promise((r) => setTimeout(r, Math.max(50, every)));
+    }
+    if (sub) {
+        // The poll saw the end; the notification of it may still be on its way.
+        await client.notedEnd(taskId, deadline);
+        await sub.close();
+    }
+    let outcome = got.error ? { error: got.error } : { result: got.result };
+    if (!modern) {
+        try {
+            outcome = { result: await client.request({ method: 'tasks/result', params: { taskId } }, anyResult, { timeout }) };
+        } catch (e) {
+            outcome = { error: errorJSON(e) };
+        }
+    }
+    out({ step: 'task', tool: s.tool, taskId: got.taskId, status: got.status, statuses, ...outcome });
+}
+
 async function main() {
     const o = parseArgv(process.argv.slice(2));
     const headers = o.token ? { Authorization: `Bearer ${o.token}` } : {};
     const transport = new StreamableHTTPClientTransport(new URL(o.url), { requestInit: { headers } });
-    const client = new Client(
+    const tasks = o.steps.some((s) => s.step === 'task');
+    const client = new TaskClient(
         { name: 'mcp-gateway-modern-client', version: '1.0.0' },
         {
-            capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: false } },
+            capabilities: {
+                elicitation: {}, sampling: {}, roots: { listChanged: false },
+                ...(tasks ? { extensions: { [TASKS_EXT]: {} } } : {}),
+            },
             versionNegotiation: { mode: o.mode === 'modern' ? { pin: MODERN } : o.mode },
         },
     );
@@ -136,6 +281,10 @@ async function main() {
         return { roots: o.roots.map((uri) => ({ uri, name: uri })) };
     });
     client.setNotificationHandler('notifications/message', (n) => out({ event: 'log', params: n.params }));
+    client.setNotificationHandler('notifications/tasks', { params: anyResult }, (params) => {
+        out({ event: 'task-notification', params });
+        client.noted(params);
+    });
 
     const timeout = o.timeout * 1000;
     let step = 'connect';
@@ -154,6 +303,10 @@ async function main() {
         }
         for (const s of o.steps) {
             step = s.step;
+            if (s.step === 'task') {
+                await runTask(client, s, timeout);
+                continue;
+            }
             if (s.step === 'list') {
                 const r = await client.listTools(undefined, { timeout });
                 out({ step: 'list', tools: r.tools.map((t) => t.name) });

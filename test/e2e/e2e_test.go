@@ -1,6 +1,7 @@
 // Package e2e tests the real gateway binary with parts nobody here wrote:
 // the npm servers server-everything, -memory and -filesystem (pinned in
-// test/package.json), the official TypeScript SDK client, and go-sdk's
+// test/package.json), the official TypeScript SDK client (v1, and v2 for
+// tasks with the SDK v2 server fixture, tasks_test.go), and go-sdk's
 // client, over real HTTP.
 package e2e
 
@@ -82,6 +83,13 @@ func startGateway(t *testing.T) *gateway {
 	}`, filepath.Join(nm, "mcp-server-memory"), filepath.Join(dir, "memory.jsonl"), filepath.Join(nm, "mcp-server-filesystem"))
 	os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(catalog), 0o644)
 	config := fmt.Sprintf(`{"memory": {}, "filesystem": {"paths": [%q]}, "everything": {"runCmd": "exec node %s"}}`, data, filepath.Join(nm, "mcp-server-everything"))
+	return launch(t, dir, config)
+}
+
+// launch starts the gateway daemon with config in dir and stops it at the
+// test's end.
+func launch(t *testing.T, dir, config string) *gateway {
+	t.Helper()
 	port := freePort(t)
 	token := "e2e-token-" + strconv.Itoa(port)
 	cmd := exec.Command(gatewayBin, "--config", config, "--port", strconv.Itoa(port), "--listen", "127.0.0.1",

@@ -1,0 +1,45 @@
+package aggregator
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A legacy session's end, by DELETE or by idle expiry, cancels its relayed
+// tasks on their server (tasks/cancel with the server's own id) and drops
+// them: nobody can reach them through the gateway any more (issue 14).
+func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
+	for _, how := range []string{"DELETE", "idle"} {
+		t.Run(how, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec")
+			var o HTTPOptions // DELETE: the default idle timeout, minutes
+			if how == "idle" {
+				o.SessionTimeout = 500 * time.Millisecond
+			}
+			srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": mktask, "MCP_FAKE_RECORD_FILE": rec}}, o)
+			c := newClient(t, srv)
+			createTask(t, c, 2, "mktask", `{"ms":60000}`, "60000")
+			if how == "DELETE" {
+				if resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c)); resp.StatusCode != 200 && resp.StatusCode != 204 {
+					t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+				}
+			}
+			want := `tasks/cancel {"taskId":"1"}`
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if b, _ := os.ReadFile(rec); strings.Contains(string(b), want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					b, _ := os.ReadFile(rec)
+					t.Fatalf("the server's record %q lacks %s 10 s after the session ended", b, want)
+				}
+			}
+			if n, _ := gw.allHandlers()[0].tasks.usage(); n != 0 {
+				t.Errorf("%d tasks kept after their session ended", n)
+			}
+		})
+	}
+}
