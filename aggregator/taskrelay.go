@@ -82,27 +82,14 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 // bound to the session that made it, so once the session is gone nobody
 // can reach it through the gateway again; left alone, it would run on and
 // hold the server's resources until its ttl for a result nobody can read.
-// The hook counts in h.tasks.wg until it has run or been stopped (remove
-// calls t.unbind), so cancelAll waits for a tasks/cancel in flight.
+// cancelAll waits for a tasks/cancel in flight (bindTask).
 func (h *handler) bindRelayed(t *task, bound context.Context) {
-	h.tasks.wg.Add(1)
-	ready := make(chan struct{}) // t.unbind is set
-	stop := context.AfterFunc(bound, func() {
-		defer h.tasks.wg.Done()
-		<-ready
+	h.bindTask(t, bound, func() {
 		h.tasks.remove(t, nil)
 		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
 		defer cancel()
 		_, _, _ = t.up.CallRun(ctx, t.run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.upID))+`}`), nil)
 	})
-	t.unbind = func() bool {
-		if !stop() {
-			return false
-		}
-		h.tasks.wg.Done()
-		return true
-	}
-	close(ready)
 }
 
 func mustMember(obj []byte, key string) []byte {

@@ -76,7 +76,7 @@ func (h *handler) startTask(t *task, params json.RawMessage, bound context.Conte
 		return err
 	}
 	if bound != nil {
-		t.unbind = context.AfterFunc(bound, func() { h.tasks.remove(t, errTaskSession) })
+		h.bindTask(t, bound, func() { h.tasks.remove(t, errTaskSession) })
 	}
 	h.tasks.wg.Add(1)
 	go func() {
@@ -87,6 +87,29 @@ func (h *handler) startTask(t *task, params json.RawMessage, bound context.Conte
 		h.finishTask(t, res, err)
 	}()
 	return nil
+}
+
+// bindTask runs end on a goroutine of its own when bound (t's legacy
+// session) ends, and sets t.unbind to stop it (remove calls it). The hook
+// counts in h.tasks.wg until it has run or been stopped, so cancelAll
+// waits for it; it waits for t.unbind to be set, since with bound ended
+// already it starts at once (a data race, found by go test -race).
+func (h *handler) bindTask(t *task, bound context.Context, end func()) {
+	h.tasks.wg.Add(1)
+	ready := make(chan struct{})
+	stop := context.AfterFunc(bound, func() {
+		defer h.tasks.wg.Done()
+		<-ready
+		end()
+	})
+	t.unbind = func() bool {
+		if !stop() {
+			return false
+		}
+		h.tasks.wg.Done()
+		return true
+	}
+	close(ready)
 }
 
 // withoutMember returns obj without its member key (compact).

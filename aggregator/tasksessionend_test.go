@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,5 +42,34 @@ func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
 				t.Errorf("%d tasks kept after their session ended", n)
 			}
 		})
+	}
+}
+
+// A task whose session has already ended as it starts is dropped at once,
+// and the hook that drops it does not race with startTask setting
+// t.unbind (go test -race; the hook runs on its own goroutine at once).
+func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
+	_, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}})
+	h := gw.allHandlers()[0]
+	for range 50 {
+		ended, end := context.WithCancel(context.Background())
+		end()
+		tk := newTask("session:gone", time.Minute)
+		if err := h.startTask(tk, []byte(`{"name":"sleep","arguments":{"ms":30000}}`), ended, nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-tk.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the task of an ended session still runs 10 s later")
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if n, _ := h.tasks.usage(); n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tasks of ended sessions are still kept 10 s later")
+		}
 	}
 }
