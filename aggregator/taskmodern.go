@@ -37,8 +37,13 @@ import (
 const extTasks = "io.modelcontextprotocol/tasks"
 
 // taskAfter is how long a modern caller's call to a legacy server runs
-// before the gateway makes it a task.
-const taskAfter = time.Second
+// before the gateway makes it a task. It sits well under a second: the
+// tasks extension's scenarios treat a call of one second (slow_compute
+// {"seconds": 1}, failing_job) as one that makes a task, and at a 1 s
+// threshold such a call raced the timer by the milliseconds of its
+// transport. It equals taskPollInterval, so a call that just misses it
+// is answered about as soon as a poll would have seen it end.
+const taskAfter = 500 * time.Millisecond
 
 // modernCapabilities are server/discover's: the tools, logging, and the
 // tasks extension.

@@ -195,3 +195,20 @@ func TestModernTaskLimitServesWithoutTask(t *testing.T) {
 		t.Errorf("the second, past the limit: %s", got)
 	}
 }
+
+// A call that runs for about a second is one the tasks extension's
+// scenarios expect a task for (slow_compute {"seconds": 1}, failing_job):
+// the gateway makes it one well before it ends, not in a race with its
+// end (the threshold was 1 s; see taskAfter).
+func TestModernTaskOfASecondLongCall(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}})
+	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: tasksCaps}
+	start := time.Now()
+	v := decodeTask(t, c.call(1, "sleep", `"arguments":{"ms":900},`))
+	if v.ResultType != "task" || v.Status != "working" {
+		t.Fatalf("a 900 ms call: want a working task, got %+v", v)
+	}
+	if took := time.Since(start); took > 800*time.Millisecond {
+		t.Errorf("the CreateTaskResult came after %s, want it well before the call's 900 ms end", took)
+	}
+}
