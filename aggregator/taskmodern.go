@@ -107,6 +107,23 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	return true
 }
 
+// dropLegacyTask removes a 2025-11-25 "task" member from a modern
+// caller's tools/call params bound for a legacy server. The tasks
+// extension has no such param (a server tolerates it and makes no task of
+// it, SEP-2663); relayed to a legacy server that has tasks, it would make
+// a 2025-11-25 task whose {"task": …} and server-side id the modern caller
+// could never use. A modern server gets it as sent (SPEC §4.3).
+func (h *handler) dropLegacyTask(req *modernReq) {
+	if _, ok := jsonrpc.Member(req.params, "task"); !ok {
+		return
+	}
+	rt, _, err := h.modernRoute(req)
+	if err != nil || rt.upstream.Status().Era == supervisor.EraModern {
+		return
+	}
+	req.params = withoutMember(req.params, "task")
+}
+
 // modernBase is the Session and Client of a modern gateway-made task.
 type modernBase struct {
 	id   string
