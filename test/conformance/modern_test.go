@@ -12,7 +12,10 @@ package conformance
 //     behind it over stdio;
 //   - TestModernGatewayLegacyServer: the real gateway with the legacy Go
 //     fixture (./fixture) behind it, so the MRTR bridge (SPEC §4.6) is what
-//     the input-required-result-* scenarios test.
+//     the input-required-result-* scenarios test;
+//   - TestModernGatewayMadeTasks (gatewaytasks_test.go): the tasks-*
+//     scenarios with the legacy fixture under -no-tasks behind the
+//     gateway, so every task is one the gateway makes.
 //
 // TestConformanceNextLegacy runs the same suite's 2025-11-25 scenarios
 // against the legacy front (they pass today, and check more than 0.1.16).
