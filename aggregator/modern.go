@@ -89,6 +89,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 	case "tools/list":
 		h.modernList(w, req)
 	case "tools/call":
+		h.dropLegacyTask(req)
 		if h.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
 			return
 		}

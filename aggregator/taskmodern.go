@@ -37,8 +37,13 @@ import (
 const extTasks = "io.modelcontextprotocol/tasks"
 
 // taskAfter is how long a modern caller's call to a legacy server runs
-// before the gateway makes it a task.
-const taskAfter = time.Second
+// before the gateway makes it a task. It sits well under a second: the
+// tasks extension's scenarios treat a call of one second (slow_compute
+// {"seconds": 1}, failing_job) as one that makes a task, and at a 1 s
+// threshold such a call raced the timer by the milliseconds of its
+// transport. It equals taskPollInterval, so a call that just misses it
+// is answered about as soon as a poll would have seen it end.
+const taskAfter = 500 * time.Millisecond
 
 // modernCapabilities are server/discover's: the tools, logging, and the
 // tasks extension.
@@ -100,6 +105,23 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		h.tasks.remove(t, errClientCancelled)
 	}
 	return true
+}
+
+// dropLegacyTask removes a 2025-11-25 "task" member from a modern
+// caller's tools/call params bound for a legacy server. The tasks
+// extension has no such param (a server tolerates it and makes no task of
+// it, SEP-2663); relayed to a legacy server that has tasks, it would make
+// a 2025-11-25 task whose {"task": …} and server-side id the modern caller
+// could never use. A modern server gets it as sent (SPEC §4.3).
+func (h *handler) dropLegacyTask(req *modernReq) {
+	if _, ok := jsonrpc.Member(req.params, "task"); !ok {
+		return
+	}
+	rt, _, err := h.modernRoute(req)
+	if err != nil || rt.upstream.Status().Era == supervisor.EraModern {
+		return
+	}
+	req.params = withoutMember(req.params, "task")
 }
 
 // modernBase is the Session and Client of a modern gateway-made task.

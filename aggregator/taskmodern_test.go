@@ -195,3 +195,38 @@ func TestModernTaskLimitServesWithoutTask(t *testing.T) {
 		t.Errorf("the second, past the limit: %s", got)
 	}
 }
+
+// A call that runs for about a second is one the tasks extension's
+// scenarios expect a task for (slow_compute {"seconds": 1}, failing_job):
+// the gateway makes it one well before it ends, not in a race with its
+// end (the threshold was 1 s; see taskAfter).
+func TestModernTaskOfASecondLongCall(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}})
+	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: tasksCaps}
+	start := time.Now()
+	v := decodeTask(t, c.call(1, "sleep", `"arguments":{"ms":900},`))
+	if v.ResultType != "task" || v.Status != "working" {
+		t.Fatalf("a 900 ms call: want a working task, got %+v", v)
+	}
+	if took := time.Since(start); took > 800*time.Millisecond {
+		t.Errorf("the CreateTaskResult came after %s, want it well before the call's 900 ms end", took)
+	}
+}
+
+// A modern caller's 2025-11-25 "task" param (which the tasks extension
+// does not have: a server tolerates it and makes no task of it, SEP-2663)
+// does not reach a legacy server: one that has tasks would make a
+// 2025-11-25 task the modern caller could never reach, and answer
+// {"task": …} with its own task id. With or without the extension, the
+// call is served as a plain call.
+func TestModernLegacyTaskParamDropped(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"mktask","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]`}})
+	for i, caps := range []string{`{}`, tasksCaps} {
+		c := modernCaller{t: t, url: srv.URL + "/mcp", caps: caps}
+		got := string(result(t, c.call(i+1, "mktask", `"arguments":{"ms":10},"task":{"ttl":60000,"pollInterval":100},`)))
+		if want := `{"resultType":"complete","content":[{"type":"text","text":"task none done"}]}`; got != want {
+			t.Errorf("caps %s: want %s, got %s", caps, want, got)
+		}
+	}
+}

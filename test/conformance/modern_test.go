@@ -12,7 +12,10 @@ package conformance
 //     behind it over stdio;
 //   - TestModernGatewayLegacyServer: the real gateway with the legacy Go
 //     fixture (./fixture) behind it, so the MRTR bridge (SPEC §4.6) is what
-//     the input-required-result-* scenarios test.
+//     the input-required-result-* scenarios test;
+//   - TestModernGatewayMadeTasks (gatewaytasks_test.go): the tasks-*
+//     scenarios with the legacy fixture under -no-tasks behind the
+//     gateway, so every task is one the gateway makes.
 //
 // TestConformanceNextLegacy runs the same suite's 2025-11-25 scenarios
 // against the legacy front (they pass today, and check more than 0.1.16).
@@ -91,9 +94,12 @@ var modernScenarios = []string{
 }
 
 // tasksScenarios are the tasks extension's (io.modelcontextprotocol/tasks,
-// SEP-2663) scenarios. They run only with the modern fixture behind the
-// gateway: the legacy fixture has no tasks, and SPEC §4.7 routes tasks
-// within one era rather than translating 2025-11-25 tasks into the extension.
+// SEP-2663) scenarios. TestModernGatewayTasks runs them with the modern
+// fixture behind the gateway (the server's own tasks, relayed);
+// TestModernGatewayMadeTasks with the legacy fixture under -no-tasks (tasks
+// the gateway makes). SPEC §4.7 routes tasks within one era rather than
+// translating 2025-11-25 tasks into the extension, so the legacy fixture's
+// own 2025-11-25 tasks are not what these scenarios test.
 var tasksScenarios = []string{
 	"tasks-lifecycle",
 	"tasks-capability-negotiation",
@@ -193,6 +199,17 @@ type modernEnv struct {
 	// bridge: a legacy server is behind the gateway (bridgeSkip,
 	// bridgeLenient apply).
 	bridge bool
+	// notApplicable, if set, replaces the package's notApplicable for
+	// this run (gatewayTaskNA).
+	notApplicable map[string]map[string]string
+}
+
+// na is the run's list of not-applicable checks.
+func (e modernEnv) na() map[string]map[string]string {
+	if e.notApplicable != nil {
+		return e.notApplicable
+	}
+	return notApplicable
 }
 
 func setupModern(t *testing.T) modernEnv {
@@ -705,8 +722,24 @@ func requireModernList(t *testing.T, endpoint string, fixtureTools []string) {
 }
 
 func modernListTools(endpoint string) ([]string, error) {
+	defs, err := modernListToolDefs(endpoint)
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	return names, err
+}
+
+// toolDef is a tools/list entry: its name and execution.
+type toolDef struct {
+	Name      string          `json:"name"`
+	Execution json.RawMessage `json:"execution"`
+}
+
+// modernListToolDefs lists the tools with 2026-07-28 requests.
+func modernListToolDefs(endpoint string) ([]toolDef, error) {
 	c := &http.Client{Timeout: 30 * time.Second}
-	var names []string
+	var names []toolDef
 	cursor := ""
 	for page := 0; page < 100; page++ {
 		params := map[string]any{"_meta": map[string]any{
@@ -737,18 +770,14 @@ func modernListTools(endpoint string) ([]string, error) {
 		}
 		var list struct {
 			Result *struct {
-				Tools []struct {
-					Name string `json:"name"`
-				} `json:"tools"`
-				NextCursor string `json:"nextCursor"`
+				Tools      []toolDef `json:"tools"`
+				NextCursor string    `json:"nextCursor"`
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(msg, &list); err != nil || list.Result == nil {
 			return nil, fmt.Errorf("tools/list: HTTP %d, no result: %s", resp.StatusCode, msg)
 		}
-		for _, tl := range list.Result.Tools {
-			names = append(names, tl.Name)
-		}
+		names = append(names, list.Result.Tools...)
 		if cursor = list.Result.NextCursor; cursor == "" {
 			return names, nil
 		}
@@ -840,7 +869,7 @@ func (e modernEnv) runScenario(t *testing.T, endpoint, outDir, version, scenario
 		switch c.Status {
 		case "FAILURE":
 			failed[c.ID] = true
-			if reason, ok := notApplicable[scenario][c.ID]; ok {
+			if reason, ok := e.na()[scenario][c.ID]; ok {
 				excused = append(excused, fmt.Sprintf("%s (%s): %s", c.ID, reason, c.ErrorMessage))
 				continue
 			}
@@ -849,7 +878,7 @@ func (e modernEnv) runScenario(t *testing.T, endpoint, outDir, version, scenario
 			warnings = append(warnings, c.ID+": "+c.ErrorMessage)
 		}
 	}
-	for id, reason := range notApplicable[scenario] {
+	for id, reason := range e.na()[scenario] {
 		if !failed[id] && !allowPass[id] {
 			t.Errorf("check %s passed but is listed in notApplicable (%s): remove it from the list", id, reason)
 		}
