@@ -31,14 +31,14 @@ const testToken = "test-token-123"
 
 // startGateway runs a gateway over fake servers (name → extra env) behind
 // an httptest server.
-func startGateway(t *testing.T, servers map[string]map[string]string) (*httptest.Server, *Gateway) {
+func startGateway(t testing.TB, servers map[string]map[string]string) (*httptest.Server, *Gateway) {
 	t.Helper()
 	return startGatewayOpts(t, servers, HTTPOptions{MaxSessions: 3})
 }
 
 // startGatewayOpts is startGateway with the handler's options (Token and
 // Health are set here).
-func startGatewayOpts(t *testing.T, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
+func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
 	t.Helper()
 	var names []string
 	for n := range servers {
