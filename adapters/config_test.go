@@ -203,7 +203,7 @@ var acceptCases = []struct {
 		want: []adapters.Server{{Name: "filesystem", Spec: adapters.LaunchSpec{
 			Kind:    "catalog",
 			Argv:    []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/a", "/b"},
-			Install: [][]string{{"npm", "cache", "add", "@modelcontextprotocol/server-filesystem"}},
+			Install: [][]string{{"npm", "exec", "--yes", "--package=@modelcontextprotocol/server-filesystem", "--", "true"}},
 		}}},
 	},
 	{
@@ -212,7 +212,7 @@ var acceptCases = []struct {
 		want: []adapters.Server{{Name: "filesystem", Spec: adapters.LaunchSpec{
 			Kind:    "catalog",
 			Argv:    []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/my data"},
-			Install: [][]string{{"npm", "cache", "add", "@modelcontextprotocol/server-filesystem"}},
+			Install: [][]string{{"npm", "exec", "--yes", "--package=@modelcontextprotocol/server-filesystem", "--", "true"}},
 		}}},
 	},
 	{

@@ -47,7 +47,7 @@
 //	Describe  {"protocol":1}
 //	       -> {"protocol":1,"prefixes":["npm/"],"help":"\"npm/<package>\" with optional {\"args\": [...]}"}
 //	Resolve   {"protocol":1,"key":"npm/x","entry":{"args":["-v"],"envs":{"A":"b"}}}
-//	       -> {"argv":["npx","-y","x","-v"],"env":{},"dir":"","install":[["npm","cache","add","x"]],
+//	       -> {"argv":["npx","-y","x","-v"],"env":{},"dir":"","install":[["npm","exec","--yes","--package=x","--","true"]],
 //	           "warnings":[],"errors":[]}
 //
 // "entry" is the config value as written, {} for null, after the gateway has

@@ -164,7 +164,7 @@ func TestNPMExample(t *testing.T) {
 	want := adapters.LaunchSpec{
 		Kind:    "adapter:npm",
 		Argv:    []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
-		Install: [][]string{{"npm", "cache", "add", "@modelcontextprotocol/server-everything"}},
+		Install: [][]string{{"npm", "exec", "--yes", "--package=@modelcontextprotocol/server-everything", "--", "true"}},
 	}
 	if diff := cmp.Diff(want, servers[0].Spec, cmpSpec); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
@@ -179,7 +179,7 @@ func TestNPMExample(t *testing.T) {
 		Argv:    []string{"npx", "-y", "left-pad@1.3.0", "stdio", "--port", "0"},
 		Env:     map[string]string{"API_KEY": "k-12345"},
 		Secrets: []string{"k-12345"},
-		Install: [][]string{{"npm", "cache", "add", "left-pad@1.3.0"}},
+		Install: [][]string{{"npm", "exec", "--yes", "--package=left-pad@1.3.0", "--", "true"}},
 	}
 	if diff := cmp.Diff(want, servers[0].Spec, cmpSpec); diff != "" {
 		t.Errorf("spec with args (-want +got):\n%s", diff)

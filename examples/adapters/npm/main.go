@@ -4,8 +4,10 @@
 //	{"npm/@modelcontextprotocol/server-everything": {"args": ["stdio"]}}
 //
 // runs `npx -y @modelcontextprotocol/server-everything stdio`, and
-// `mcp-gateway pull` runs `npm cache add @modelcontextprotocol/server-everything`
-// so that the first start needs no download. The package may carry a
+// `mcp-gateway pull` runs `npm exec --yes
+// --package=@modelcontextprotocol/server-everything -- true`, which installs
+// the package and its dependencies into npx's cache (`npm cache add` would
+// store the package alone), so that the first start needs no download. The package may carry a
 // version: "npm/left-pad@1.3.0".
 //
 // Build it and put it in the gateway's adapters dir:
@@ -73,6 +75,6 @@ func (npmAdapter) Resolve(key string, e adapters.Entry) (adapters.LaunchSpec, []
 	}
 	return adapters.LaunchSpec{
 		Argv:    append([]string{"npx", "-y", pkg}, args...),
-		Install: [][]string{{"npm", "cache", "add", pkg}},
+		Install: [][]string{{"npm", "exec", "--yes", "--package=" + pkg, "--", "true"}},
 	}, warns, nil
 }

@@ -45,7 +45,7 @@ func TestResolve(t *testing.T) {
 		if diff := cmp.Diff(tc.argv, spec.Argv); diff != "" {
 			t.Errorf("%s %s: argv (-want +got):\n%s", tc.key, tc.args, diff)
 		}
-		if diff := cmp.Diff([][]string{{"npm", "cache", "add", tc.argv[2]}}, spec.Install); diff != "" {
+		if diff := cmp.Diff([][]string{{"npm", "exec", "--yes", "--package=" + tc.argv[2], "--", "true"}}, spec.Install); diff != "" {
 			t.Errorf("%s: install (-want +got):\n%s", tc.key, diff)
 		}
 	}
