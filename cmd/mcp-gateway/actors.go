@@ -140,12 +140,16 @@ func hupActor(rl *supervisor.Reloader, hup <-chan os.Signal, logger *slog.Logger
 }
 
 // controlActor serves the control socket (SPEC §8.1). `mcp-gateway stop`
-// makes it return without an error, which ends the group as SIGTERM does.
+// makes it return errStopCommand, which ends the group as SIGTERM does.
 func controlActor(ctl *ipc.ControlServer, handle ipc.Handler) actor {
 	return actor{func() error {
 		if err := ctl.Serve(handle); !errors.Is(err, ipc.ErrStopRequested) {
 			return err
 		}
-		return nil
+		return errStopCommand
 	}, func(error) { ctl.Close() }}
 }
+
+// errStopCommand ends the run group on `mcp-gateway stop`: a stop, not a
+// failure (serve logs it as the reason and returns nil).
+var errStopCommand = errors.New("requested with mcp-gateway stop")

@@ -137,6 +137,10 @@ func TestStatusReloadStop(t *testing.T) {
 	if alive(daemon) {
 		t.Error("stop returned while the daemon is alive")
 	}
+	// An operator reads in the log that the stop finished, and why.
+	if log := e.logText(); !strings.Contains(log, `msg=stopped reason="requested with mcp-gateway stop"`) {
+		t.Errorf("the log does not say the daemon stopped on mcp-gateway stop:\n%s", log)
+	}
 	if alive(pidA) {
 		t.Error("stop left server a running")
 	}

@@ -109,7 +109,7 @@ func (d *daemon) serve() error {
 	}
 	// oklog/run: compare with errors.Is(err, run.ErrSignal); a value
 	// SignalError target matches errors.As without being filled in.
-	if errors.Is(err, run.ErrSignal) {
+	if errors.Is(err, run.ErrSignal) || errors.Is(err, errStopCommand) {
 		logger.Info("stopped", "reason", err.Error())
 		return nil
 	}
