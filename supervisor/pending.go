@@ -119,6 +119,19 @@ func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 	return pc
 }
 
+// clientCalls counts the pending calls made for a client (with a peer;
+// the gateway's own, such as initialize and tools/list, have none). c.mu
+// is held.
+func (c *conn) clientCalls() int {
+	n := 0
+	for _, p := range c.pending {
+		if p.peer != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // swapProgressToken replaces params._meta.progressToken with ours and
 // returns the client's original, raw. Params without one are unchanged.
 func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawMessage, error) {

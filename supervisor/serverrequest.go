@@ -20,7 +20,7 @@ func (c *conn) request(msg *jsonrpc.Message) {
 		return
 	}
 	c.mu.Lock()
-	pc, busy := c.soleCaller(false), len(c.pending) > 0
+	pc, busy := c.soleCaller(false), c.clientCalls() > 0
 	c.mu.Unlock()
 	if pc == nil && busy && msg.Method != "roots/list" {
 		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,

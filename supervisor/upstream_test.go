@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -390,5 +391,28 @@ func TestMissingWorkingDirectory(t *testing.T) {
 	_, _ = call(b, "crash", `{}`)
 	if _, err := call(b, "echo", `{"text":"x"}`); err == nil || !strings.Contains(err.Error(), "working directory "+filepath.Join(dir, "gone")+" does not exist") {
 		t.Errorf("start in a missing directory: %v", err)
+	}
+}
+
+// A server that sends a request while only the gateway's own calls are in
+// flight (here `cat`, which echoes initialize back as a request) is told
+// that no client call is in progress, not that several client sessions
+// are (found by a new-user run: the launch error blamed client sessions
+// when none existed).
+func TestServerRequestDuringInitialize(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	s := New([]adapters.Server{{Name: "echoer", Spec: adapters.LaunchSpec{Argv: []string{cat}}}},
+		Options{Log: NewLog(&syncBuffer{}), StartTimeout: 10 * time.Second})
+	defer s.Shutdown(context.Background())
+	err = s.StartAll(context.Background())
+	if err == nil {
+		t.Fatal("cat started as an MCP server")
+	}
+	contains(t, "error", err.Error(), "no client call is in progress")
+	if strings.Contains(err.Error(), "several client sessions") {
+		t.Errorf("error blames client sessions when none exist: %v", err)
 	}
 }
