@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -119,6 +120,9 @@ func (u *Upstream) startFailed(done chan struct{}, err error) error {
 	u.starting = nil
 	u.state = StateFailed
 	u.lastError = err.Error()
+	if exit := (*ExitError)(nil); errors.As(err, &exit) {
+		u.lastExit = exit.Status // the process of this start ended: its status is the last exit
+	}
 	u.failures++
 	u.nextTry = time.Now().Add(backoffDelay(u.failures))
 	u.mu.Unlock()

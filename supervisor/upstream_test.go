@@ -416,3 +416,19 @@ func TestServerRequestDuringInitialize(t *testing.T) {
 		t.Errorf("error blames client sessions when none exist: %v", err)
 	}
 }
+
+// A start whose process exits records that exit as the server's last exit,
+// beside the error: status showed the exit of an earlier run next to this
+// start's error (found by a new-user run).
+func TestFailedStartRecordsItsExit(t *testing.T) {
+	s := New([]adapters.Server{{Name: "quits", Spec: fakeSpec("quits", map[string]string{"MCP_FAKE_EXIT_AT_START": "3"})}},
+		Options{Log: NewLog(&syncBuffer{}), StartTimeout: 10 * time.Second})
+	defer s.Shutdown(context.Background())
+	if err := s.StartAll(context.Background()); err == nil {
+		t.Fatal("a server that exits at start started")
+	}
+	st := s.Upstreams()[0].Status()
+	if st.LastExit != "exit status 3" {
+		t.Errorf("lastExit %q after a start that exited with 3; lastError %q", st.LastExit, st.LastError)
+	}
+}
