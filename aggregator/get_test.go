@@ -74,3 +74,47 @@ func TestBatchAndInitializeAreBounded(t *testing.T) {
 		t.Errorf("an initialize of %d bytes: %d %.200s, want -32602 and no session", len(big), resp.StatusCode, b)
 	}
 }
+
+// A GET stream that DELETE or a newer GET ends, while nothing is being
+// written to it, ends as a complete response (the chunked body's last
+// chunk), not cut off: a client then sees the stream end, not an error it
+// may answer by reconnecting (found by a new-user run: curl exit 18).
+func TestGETStreamEndsCleanly(t *testing.T) {
+	for _, how := range []string{"DELETE", "newer GET"} {
+		t.Run(how, func(t *testing.T) {
+			srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+			c := newClient(t, srv)
+			open := func() *http.Response {
+				req, _ := http.NewRequest("GET", c.url, nil)
+				req.Header.Set("Authorization", "Bearer "+testToken)
+				req.Header.Set("Accept", "text/event-stream")
+				req.Header.Set("Mcp-Session-Id", c.session)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil || resp.StatusCode != 200 {
+					t.Fatalf("GET /mcp: %v %v", resp, err)
+				}
+				return resp
+			}
+			first := open()
+			defer first.Body.Close()
+			ended := make(chan error, 1)
+			go func() { _, err := io.Copy(io.Discard, first.Body); ended <- err }()
+			if how == "DELETE" {
+				if resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c)); resp.StatusCode != 200 && resp.StatusCode != 204 {
+					t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+				}
+			} else {
+				second := open()
+				defer second.Body.Close()
+			}
+			select {
+			case err := <-ended:
+				if err != nil {
+					t.Errorf("the GET stream ended with %v, want a complete response", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the GET stream is still open 10 s later")
+			}
+		})
+	}
+}

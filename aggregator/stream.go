@@ -37,6 +37,9 @@ type stream struct {
 	// aborted fails every write from now on. It is not under mu, which a
 	// stuck write holds.
 	aborted atomic.Bool
+	// writing is set while write runs: abort cuts the connection only
+	// then; an idle stream's handler returns and its response ends whole.
+	writing atomic.Bool
 	// lifeMu orders abort's deadline with the handler's return (done):
 	// after it the connection may serve another request, whose writes an
 	// abort must not touch.
@@ -187,11 +190,17 @@ func (s *stream) close() {
 // abort fails the write in progress, if any, and every later one: DELETE
 // and expiry end a session at once, even while a response of it is stuck
 // on a client that does not read (SPEC §3.5).
+//
+// A stream with no write in progress is not cut: its handler, told to end
+// (the session's context, getStream.stop), returns and the response ends
+// whole. write sets writing before it checks aborted, and abort sets
+// aborted before it checks writing, so a write that starts meanwhile is
+// either refused or cut.
 func (s *stream) abort() {
 	s.aborted.Store(true)
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
-	if !s.gone {
+	if !s.gone && s.writing.Load() {
 		_ = s.rc.SetWriteDeadline(time.Now())
 	}
 }
@@ -239,6 +248,8 @@ func (s *stream) writeEvent(parts [][]byte) error {
 // write writes bs and flushes them, the whole bounded by writeStall; a
 // failed write aborts the stream. Call with s.mu held.
 func (s *stream) write(bs ...[]byte) error {
+	s.writing.Store(true)
+	defer s.writing.Store(false)
 	if s.closed || s.aborted.Load() {
 		return errStreamClosed
 	}
