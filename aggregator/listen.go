@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
@@ -20,13 +21,55 @@ type listener struct {
 	// taskIDs are the caller's tasks whose notifications/tasks it
 	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
 	taskIDs map[string]bool
-	queue   chan []byte
+	// queue holds messages as parts, so that a task's DetailedTask (with
+	// its result, up to the kept-results limit) is shared by every stream
+	// that names it instead of copied into each; queued counts the bytes
+	// waiting, bounded by listenQueueBytes.
+	queue  chan [][]byte
+	queued atomic.Int64
 
 	once    sync.Once
 	stopped chan struct{} // closed by stop: the gateway ends the subscription
 }
 
 func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
+
+// listenQueueBytes bounds the bytes of the messages waiting on one
+// subscriptions/listen stream (a client that does not read, or many
+// streams naming tasks with large results, found by an adversarial
+// review to take gigabytes): one more than fits is dropped, with a
+// warning; tasks/get still answers it.
+const listenQueueBytes = 16 << 20
+
+// enqueue queues a message given as parts without blocking; it reports
+// false when the queue is full, by count or by bytes, and the message was
+// dropped.
+func (l *listener) enqueue(parts ...[]byte) bool {
+	n := int64(0)
+	for _, p := range parts {
+		n += int64(len(p))
+	}
+	if l.queued.Add(n) > listenQueueBytes && l.queued.Load() != n {
+		l.queued.Add(-n)
+		return false
+	}
+	select {
+	case l.queue <- parts:
+		return true
+	default:
+		l.queued.Add(-n)
+		return false
+	}
+}
+
+// dequeued returns a written message's bytes to the budget.
+func (l *listener) dequeued(parts [][]byte) {
+	n := int64(0)
+	for _, p := range parts {
+		n += int64(len(p))
+	}
+	l.queued.Add(-n)
+}
 
 // subscriptionMeta renders {"_meta":{"io.modelcontextprotocol/subscriptionId":id}} plus extra members.
 func subscriptionMeta(id []byte, extra string) []byte {
@@ -47,7 +90,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		writeParts(w, http.StatusOK, errorParts(req.id, err))
 		return
 	}
-	l := &listener{id: req.id, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
+	l := &listener{id: req.id, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
 	out := newStream(w, true)
 	defer out.done()
 	h.listenersMu.Lock()
@@ -75,7 +118,9 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	for {
 		select {
 		case msg := <-l.queue:
-			if out.event(msg) != nil {
+			err := out.event(msg...)
+			l.dequeued(msg)
+			if err != nil {
 				return
 			}
 		case <-l.stopped:
@@ -96,9 +141,7 @@ func (h *handler) notifyListeners() {
 		if !l.tools {
 			continue
 		}
-		select {
-		case l.queue <- jsonrpc.Notification("notifications/tools/list_changed", subscriptionMeta(l.id, "")):
-		default:
+		if !l.enqueue(jsonrpc.Notification("notifications/tools/list_changed", subscriptionMeta(l.id, ""))) {
 			h.g.log.Warn("subscriptions/listen stream full; notification dropped")
 		}
 	}

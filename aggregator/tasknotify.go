@@ -63,12 +63,18 @@ func (h *handler) taskChanged(t *task) {
 	}
 }
 
-// queueTask queues notifications/tasks with a DetailedTask on l.
+// queueTask queues notifications/tasks with a DetailedTask (params, an
+// object) on l: the message's parts share params' bytes, so that the
+// streams naming one task hold one copy of its result between them.
 func (h *handler) queueTask(l *listener, params json.RawMessage) {
-	select {
-	case l.queue <- jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ","+string(params[1:len(params)-1]))):
-	default:
-		h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped")
+	head := jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ""))
+	head = head[:len(head)-2] // {"jsonrpc":…,"params":{"_meta":{…}
+	body := trimSpace(params)[1:] // the members, then the closing brace
+	if t := trimSpace(body); len(t) > 0 && t[0] != '}' {
+		head = append(head, ',')
+	}
+	if !l.enqueue(head, body, []byte("}")) {
+		h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped (tasks/get still answers)")
 	}
 }
 
@@ -84,10 +90,29 @@ func (h *handler) notifyEnded(l *listener) {
 		}
 		select {
 		case <-t.done:
-			h.queueTask(l, t.renderModern("", true))
+			h.queueTask(l, t.endedModern())
 		default:
 		}
 	}
+}
+
+// endedModern is an ended gateway-made task's DetailedTask, rendered once:
+// it changes no more, so every stream that names the task shares these
+// bytes (queueTask) instead of rendering a copy of the result each.
+func (t *task) endedModern() json.RawMessage {
+	t.mu.Lock()
+	r := t.ended
+	t.mu.Unlock()
+	if r != nil {
+		return r
+	}
+	r = t.renderModern("", true)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended == nil && t.result != nil {
+		t.ended = r // not after remove, which frees the result
+	}
+	return r
 }
 
 // notifySession queues msg on a legacy session's GET stream, if open.

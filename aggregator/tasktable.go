@@ -118,6 +118,7 @@ type task struct {
 	result  json.RawMessage // the call's result, or nil
 	rpcErr  *jsonrpc.Error  // the call's error, or nil
 	kept    int64           // bytes of result counted in the table
+	ended   json.RawMessage // modern: the ended task's DetailedTask, rendered once (endedModern)
 	out     *stream         // the tasks/result response attached, if any
 	pending []*taskAsk      // modern: asks waiting for tasks/update, in order
 	keys    int             // modern: input request keys issued
@@ -217,7 +218,7 @@ func (tt *taskTable) remove(t *task, cause error) {
 	}
 	t.mu.Lock()
 	tt.bytes -= t.kept
-	t.kept, t.result = 0, nil
+	t.kept, t.result, t.ended = 0, nil, nil
 	t.mu.Unlock()
 	tt.mu.Unlock()
 	t.timer.Stop()
