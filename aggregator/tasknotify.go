@@ -68,7 +68,7 @@ func (h *handler) taskChanged(t *task) {
 // streams naming one task hold one copy of its result between them.
 func (h *handler) queueTask(l *listener, params json.RawMessage) {
 	head := jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ""))
-	head = head[:len(head)-2] // {"jsonrpc":…,"params":{"_meta":{…}
+	head = head[:len(head)-2]     // {"jsonrpc":…,"params":{"_meta":{…}
 	body := trimSpace(params)[1:] // the members, then the closing brace
 	if t := trimSpace(body); len(t) > 0 && t[0] != '}' {
 		head = append(head, ',')
