@@ -249,19 +249,23 @@ func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMe
 	bc.mu.Lock()
 	out, level := bc.out, bc.level
 	bc.mu.Unlock()
-	if out == nil {
+	if out == nil || !logPasses(method, params, level) {
 		return
 	}
-	if method == "notifications/message" {
-		// MCP 2026-07-28 logging: a request without _meta's logLevel gets
-		// no log messages.
-		raw, _ := jsonrpc.Member(params, "level")
-		l, _ := jsonrpc.Text(raw)
-		if level == "" || logLevels[l] < logLevels[level] {
-			return
-		}
-	}
 	_ = out.event(jsonrpc.Notification(method, params))
+}
+
+// logPasses reports whether a modern caller that asked for log level
+// level ("" for none) gets the notification: any but a log message, and
+// a log message at or above level (MCP 2026-07-28 logging: a request
+// without _meta's logLevel gets no log messages).
+func logPasses(method string, params json.RawMessage, level string) bool {
+	if method != "notifications/message" {
+		return true
+	}
+	raw, _ := jsonrpc.Member(params, "level")
+	l, _ := jsonrpc.Text(raw)
+	return level != "" && logLevels[l] >= logLevels[level]
 }
 
 // Request parks the call on a legacy server's server-to-client request

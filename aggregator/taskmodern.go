@@ -69,41 +69,81 @@ func tokenOwner(r *http.Request) string {
 
 // modernTaskCall runs a modern tools/call to a legacy server as a
 // gateway-made task when the caller declares the extension, and reports
-// whether it did; otherwise modernCall serves the call.
+// whether it did; otherwise modernCall serves the call. A retry that
+// carries a requestState is modernCall's (an MRTR round, SPEC §4.6).
+//
+// Until the task is announced (taskAfter, or the call asks for input) the
+// caller waits inline, as for any call: the call's progress and log
+// messages travel on its response, which honours Accept, and a result
+// that ends the call meanwhile is its answer, not counted against the
+// kept-results room (it is not kept).
 func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
-	if !wantsTasks(req.caps) {
+	if !wantsTasks(req.caps) || req.hasState {
 		return false
 	}
 	rt, _, err := h.g.toolRoute(req.params)
 	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.params, rt.headers) != nil {
 		return false
 	}
+	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
+	out := newStream(w, sseOK || !given)
 	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
 	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
+	t.inline, t.out, t.level = true, out, req.level
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, req.params, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
+	}
+	defer out.done()
+	if given && !jsonOK && out.openSSE() != nil {
+		h.tasks.remove(t, errClientCancelled)
+		return true
 	}
 	wait := time.NewTimer(taskAfter)
 	defer wait.Stop()
 	select {
 	case <-t.done:
-		t.mu.Lock()
-		res, rpcErr := t.result, t.rpcErr
-		t.mu.Unlock()
-		h.tasks.remove(t, nil)
-		if rpcErr != nil {
-			writeParts(w, http.StatusOK, errorParts(req.id, rpcErr))
-			return true
-		}
-		writeParts(w, http.StatusOK, modernResultParts(req.id, res))
 	case <-wait.C:
-		writeResult(w, req.id, t.renderModern("task", false))
 	case <-t.asked:
-		writeResult(w, req.id, t.renderModern("task", false))
 	case <-r.Context().Done():
 		h.tasks.remove(t, errClientCancelled)
+		out.close()
+		return true
 	}
+	if t.announce() {
+		out.finish(resultParts(req.id, t.renderModern("task", false))...)
+		return true
+	}
+	h.answerInline(t, req, out)
+	return true
+}
+
+// answerInline answers a call that ended before its task was announced
+// with its outcome, and drops the task.
+func (h *handler) answerInline(t *task, req *modernReq, out *stream) {
+	<-t.done
+	t.mu.Lock()
+	res, rpcErr := t.result, t.rpcErr
+	t.mu.Unlock()
+	h.tasks.remove(t, nil)
+	if rpcErr != nil {
+		out.finishStatus(modernErrorStatus(rpcErr), errorParts(req.id, rpcErr)...)
+		return
+	}
+	out.finish(modernResultParts(req.id, res)...)
+}
+
+// announce makes an inline task a task its caller is told of, and reports
+// whether it did: not when the call has ended meanwhile (its outcome is
+// answered inline). From here on its result counts against the
+// kept-results room and its messages no longer reach the call's response.
+func (t *task) announce() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status == taskCompleted || t.status == taskFailed {
+		return false
+	}
+	t.inline, t.out = false, nil
 	return true
 }
 

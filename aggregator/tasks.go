@@ -141,15 +141,16 @@ func (h *handler) finishTask(t *task, res json.RawMessage, err error) {
 	if cancelled {
 		return // its result is not kept
 	}
-	if err == nil && !h.tasks.keep(t, int64(len(res))) {
-		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.lim.ResultBytes)}
-		res = nil
-	}
+	kept := err != nil || h.tasks.keep(t, int64(len(res)))
 	t.mu.Lock()
 	if t.status == taskCancelled {
 		t.mu.Unlock()
 		return
+	}
+	if !kept && !t.inline { // an inline call's result is answered, not kept
+		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.lim.ResultBytes)}
+		res = nil
 	}
 	switch {
 	case rpcErr != nil:
@@ -269,11 +270,12 @@ var _ supervisor.Peer = (*taskPeer)(nil)
 
 func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessage) {
 	p.t.mu.Lock()
-	out := p.t.out
+	out, modern, level := p.t.out, p.t.modern, p.t.level
 	p.t.mu.Unlock()
-	if out != nil {
-		_ = out.event(jsonrpc.Notification(method, params))
+	if out == nil || (modern && !logPasses(method, params, level)) {
+		return
 	}
+	_ = out.event(jsonrpc.Notification(method, params))
 }
 
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

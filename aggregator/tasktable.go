@@ -119,9 +119,14 @@ type task struct {
 	rpcErr  *jsonrpc.Error  // the call's error, or nil
 	kept    int64           // bytes of result counted in the table
 	ended   json.RawMessage // modern: the ended task's DetailedTask, rendered once (endedModern)
-	out     *stream         // the tasks/result response attached, if any
-	pending []*taskAsk      // modern: asks waiting for tasks/update, in order
-	keys    int             // modern: input request keys issued
+	// inline: a modern call whose caller waits for it and has not been
+	// told of the task yet (modernTaskCall); level filters the log
+	// messages out carries meanwhile.
+	inline  bool
+	level   string
+	out     *stream    // the tasks/result response attached, if any
+	pending []*taskAsk // modern: asks waiting for tasks/update, in order
+	keys    int        // modern: input request keys issued
 }
 
 // upKey names a relayed task as its server knows it.

@@ -24,7 +24,7 @@
 //	fail                      → JSON-RPC error {code: -32042, message, data}
 //	sleep {"ms": n}           → sleep, then text "slept" ("started": path → create path first)
 //	crash                     → SIGKILL itself (after sleep "ms", default 0)
-//	big {"bytes": n}          → text content of n bytes
+//	big {"bytes": n, "ms": d} → after d ms, text content of n bytes
 //	stderr {"bytes": n}       → write n bytes to stderr, then text "ok"
 //	env                       → text content: the environment, one per line
 //	say {"text": s}           → write s to stderr, then text "said"
@@ -307,6 +307,7 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		fmt.Fprintln(os.Stderr, "panic: fake crash requested")
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case "big":
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
 		s.reply(id, text(strings.Repeat("x", a.Bytes)))
 	case "say":
 		fmt.Fprintln(os.Stderr, a.Text)
