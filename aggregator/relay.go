@@ -91,6 +91,10 @@ func (p *peer) Request(ctx context.Context, method string, params json.RawMessag
 		return a.result, nil
 	case <-ctx.Done():
 		forget()
+		// The request is withdrawn (MCP Cancellation: the side that sent a
+		// request may cancel it): the call it served has ended.
+		_ = p.out.event(jsonrpc.Notification("notifications/cancelled",
+			[]byte(`{"requestId":`+string(id)+`,"reason":"the call that asked has ended"}`)))
 		return nil, ctx.Err()
 	}
 }

@@ -135,9 +135,7 @@ func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]
 			}
 			return resultParts(m.id, res)
 		case a := <-t.asks:
-			params := withRelatedMeta(a.params, t.id)
-			res, err := p.Request(ctx, a.method, params)
-			a.reply <- taskReply{res, err}
+			a.reply <- h.askForTask(ctx, t, p, a)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -145,6 +143,20 @@ func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]
 			return errorParts(m.id, fmt.Errorf("wait for task %s: %w", t.id, context.Cause(ctx)))
 		}
 	}
+}
+
+// askForTask relays a gateway-made task's server-to-client request to the
+// client on its tasks/result response and returns the answer. The ask is
+// withdrawn when the task's call ends (cancelled, its server gone, its
+// TTL): a tasks/result waiting on it hung after the task had ended (found
+// by an adversarial review).
+func (h *handler) askForTask(ctx context.Context, t *task, p *peer, a *taskAsk) taskReply {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(t.ctx, cancel)
+	defer stop()
+	res, err := p.Request(ctx, a.method, withRelatedMeta(a.params, t.id))
+	return taskReply{res, err}
 }
 
 // withRelatedMeta sets params._meta's related-task (MCP: a request a task

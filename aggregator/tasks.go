@@ -70,7 +70,7 @@ func newTask(owner string, ttl time.Duration) *task {
 // task when it ends (a legacy session).
 func (h *handler) startTask(t *task, params json.RawMessage, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(h.baseCtx)
-	t.cancel = cancel
+	t.ctx, t.cancel = ctx, cancel
 	if err := h.tasks.add(t); err != nil {
 		cancel(nil)
 		return err

@@ -266,3 +266,30 @@ func TestTasksEndWithTheSession(t *testing.T) {
 		t.Errorf("%d tasks kept after their session ended", n)
 	}
 }
+
+// A tasks/result that relays the task's server-to-client request ends when
+// the task does: tasks/cancel while the request waits for the client
+// withdraws it (notifications/cancelled with its id) and answers
+// tasks/result with the task's outcome. Before, the stream stayed open
+// for good (found by an adversarial review).
+func TestTaskResultEndsWhenItsTaskEndsWhileAsking(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sample","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	tk := createTask(t, c, 2, "sample", `{}`, "60000")
+	waitStatus(t, c, tk.TaskID, "input_required")
+	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if req := next(t, ch, "sampling request"); json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" {
+		t.Fatalf("on the tasks/result stream: %s", req)
+	}
+	result(t, taskCall(c, 4, "tasks/cancel", tk.TaskID))
+	if got := next(t, ch, "the withdrawn request"); !strings.Contains(got, `"method":"notifications/cancelled"`) || !strings.Contains(got, `"requestId":`+string(m.ID)) {
+		t.Errorf("after tasks/cancel, on the tasks/result stream: %s", got)
+	}
+	if final := next(t, ch, "tasks/result's response"); !strings.Contains(final, `"id":3`) {
+		t.Errorf("tasks/result after its task was cancelled: %s", final)
+	}
+}

@@ -100,7 +100,8 @@ type task struct {
 	run  uint64
 	upID string
 
-	// gateway-made
+	// gateway-made: ctx is its call's, done when the call ends
+	ctx    context.Context
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the call has ended
 	asks   chan *taskAsk // server-to-client requests waiting for tasks/result
