@@ -26,4 +26,5 @@
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
 //	tasknotify.go task status notifications, to the creator only
 //	taskpoll.go   a relayed task's changes, polled for its creator's listen
+//	taskfollow.go a server's task followed for a caller of the other era
 package aggregator

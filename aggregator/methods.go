@@ -109,7 +109,7 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 			return refused
 		}
 		defer end()
-		res, err := h.g.callTool(ctx, m.params, &peer{h: h, s: s, out: out})
+		res, err := h.callFollow(ctx, m.params, &peer{h: h, s: s, out: out}, false) // taskfollow.go
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil

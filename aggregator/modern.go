@@ -147,6 +147,10 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			writeError(w, e)
 			return
 		}
+		if e := taskRequired(req.caps, name, rt); e != nil {
+			writeParts(w, http.StatusBadRequest, errorParts(req.id, e))
+			return
+		}
 	}
 	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
 	out := newStream(w, sseOK || !given)

@@ -50,12 +50,15 @@ func (p *peer) Session() string { return p.s.id }
 
 // Client describes the session's legacy client for a modern upstream's
 // request _meta (SPEC §7.8): the capabilities and clientInfo it sent at
-// initialize, raw, and its logging/setLevel. Modern is false: the
-// supervisor asks this client through Request, round after round (§4.6).
+// initialize, raw but for the tasks extension (a legacy client cannot use
+// a modern server's task; the gateway declares it only for a call whose
+// task it follows, taskfollow.go), and its logging/setLevel. Modern is
+// false: the supervisor asks this client through Request, round after
+// round (§4.6).
 func (p *peer) Client() supervisor.ClientInfo {
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
-	return supervisor.ClientInfo{Capabilities: p.s.caps, Info: p.s.info, LogLevel: p.s.level}
+	return supervisor.ClientInfo{Capabilities: withoutTasksExt(p.s.caps), Info: p.s.info, LogLevel: p.s.level}
 }
 
 // Request relays a server-to-client request (sampling/createMessage,

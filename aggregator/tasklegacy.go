@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
@@ -38,9 +39,12 @@ func taskParams(params json.RawMessage) bool {
 	return ok && len(v) > 0 && v[0] == '{'
 }
 
-// callTask answers a tools/call with "task" params: relayed to the server
-// if it marked the tool execution.taskSupport "optional" or "required"
-// (taskrelay.go), else a gateway-made task ({"task": Task} at once).
+// callTask answers a tools/call with "task" params: relayed to a legacy
+// server if it marked the tool execution.taskSupport "optional" or
+// "required" (taskrelay.go), else a gateway-made task ({"task": Task} at
+// once). A modern server ignores 2025-11-25 "task" params, so its calls
+// are always gateway-made tasks, whose call declares the tasks extension:
+// a task the server makes of it is followed (taskfollow.go).
 func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 	rt, _, err := h.g.toolRoute(m.params)
 	if err != nil {
@@ -48,7 +52,8 @@ func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 	}
 	ttlRaw, _ := jsonrpc.Member(m.params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	if rt.taskSupport == "optional" || rt.taskSupport == "required" {
+	modernUp := rt.upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (rt.taskSupport == "optional" || rt.taskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
 			return refused
@@ -67,7 +72,11 @@ func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 		return errorParts(m.id, err)
 	}
 	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
-	if err := h.startTask(t, withoutMember(m.params, "task"), s.ctx, &peer{h: h, s: s}); err != nil {
+	var base supervisor.Peer = &peer{h: h, s: s}
+	if modernUp {
+		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
+	}
+	if err := h.startTask(t, withoutMember(m.params, "task"), s.ctx, base); err != nil {
 		return errorParts(m.id, err)
 	}
 	return resultParts(m.id, []byte(`{"task":`+string(t.snapshot())+`}`))

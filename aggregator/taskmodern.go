@@ -24,6 +24,9 @@ import (
 //     still running after taskAfter, or asking the client for input, becomes
 //     a gateway-made task; one that ends sooner is answered as usual, and
 //     so is every call while the caller or the gateway is at a task limit.
+//     A tool the legacy server marked execution.taskSupport "required" is
+//     called with "task" params and the server's task followed
+//     (taskfollow.go).
 //
 // tasks/get answers a DetailedTask: {"resultType": "complete", "taskId",
 // "status", "statusMessage"?, "createdAt", "lastUpdatedAt", "ttlMs",

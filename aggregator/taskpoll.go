@@ -123,14 +123,15 @@ func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p 
 	case taskCompleted, taskFailed, taskCancelled:
 		return 0, false
 	}
-	return pollEvery(res), true
+	return pollEvery(res, "pollIntervalMs"), true
 }
 
-// pollEvery is the pollIntervalMs of a tasks/get answer, within
+// pollEvery is the poll interval of a tasks/get answer (member key, ms:
+// pollIntervalMs in the extension, pollInterval in 2025-11-25), within
 // [minPoll, maxPoll]; taskPollInterval without one.
-func pollEvery(res json.RawMessage) time.Duration {
+func pollEvery(res json.RawMessage, key string) time.Duration {
 	var ms *float64
-	if raw, ok := jsonrpc.Member(res, "pollIntervalMs"); !ok || json.Unmarshal(raw, &ms) != nil || ms == nil {
+	if raw, ok := jsonrpc.Member(res, key); !ok || json.Unmarshal(raw, &ms) != nil || ms == nil {
 		return taskPollInterval * time.Millisecond
 	}
 	return min(max(time.Duration(*ms*float64(time.Millisecond)), minPoll), maxPoll)

@@ -20,7 +20,9 @@ import (
 //	                   (legacy: and sends notifications/tasks/status);
 //	                   without: that text at once
 //	tasks/get, tasks/result, tasks/cancel, tasks/list  on those tasks;
-//	                   an unknown id is -32602
+//	                   an unknown id is -32602; with MCP_FAKE_TASK_RESULT
+//	                   set, a modern completed task's tasks/get carries
+//	                   its "result" (a DetailedTask)
 //
 // Every tasks/* request is recorded with MCP_FAKE_RECORD_FILE, in both
 // modes.
@@ -126,7 +128,11 @@ func (s *server) taskMethod(id json.RawMessage, method string, params json.RawMe
 	}
 	switch method {
 	case "tasks/get":
-		s.reply(id, fakeTaskJSON(t))
+		res := fakeTaskJSON(t)
+		if s.modern && t.status == "completed" && os.Getenv("MCP_FAKE_TASK_RESULT") != "" { // a DetailedTask's result
+			res = res[:len(res)-1] + `,"result":` + t.result + `}`
+		}
+		s.reply(id, res)
 	case "tasks/cancel":
 		if t.status != "working" {
 			s.replyErr(id, -32602, "Cannot cancel task: already in terminal status '"+t.status+"'", "")

@@ -32,6 +32,16 @@ var gatewayTaskID = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
 //     2025-11-25 task-augmented call; the client polls tasks/get, then takes
 //     tasks/result.
 //
+// and across eras, where the gateway makes the task in the caller's era
+// and follows the server's (aggregator/taskfollow.go):
+//
+//   - legacy→modern: the client in legacy mode (its initialize declares
+//     the tasks extension) asks a 2025-11-25 task of the modern fixture's
+//     start_task; the gateway makes it and follows the fixture's own task;
+//   - modern→legacy: the client at 2026-07-28 calls the legacy fixture's
+//     failing_job, marked taskSupport "required"; the gateway adds "task"
+//     params, follows the fixture's task and shows a gateway-made one.
+//
 // Each time the task goes working → completed with the tool's own output,
 // and every task id the client sees is the gateway's, never the server's.
 func TestTypeScriptClientTasks(t *testing.T) {
@@ -55,15 +65,21 @@ func TestTypeScriptClientTasks(t *testing.T) {
 			t.Errorf("want one notifications/tasks of task %s, completed with its result; got %v", id, notes)
 		}
 	})
+	t.Run("legacy-to-modern", func(t *testing.T) {
+		fixture := filepath.Join(root, "test", "fixtures", "modern-server.mjs")
+		g := launch(t, t.TempDir(), fmt.Sprintf(`{"modern": {"runCmd": "exec node %s"}}`, fixture))
+		lines := runTSClient(t, node, g, "--mode", "legacy", "--task", "start_task", "--args", `{"seconds":2}`)
+		checkTask(t, lines, "task finished")
+	})
+	t.Run("modern-to-legacy", func(t *testing.T) {
+		dir := t.TempDir()
+		g := launch(t, dir, fmt.Sprintf(`{"legacy": {"runCmd": "exec %s"}}`, buildLegacyFixture(t, dir)))
+		lines := runTSClient(t, node, g, "--mode", "modern", "--task", "failing_job")
+		checkTask(t, lines, "failing_job failed on purpose")
+	})
 	t.Run("legacy", func(t *testing.T) {
 		dir := t.TempDir()
-		fixture := filepath.Join(dir, "conformance-fixture")
-		build := exec.Command("go", "build", "-o", fixture, "./test/conformance/fixture")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build the legacy fixture: %v\n%s", err, out)
-		}
-		g := launch(t, dir, fmt.Sprintf(`{"legacy": {"runCmd": "exec %s"}}`, fixture))
+		g := launch(t, dir, fmt.Sprintf(`{"legacy": {"runCmd": "exec %s"}}`, buildLegacyFixture(t, dir)))
 		lines := runTSClient(t, node, g, "--mode", "legacy", "--task", "slow_compute", "--args", `{"seconds":1}`)
 		id := checkTask(t, lines, "computed after 1s")
 		final := lines[len(lines)-1]
@@ -73,6 +89,19 @@ func TestTypeScriptClientTasks(t *testing.T) {
 			t.Errorf("tasks/result's related-task _meta %s, want task %s", related, id)
 		}
 	})
+}
+
+// buildLegacyFixture builds the legacy Go fixture (test/conformance/
+// fixture) into dir and returns its path.
+func buildLegacyFixture(t *testing.T, dir string) string {
+	t.Helper()
+	fixture := filepath.Join(dir, "conformance-fixture")
+	build := exec.Command("go", "build", "-o", fixture, "./test/conformance/fixture")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the legacy fixture: %v\n%s", err, out)
+	}
+	return fixture
 }
 
 // checkTask checks the lines of one --task step: created working, polled

@@ -1,0 +1,265 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+)
+
+// This file follows a server's own task for a caller of the other era
+// (SPEC §4.7). A task lives in its caller's era; the gateway translates
+// at the server, so a server's task never reaches a caller of the other
+// era raw:
+//
+//   - A legacy caller's call to a modern server. Its session's
+//     capabilities reach the server without the tasks extension
+//     (peer.Client), so a plain call is answered as a plain call; a
+//     gateway-made task's call declares it (tasksExtPeer). Either way a
+//     {"resultType": "task"} the server answers is followed: tasks/get at
+//     the server's pollIntervalMs (pollEvery's bounds) until it ends, its
+//     result or error being the call's outcome.
+//   - A modern caller's call to a legacy tool marked
+//     execution.taskSupport "required" (the server refuses a plain call
+//     with -32601) gets "task": {} added; the server's CreateTaskResult is
+//     followed: tasks/get at its pollInterval while working, then
+//     tasks/result, which carries the task's server-to-client requests to
+//     the caller's peer and answers the outcome.
+//
+// The follower runs within the call's context: ended early (tasks/cancel
+// of the gateway-made task, its caller gone, shutdown), it sends the
+// server tasks/cancel with the server's id. A modern server's task that
+// asks for input (input_required) is not relayed: the gateway cancels it
+// and fails the call with errFollowInput.
+
+// errFollowInput fails a followed modern task that asks for input.
+var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task asks for input " +
+	"(input_required), which the gateway does not relay for a task it follows on behalf of a caller of the other era; the task was cancelled"}
+
+// callFollow is callTool for a caller of either era (modernCaller) whose
+// call must end without a server task of the other era: see the file
+// comment.
+func (h *handler) callFollow(ctx context.Context, params json.RawMessage, p supervisor.Peer, modernCaller bool) (json.RawMessage, error) {
+	rt, name, err := h.g.toolRoute(params)
+	if err != nil {
+		return nil, err
+	}
+	modernUp := rt.upstream.Status().Era == supervisor.EraModern
+	asked := modernCaller && !modernUp && rt.taskSupport == "required" && !taskParams(params)
+	if asked {
+		if params, err = jsonrpc.Replace(params, "task", []byte("{}")); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+		}
+	}
+	res, served, err := h.g.callRoute(ctx, rt, name, 0, params, p)
+	if err != nil {
+		return nil, err
+	}
+	f := &follower{h: h, up: rt.upstream, run: served, p: p}
+	switch kind, _ := resultType(res); {
+	case asked:
+		obj, _ := jsonrpc.Member(res, "task")
+		if f.id, _ = jsonrpc.Text(mustMember(obj, "taskId")); f.id == "" {
+			return res, nil // answered without a task
+		}
+		return f.legacy(ctx)
+	case modernUp && !modernCaller && kind == "task":
+		f.p = tasksExtPeer{p}
+		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
+		}
+		return f.modern(ctx, res)
+	}
+	return res, nil
+}
+
+// follower is one server task the gateway follows: its server, the
+// process (run) that made it, its id there, and the peer to ask with.
+type follower struct {
+	h   *handler
+	up  *supervisor.Upstream
+	run uint64
+	id  string
+	p   supervisor.Peer
+}
+
+func (f *follower) params() json.RawMessage {
+	return []byte(`{"taskId":` + string(jsonrpc.Quote(f.id)) + `}`)
+}
+
+// poll sends tasks/get every interval the last answer asks for (member
+// key) until the status is no longer working; res is the first answer,
+// if the server sent one already (a modern task's creation is a Task).
+// Ended early, it cancels the server's task.
+func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (json.RawMessage, string, error) {
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	if res != nil {
+		wait.Reset(pollEvery(res, key))
+	}
+	for {
+		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != taskWorking {
+			return res, status, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, "", f.abandon(ctx, ctx.Err())
+		case <-wait.C:
+		}
+		var err error
+		if res, _, err = f.up.CallRun(ctx, f.run, "tasks/get", f.params(), f.p); err != nil {
+			return nil, "", f.abandon(ctx, err)
+		}
+		wait.Reset(pollEvery(res, key))
+	}
+}
+
+// abandon cancels the server's task (tasks/cancel, within relayTimeout,
+// its answer ignored: a task already ended answers -32602) and returns
+// the error to fail the call with: the cause ctx ended with, or err.
+func (f *follower) abandon(ctx context.Context, err error) error {
+	cctx, cancel := context.WithTimeout(f.h.baseCtx, relayTimeout)
+	defer cancel()
+	_, _, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
+	if ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return rpcErr
+	case errors.Is(err, supervisor.ErrRunEnded):
+		return &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: fmt.Sprintf(
+			"follow task: the process of server %q that ran it has ended (crash, restart or removal)", f.up.Name())}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: fmt.Sprintf("follow task of server %q: %v", f.up.Name(), err)}
+}
+
+// modern follows a modern server's task (created: its CreateTaskResult)
+// to its end: the DetailedTask's result (resultType removed: the caller
+// is legacy) or error.
+func (f *follower) modern(ctx context.Context, created json.RawMessage) (json.RawMessage, error) {
+	res, status, err := f.poll(ctx, created, "pollIntervalMs")
+	if err != nil {
+		return nil, err
+	}
+	switch status {
+	case taskCompleted:
+		if out, ok := jsonrpc.Member(res, "result"); ok && len(out) > 0 && out[0] == '{' {
+			return withoutMember(out, "resultType"), nil
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's completed task has no result object"}
+	case taskFailed:
+		if e, ok := jsonrpc.Member(res, "error"); ok {
+			return nil, jsonrpc.DecodeError(e)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task failed without an error"}
+	case taskInput:
+		return nil, f.abandon(ctx, errFollowInput)
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(mustMember(res, "status")))}
+}
+
+// legacy follows a legacy server's task: tasks/get while it works, then
+// tasks/result (which waits for the end and carries the task's
+// server-to-client requests), its related-task _meta removed.
+func (f *follower) legacy(ctx context.Context) (json.RawMessage, error) {
+	if _, _, err := f.poll(ctx, nil, "pollInterval"); err != nil {
+		return nil, err
+	}
+	res, _, err := f.up.CallRun(ctx, f.run, "tasks/result", f.params(), f.p)
+	var rpcErr *jsonrpc.Error
+	if err != nil && errors.As(err, &rpcErr) && ctx.Err() == nil {
+		return nil, rpcErr // the task's own outcome
+	}
+	if err != nil {
+		return nil, f.abandon(ctx, err)
+	}
+	return withoutRelatedTask(res), nil
+}
+
+// withoutRelatedTask removes _meta's related-task (it names the server's
+// task id) from a result; a _meta left empty stays, as {}.
+func withoutRelatedTask(res json.RawMessage) json.RawMessage {
+	meta, ok := jsonrpc.Member(res, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		return res
+	}
+	if _, ok := jsonrpc.Member(meta, metaRelatedTask); !ok {
+		return res
+	}
+	out, err := jsonrpc.Replace(res, "_meta", withoutMember(meta, metaRelatedTask))
+	if err != nil {
+		return res
+	}
+	return out
+}
+
+// tasksExtPeer is a peer whose capabilities declare the tasks extension:
+// a gateway-made task's call to a modern server (the gateway follows the
+// task the server may make), and the follower's tasks/get and
+// tasks/cancel (a server answers them only to a caller with the
+// extension).
+type tasksExtPeer struct{ supervisor.Peer }
+
+func (e tasksExtPeer) Client() supervisor.ClientInfo {
+	c := e.Peer.Client()
+	c.Capabilities = withTasksExt(c.Capabilities)
+	return c
+}
+
+// withTasksExt is caps with extensions["io.modelcontextprotocol/tasks"]
+// set to {}.
+func withTasksExt(caps json.RawMessage) json.RawMessage {
+	if len(caps) == 0 || caps[0] != '{' {
+		caps = []byte("{}")
+	}
+	ext, ok := jsonrpc.Member(caps, "extensions")
+	if !ok || len(ext) == 0 || ext[0] != '{' {
+		ext = []byte("{}")
+	}
+	ext, err := jsonrpc.Replace(ext, extTasks, []byte("{}"))
+	if err != nil {
+		return caps
+	}
+	if out, err := jsonrpc.Replace(caps, "extensions", ext); err == nil {
+		return out
+	}
+	return caps
+}
+
+// withoutTasksExt is caps without extensions["io.modelcontextprotocol/
+// tasks"]: what a legacy session declares to a modern server, whose task
+// the legacy client could not use (see peer.Client).
+func withoutTasksExt(caps json.RawMessage) json.RawMessage {
+	ext, ok := jsonrpc.Member(caps, "extensions")
+	if !ok || len(ext) == 0 || ext[0] != '{' {
+		return caps
+	}
+	if _, ok := jsonrpc.Member(ext, extTasks); !ok {
+		return caps
+	}
+	if out, err := jsonrpc.Replace(caps, "extensions", withoutMember(ext, extTasks)); err == nil {
+		return out
+	}
+	return caps
+}
+
+// taskRequired refuses a modern call without the tasks extension to a
+// legacy tool (exported as name) marked execution.taskSupport "required"
+// with -32021, as the extension has a server refuse such a caller; the
+// legacy server would answer a plain call -32601. A caller with the
+// extension gets a gateway-made task (modernTaskCall), or, past a task
+// limit, the server's answer.
+func taskRequired(caps json.RawMessage, name string, rt route) error {
+	if rt.taskSupport != "required" || wantsTasks(caps) || rt.upstream.Status().Era == supervisor.EraModern {
+		return nil
+	}
+	return &jsonrpc.Error{Code: codeMissingCapability,
+		Message: "Missing required client capability: tool " + name + " requires a task, which needs the " + extTasks + " extension",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
+}
