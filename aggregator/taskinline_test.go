@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A modern caller that declares the tasks extension is served as any
@@ -59,4 +60,36 @@ func TestModernTaskCallerServedInline(t *testing.T) {
 			t.Errorf("want 2 progress notifications, then the result; got %d in %s", n, b)
 		}
 	})
+}
+
+// A ttl is clamped as a number: 1e13 ms or 1e300 ms is the maximum, not a
+// Duration that overflowed to the minimum (found by an adversarial review).
+func TestTaskTTLClampedWithoutOverflow(t *testing.T) {
+	l := TaskLimits{}.withDefaults()
+	for raw, want := range map[string]time.Duration{
+		"1e13": l.MaxTTL, "1e300": l.MaxTTL, "9.2e12": l.MaxTTL, "-5": l.MinTTL, "0": l.MinTTL, "1500": 1500 * time.Millisecond, "null": l.DefaultTTL,
+	} {
+		if got := l.ttl(json.RawMessage(raw)); got != want {
+			t.Errorf("ttl %s: %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// A modern gateway-made task whose call outlasts the TTL the gateway gave
+// it is not cut: its TTL grows by the default, up to the maximum, and the
+// result arrives (found by an adversarial review: 5 min killed longer calls).
+func TestModernTaskTTLGrowsWhileItsCallRuns(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}},
+		HTTPOptions{Tasks: TaskLimits{DefaultTTL: time.Second, MinTTL: 100 * time.Millisecond, MaxTTL: 4 * time.Second}})
+	u := srv.URL + "/mcp"
+	c := modernCaller{t: t, url: u, caps: tasksCaps}
+	created := decodeTask(t, c.call(1, "sleep", `"arguments":{"ms":2500},`))
+	if created.ResultType != "task" || created.TTL == nil || *created.TTL != 1000 {
+		t.Fatalf("a slow call: %+v", created)
+	}
+	done := pollModern(t, u, created.TaskID, "completed")
+	if done.TTL == nil || *done.TTL < 3000 || !strings.Contains(string(done.Result), "slept") {
+		t.Errorf("after a 2.5 s call with a 1 s TTL: %+v, want completed with ttlMs ≥ 3000", done)
+	}
 }

@@ -82,7 +82,16 @@ func (l TaskLimits) ttl(raw json.RawMessage) time.Duration {
 	if json.Unmarshal(raw, &ms) != nil || ms == nil {
 		return l.DefaultTTL
 	}
-	return min(max(time.Duration(*ms)*time.Millisecond, l.MinTTL), l.MaxTTL)
+	// Clamped as a number of milliseconds first: 1e13 ms as a Duration
+	// overflowed and came out as the minimum (found by an adversarial
+	// review).
+	switch {
+	case *ms >= float64(l.MaxTTL.Milliseconds()):
+		return l.MaxTTL
+	case *ms <= float64(l.MinTTL.Milliseconds()):
+		return l.MinTTL
+	}
+	return time.Duration(*ms * float64(time.Millisecond))
 }
 
 // task is one entry. Gateway-made tasks have a call (run below); relayed
@@ -179,8 +188,29 @@ func (tt *taskTable) add(t *task) error {
 	if t.up != nil {
 		tt.byUp[upKey{t.up.Name(), t.run, t.upID}] = t
 	}
-	t.timer = time.AfterFunc(t.ttl, func() { tt.remove(t, errTaskExpired) })
+	t.timer = time.AfterFunc(t.ttl, func() { tt.expire(t) })
 	return nil
+}
+
+// expire drops t at the end of its TTL, but extends, by the default TTL,
+// a modern gateway-made task whose call still runs, up to MaxTTL from
+// its creation: the gateway chose that TTL (the caller has no say in the
+// extension), which may change over a task's life (ttlMs), and 5 minutes
+// cut longer calls short (found by an adversarial review).
+func (tt *taskTable) expire(t *task) {
+	t.mu.Lock()
+	running := t.status == taskWorking || t.status == taskInput
+	extend := t.modern && t.up == nil && running && t.ttl+tt.lim.DefaultTTL <= tt.lim.MaxTTL
+	if extend {
+		t.ttl += tt.lim.DefaultTTL
+	}
+	next := time.Until(t.created.Add(t.ttl))
+	t.mu.Unlock()
+	if extend {
+		t.timer.Reset(next)
+		return
+	}
+	tt.remove(t, errTaskExpired)
 }
 
 // errTaskExpired cancels a task still running at its TTL; errTaskGone is
