@@ -87,7 +87,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	want, _ := jsonrpc.Member(filter, "toolsListChanged")
 	taskIDs, taskAck, err := h.listenTasks(r, req, filter)
 	if err != nil {
-		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
 		return
 	}
 	l := &listener{id: req.id, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}

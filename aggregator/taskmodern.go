@@ -304,7 +304,7 @@ func (t *task) update(responses json.RawMessage) {
 // gets -32021; a task it does not own, -32602.
 func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	if !wantsTasks(req.caps) {
-		writeParts(w, http.StatusOK, errorParts(req.id, &jsonrpc.Error{Code: codeMissingCapability,
+		writeParts(w, http.StatusBadRequest, errorParts(req.id, &jsonrpc.Error{Code: codeMissingCapability,
 			Message: "Missing required client capability: " + req.method + " needs the " + extTasks + " extension",
 			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}))
 		return
@@ -322,7 +322,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 	}
 	t, err := h.tasks.get(id, tokenOwner(r))
 	if err != nil {
-		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
 		return
 	}
 	var res json.RawMessage
@@ -342,7 +342,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		res = ackComplete
 	}
 	if err != nil {
-		writeParts(w, http.StatusOK, errorParts(req.id, err))
+		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
 		return
 	}
 	writeResult(w, req.id, res)

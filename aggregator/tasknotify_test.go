@@ -82,6 +82,13 @@ func TestModernTaskNotifications(t *testing.T) {
 	resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":"x","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+tk.TaskID+`"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 		modernHeaders("subscriptions/listen", ""))
 	wantCode(t, "taskIds without the extension", message(t, resp, b), "-32021")
+	if resp.StatusCode != 400 { // MCP 2026-07-28: MissingRequiredClientCapability is 400 on HTTP
+		t.Errorf("taskIds without the extension: HTTP %d, want 400", resp.StatusCode)
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":"` + tk.TaskID + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if resp, b := send(t, "POST", u, body, modernHeaders("tasks/get", tk.TaskID)); resp.StatusCode != 400 {
+		t.Errorf("tasks/get without the extension: HTTP %d %s, want 400", resp.StatusCode, b)
+	}
 }
 
 // A server's own notifications/tasks/status reaches the session that
