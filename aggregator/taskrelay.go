@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,6 +110,9 @@ func (h *handler) relayTask(ctx context.Context, t *task, method string, params 
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 	}
+	if p != nil {
+		p = relatedPeer{p, t}
+	}
 	res, _, err := t.up.CallRun(ctx, t.run, method, params, p)
 	if errors.Is(err, supervisor.ErrRunEnded) {
 		h.tasks.remove(t, nil)
@@ -158,4 +162,35 @@ func (h *handler) relayTaskMethod(s *session, m *envelope, out *stream, t *task)
 		return errorParts(m.id, err)
 	}
 	return resultParts(m.id, res)
+}
+
+// relatedPeer carries what a relayed task's server sends its client while
+// a task method is relayed: a request or notification whose _meta names
+// the task (related-task, MCP 2025-11-25 tasks) names it by the gateway's
+// id, never the server's own.
+type relatedPeer struct {
+	supervisor.Peer
+	t *task
+}
+
+func (rp relatedPeer) Notify(ctx context.Context, method string, params json.RawMessage) {
+	rp.Peer.Notify(ctx, method, rp.rewrite(params))
+}
+
+func (rp relatedPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return rp.Peer.Request(ctx, method, rp.rewrite(params))
+}
+
+// rewrite swaps the server's task id in params._meta's related-task for
+// the gateway's; other params are returned as they are.
+func (rp relatedPeer) rewrite(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(metaRelatedTask)) {
+		return params
+	}
+	meta, _ := jsonrpc.Member(params, "_meta")
+	rel, ok := jsonrpc.Member(meta, metaRelatedTask)
+	if id, _ := jsonrpc.Text(mustMember(rel, "taskId")); !ok || id != rp.t.upID {
+		return params
+	}
+	return withRelatedTask(params, rp.t.id)
 }

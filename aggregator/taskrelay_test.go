@@ -129,3 +129,23 @@ func postRaw(c *rawClient, body string) string {
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
+
+// A relayed task's server-to-client request carries the task in _meta's
+// related-task: the client gets the gateway's task id there, never the
+// server's own (found by an adversarial review).
+func TestRelayedTaskRequestNamesTheGatewayTask(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": mktask, "MCP_FAKE_TASK_ASK": "1"}})
+	c := newClient(t, srv)
+	tk := createTask(t, c, 2, "mktask", `{"ms":500}`, "60000")
+	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	req := next(t, ch, "the server's sampling request")
+	if !strings.Contains(req, `"method":"sampling/createMessage"`) || !strings.Contains(req, `/related-task":{"taskId":"`+tk.TaskID+`"}`) {
+		t.Errorf("on the tasks/result stream: %s, want related-task %s", req, tk.TaskID)
+	}
+	var m struct{ ID json.RawMessage }
+	_ = json.Unmarshal([]byte(req), &m)
+	c.post(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}}`).Body.Close()
+	if final := next(t, ch, "tasks/result's response"); !strings.Contains(final, `"id":3`) {
+		t.Errorf("tasks/result: %s", final)
+	}
+}

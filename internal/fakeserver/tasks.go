@@ -22,7 +22,9 @@ import (
 //	tasks/get, tasks/result, tasks/cancel, tasks/list  on those tasks;
 //	                   an unknown id is -32602; with MCP_FAKE_TASK_RESULT
 //	                   set, a modern completed task's tasks/get carries
-//	                   its "result" (a DetailedTask)
+//	                   its "result" (a DetailedTask); with
+//	                   MCP_FAKE_TASK_ASK set, tasks/result first sends
+//	                   sampling/createMessage with related-task _meta
 //
 // Every tasks/* request is recorded with MCP_FAKE_RECORD_FILE, in both
 // modes.
@@ -143,6 +145,9 @@ func (s *server) taskMethod(id json.RawMessage, method string, params json.RawMe
 		s.reply(id, fakeTaskJSON(t))
 	case "tasks/result":
 		tasks.Unlock()
+		if os.Getenv("MCP_FAKE_TASK_ASK") != "" { // a request on behalf of the task
+			s.request("sampling/createMessage", `{"messages":[],"maxTokens":1,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+t.id+`"}}}`)
+		}
 		<-t.done
 		tasks.Lock()
 		res := t.result
