@@ -180,7 +180,9 @@ func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
 // listTasks is tasks/list: the session's tasks, oldest first, a page of
 // taskListPage; the cursor is an offset. A relayed task is shown as its
 // server's tasks/get answers (taskId rewritten); one whose server cannot
-// answer is left out, as tasks/get would fail for it too.
+// answer is left out, as tasks/get would fail for it too; the servers
+// have relayTimeout (5 s) for the whole page, not each task (six tasks of
+// a stalled server took 30 s, found by an adversarial review).
 func (h *handler) listTasks(s *session, m *envelope) [][]byte {
 	start := 0
 	if c, ok := jsonrpc.Member(m.params, "cursor"); ok {
@@ -194,13 +196,15 @@ func (h *handler) listTasks(s *session, m *envelope) [][]byte {
 	all := h.tasks.owned(sessionOwner(s))
 	start = min(start, len(all))
 	end := min(start+taskListPage, len(all))
+	ctx, cancel := context.WithTimeout(s.ctx, relayTimeout)
+	defer cancel()
 	b := []byte(`{"tasks":[`)
 	n := 0
 	for _, t := range all[start:end] {
 		item := t.snapshot()
 		if t.up != nil {
 			var err error
-			if item, err = h.relayTaskGet(s.ctx, t, &peer{h: h, s: s}); err != nil {
+			if item, err = h.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
 				continue
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,5 +148,28 @@ func TestRelayedTaskRequestNamesTheGatewayTask(t *testing.T) {
 	c.post(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}}`).Body.Close()
 	if final := next(t, ch, "tasks/result's response"); !strings.Contains(final, `"id":3`) {
 		t.Errorf("tasks/result: %s", final)
+	}
+}
+
+// tasks/list gives the servers of relayed tasks 5 s for the whole page: a
+// stalled server's four tasks are left out after about 5 s, not 20.
+func TestTaskListBoundedByOneTimeout(t *testing.T) {
+	srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": mktask}})
+	c := newClient(t, srv)
+	for i := range 4 {
+		createTask(t, c, 10+i, "mktask", `{"ms":60000}`, "60000")
+	}
+	pid := gw.Health().Servers[0].PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	start := time.Now()
+	msg := c.rpc(`{"jsonrpc":"2.0","id":20,"method":"tasks/list","params":{}}`)
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("tasks/list with a stalled server took %v, want about 5 s", d)
+	}
+	if !strings.Contains(string(msg), `"tasks":[]`) {
+		t.Errorf("tasks/list with a stalled server: %s", msg)
 	}
 }
