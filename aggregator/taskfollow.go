@@ -60,14 +60,14 @@ func (h *handler) callFollow(ctx context.Context, params json.RawMessage, p supe
 		return nil, err
 	}
 	f := &follower{h: h, up: rt.upstream, run: served, p: p}
-	switch kind, _ := resultType(res); {
+	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
 		if f.id, _ = jsonrpc.Text(mustMember(obj, "taskId")); f.id == "" {
 			return res, nil // answered without a task
 		}
 		return f.legacy(ctx)
-	case modernUp && !modernCaller && kind == "task":
+	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
 		f.p = tasksExtPeer{p}
 		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
@@ -75,6 +75,12 @@ func (h *handler) callFollow(ctx context.Context, params json.RawMessage, p supe
 		return f.modern(ctx, res)
 	}
 	return res, nil
+}
+
+// isTask reports whether a result is a modern CreateTaskResult.
+func isTask(res json.RawMessage) bool {
+	kind, _ := resultType(res)
+	return kind == "task"
 }
 
 // follower is one server task the gateway follows: its server, the
