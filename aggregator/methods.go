@@ -166,7 +166,7 @@ func (s *session) answer(m *envelope) {
 
 // resultParts renders a result response without copying the result.
 func resultParts(id, result []byte) [][]byte {
-	head := make([]byte, 0, len(id)+32)
+	head := make([]byte, 0, len(id)+56) // room for typedResultParts' resultType
 	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
 	return [][]byte{head, result, []byte("}")}
 }

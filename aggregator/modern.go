@@ -52,7 +52,11 @@ type modernReq struct {
 	// state is params.requestState, raw (a retry of MRTR; nil when absent).
 	state    json.RawMessage
 	hasState bool
+	accept   accepted // the POST's Accept, read once (postTypes)
 }
+
+// accepted is what a POST's Accept admits; none sent admits both.
+type accepted struct{ json, sse bool }
 
 // modernMeta reports whether a message names a modern protocol version in
 // params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
@@ -63,7 +67,7 @@ func modernMeta(m *envelope) bool {
 
 // serveModern answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28).
-func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool) {
+func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool, acc accepted) {
 	if batch {
 		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
 		return
@@ -83,6 +87,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 		writeError(w, herr)
 		return
 	}
+	req.accept = acc
 	switch m.method {
 	case "server/discover":
 		writeResult(w, m.id, h.g.discoverResult())
@@ -152,10 +157,9 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			return
 		}
 	}
-	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
-	out := newStream(w, sseOK || !given)
+	out := newStream(w, req.accept.sse)
 	defer out.done()
-	if given && !jsonOK && out.openSSE() != nil {
+	if !req.accept.json && out.openSSE() != nil {
 		return
 	}
 	if err != nil {
@@ -256,11 +260,11 @@ func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
 	}
 	body := trimSpace(res)[1:] // after the opening brace
 	parts := resultParts(id, body)
-	head := `{"resultType":"complete",`
-	if t := trimSpace(body); len(t) > 0 && t[0] == '}' {
-		head = `{"resultType":"complete"`
+	parts[0] = append(parts[0], `{"resultType":"complete"`...) // one part less to write
+	if t := trimSpace(body); len(t) == 0 || t[0] != '}' {
+		parts[0] = append(parts[0], ',')
 	}
-	return [][]byte{parts[0], []byte(head), body, parts[2]}
+	return parts
 }
 
 // writeResult writes a result response as one JSON body.

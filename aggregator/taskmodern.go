@@ -88,8 +88,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.params, rt.headers) != nil {
 		return false
 	}
-	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
-	out := newStream(w, sseOK || !given)
+	out := newStream(w, req.accept.sse)
 	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
 	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
 	t.inline, t.out, t.level = true, out, req.level
@@ -98,7 +97,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false // past a task limit the call is served without a task
 	}
 	defer out.done()
-	if given && !jsonOK && out.openSSE() != nil {
+	if !req.accept.json && out.openSSE() != nil {
 		h.tasks.remove(t, errClientCancelled)
 		return true
 	}
