@@ -58,7 +58,7 @@ func (p *peer) Session() string { return p.s.id }
 func (p *peer) Client() supervisor.ClientInfo {
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
-	return supervisor.ClientInfo{Capabilities: withoutTasksExt(p.s.caps), Info: p.s.info, LogLevel: p.s.level}
+	return supervisor.ClientInfo{Capabilities: p.s.upCaps, Info: p.s.info, LogLevel: p.s.level}
 }
 
 // Request relays a server-to-client request (sampling/createMessage,

@@ -35,6 +35,7 @@ type session struct {
 	id      string
 	version string          // negotiated protocol version
 	caps    json.RawMessage // the client's capabilities from initialize, raw
+	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
 	info    json.RawMessage // the client's clientInfo, raw
 
 	ctx    context.Context
@@ -63,7 +64,7 @@ func (t *sessions) open(version string, caps, info json.RawMessage) *session {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	s := &session{
-		id: hex.EncodeToString(b[:]), version: version, caps: caps, info: info,
+		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: withoutTasksExt(caps), info: info,
 		calls: map[string]context.CancelCauseFunc{}, posts: map[*stream]struct{}{},
 		asks: map[string]chan clientAnswer{},
 	}
