@@ -16,15 +16,7 @@ import (
 func TestEndStreamsEndsGETStreams(t *testing.T) {
 	srv, gw := startGateway(t, map[string]map[string]string{"s": nil})
 	c := newClient(t, srv)
-	req, _ := http.NewRequest("GET", c.url, nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.session)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /mcp: %v %v", resp, err)
-	}
-	done := drain(resp)
+	done := drain(openGET(t, c))
 	gw.EndStreams()
 	select {
 	case <-done:
@@ -84,18 +76,7 @@ func TestGETStreamEndsCleanly(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
 			c := newClient(t, srv)
-			open := func() *http.Response {
-				req, _ := http.NewRequest("GET", c.url, nil)
-				req.Header.Set("Authorization", "Bearer "+testToken)
-				req.Header.Set("Accept", "text/event-stream")
-				req.Header.Set("Mcp-Session-Id", c.session)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil || resp.StatusCode != 200 {
-					t.Fatalf("GET /mcp: %v %v", resp, err)
-				}
-				return resp
-			}
-			first := open()
+			first := openGET(t, c)
 			defer first.Body.Close()
 			ended := make(chan error, 1)
 			go func() { _, err := io.Copy(io.Discard, first.Body); ended <- err }()
@@ -104,7 +85,7 @@ func TestGETStreamEndsCleanly(t *testing.T) {
 					t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
 				}
 			} else {
-				second := open()
+				second := openGET(t, c)
 				defer second.Body.Close()
 			}
 			select {
@@ -117,4 +98,18 @@ func TestGETStreamEndsCleanly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openGET opens c's session's GET stream.
+func openGET(t *testing.T, c *rawClient) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", c.url, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /mcp: %v %v", resp, err)
+	}
+	return resp
 }
