@@ -24,6 +24,7 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 	header := r.Header.Get("Mcp-Protocol-Version")
 	top := readParams(m.params)
 	req.state, req.hasState = top.state, top.state != nil
+	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
 	if meta.version == nil {
 		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
@@ -66,9 +67,9 @@ type requestMeta struct{ version, caps, info, level json.RawMessage }
 // modernParams is the members of a modern request's params the gateway
 // reads, raw (nil when absent), found in one scan: a tools/call's params
 // are scanned once, however many of them it reads.
-type modernParams struct{ meta, name, state json.RawMessage }
+type modernParams struct{ meta, name, state, task json.RawMessage }
 
-// readParams reads params' _meta, name and requestState members; of a
+// readParams reads params' _meta, name, requestState and task members; of a
 // member given twice, the last counts, as jsonrpc.Member reads it.
 func readParams(params []byte) modernParams {
 	var mp modernParams
@@ -80,6 +81,8 @@ func readParams(params []byte) modernParams {
 			mp.name = v
 		case jsonrpc.KeyIs(k, "requestState"):
 			mp.state = v
+		case jsonrpc.KeyIs(k, "task"):
+			mp.task = v
 		}
 		return true
 	})

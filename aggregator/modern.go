@@ -53,6 +53,7 @@ type modernReq struct {
 	state    json.RawMessage
 	hasState bool
 	accept   accepted // the POST's Accept, read once (postTypes)
+	hasTask  bool     // params has a 2025-11-25 "task" member
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.

@@ -156,7 +156,7 @@ func (t *task) announce() bool {
 // a 2025-11-25 task whose {"task": …} and server-side id the modern caller
 // could never use. A modern server gets it as sent (SPEC §4.3).
 func (h *handler) dropLegacyTask(req *modernReq) {
-	if _, ok := jsonrpc.Member(req.params, "task"); !ok {
+	if !req.hasTask {
 		return
 	}
 	rt, _, err := h.modernRoute(req)
