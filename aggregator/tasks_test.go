@@ -223,17 +223,13 @@ func TestTaskTTL(t *testing.T) {
 // input_required until a tasks/result stream carries the request, with
 // related-task _meta, and the client's answer goes back to the server.
 func TestGatewayTaskInputRequired(t *testing.T) {
-	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sample","inputSchema":{"type":"object"}}]`}})
-	c := newClient(t, srv)
-	tk := createTask(t, c, 2, "sample", `{}`, "60000")
-	waitStatus(t, c, tk.TaskID, "input_required")
-	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	c, tk, ch, req := sampleTaskResult(t)
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if req := next(t, ch, "sampling request"); json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" ||
+	if json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" ||
 		!strings.HasSuffix(string(m.Params), `"maxTokens":10,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+tk.TaskID+`"}}}`) {
 		t.Fatalf("on the tasks/result stream: %s", req)
 	}
@@ -273,16 +269,12 @@ func TestTasksEndWithTheSession(t *testing.T) {
 // tasks/result with the task's outcome. Before, the stream stayed open
 // for good (found by an adversarial review).
 func TestTaskResultEndsWhenItsTaskEndsWhileAsking(t *testing.T) {
-	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sample","inputSchema":{"type":"object"}}]`}})
-	c := newClient(t, srv)
-	tk := createTask(t, c, 2, "sample", `{}`, "60000")
-	waitStatus(t, c, tk.TaskID, "input_required")
-	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	c, tk, ch, req := sampleTaskResult(t)
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if req := next(t, ch, "sampling request"); json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" {
+	if json.Unmarshal([]byte(req), &m) != nil || m.Method != "sampling/createMessage" {
 		t.Fatalf("on the tasks/result stream: %s", req)
 	}
 	result(t, taskCall(c, 4, "tasks/cancel", tk.TaskID))
@@ -292,4 +284,18 @@ func TestTaskResultEndsWhenItsTaskEndsWhileAsking(t *testing.T) {
 	if final := next(t, ch, "tasks/result's response"); !strings.Contains(final, `"id":3`) {
 		t.Errorf("tasks/result after its task was cancelled: %s", final)
 	}
+}
+
+// sampleTaskResult makes a gateway-made task whose server asks the client
+// for sampling, waits until it is input_required, and opens its
+// tasks/result (id 3): the client, the task, the stream's events and the
+// first one, which should be the server's request.
+func sampleTaskResult(t *testing.T) (*rawClient, taskView, <-chan string, string) {
+	t.Helper()
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sample","inputSchema":{"type":"object"}}]`}})
+	c := newClient(t, srv)
+	tk := createTask(t, c, 2, "sample", `{}`, "60000")
+	waitStatus(t, c, tk.TaskID, "input_required")
+	ch := events(t, c.post(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`))
+	return c, tk, ch, next(t, ch, "sampling request")
 }
