@@ -111,7 +111,7 @@ func (h *handler) startBridge(req *modernReq, rt route, tool, token string, run 
 
 // run makes the call and delivers its outcome.
 func (bc *bridgeCall) run(run uint64, params json.RawMessage) {
-	res, served, err := bc.h.g.callRoute(bc.ctx, bc.rt, bc.tool, run, params, bc)
+	res, served, err := bc.h.g.callChecked(bc.ctx, bc.rt, bc.tool, run, params, bc)
 	close(bc.ended)
 	bc.done <- callOutcome{res, served, bc.rt, err}
 }
@@ -138,7 +138,7 @@ func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, to
 	bc := &bridgeCall{h: h, id: strconv.FormatUint(bridgeSeq.Add(1), 36), tool: tool, rt: rt, bearer: token,
 		caps: req.caps, level: req.level, ctx: r.Context(), out: out}
 	out.armSSE()
-	res, served, err := h.g.callRoute(r.Context(), rt, tool, run, params, bc)
+	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
 	if r.Context().Err() != nil {
 		out.close()
 		return

@@ -179,6 +179,12 @@ func (g *Gateway) callRoute(ctx context.Context, rt route, name string, run uint
 	if err := checkProgressToken(params); err != nil {
 		return nil, 0, err
 	}
+	return g.callChecked(ctx, rt, name, run, params, p)
+}
+
+// callChecked is callRoute for params whose progressToken the caller has
+// checked (a modern call's, read in validateModern's one scan).
+func (g *Gateway) callChecked(ctx context.Context, rt route, name string, run uint64, params json.RawMessage, p supervisor.Peer) (json.RawMessage, uint64, error) {
 	if rt.tool != name {
 		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(rt.tool))
 	}
@@ -209,21 +215,28 @@ func (g *Gateway) callRoute(ctx context.Context, rt route, name string, run uint
 // null made progress notifications carry "progressToken":null to a client
 // that never asked for them.
 func checkProgressToken(params json.RawMessage) error {
+	meta, metas := onlyMember(params, "_meta")
+	var tok json.RawMessage
+	var toks int
+	if metas == 1 && meta[0] == '{' {
+		tok, toks = onlyMember(meta, "progressToken")
+	}
+	return progressTokenError(metas, tok, toks)
+}
+
+// progressTokenError is checkProgressToken's verdict on what a scan found:
+// metas _meta members in params, and in the (last) one, toks
+// progressToken members, the last being tok.
+func progressTokenError(metas int, tok json.RawMessage, toks int) error {
 	// Twice, the gateway would swap one while the server read the other,
 	// and its progress would reach another client's call (found by an
 	// adversarial review): refused.
-	meta, n := onlyMember(params, "_meta")
-	if n > 1 {
+	switch {
+	case metas > 1:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta appears more than once"}
-	}
-	if n == 0 || meta[0] != '{' {
-		return nil
-	}
-	tok, n := onlyMember(meta, "progressToken")
-	if n > 1 {
+	case toks > 1:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: _meta.progressToken appears more than once"}
-	}
-	if n == 0 {
+	case toks == 0:
 		return nil
 	}
 	if c := tok[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {

@@ -26,6 +26,7 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
+	req.progressErr = progressTokenError(top.metas, meta.progress, meta.progresses)
 	if meta.version == nil {
 		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
@@ -61,13 +62,21 @@ func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
 }
 
 // requestMeta is a modern request's reserved _meta members, raw (nil when
-// absent).
-type requestMeta struct{ version, caps, info, level json.RawMessage }
+// absent), and its progressToken (the last) with how many there are.
+type requestMeta struct {
+	version, caps, info, level json.RawMessage
+	progress                   json.RawMessage
+	progresses                 int
+}
 
 // modernParams is the members of a modern request's params the gateway
 // reads, raw (nil when absent), found in one scan: a tools/call's params
-// are scanned once, however many of them it reads.
-type modernParams struct{ meta, name, state, task json.RawMessage }
+// are scanned once, however many of them it reads. metas counts the _meta
+// members (more than one is refused: checkProgressToken).
+type modernParams struct {
+	meta, name, state, task json.RawMessage
+	metas                   int
+}
 
 // readParams reads params' _meta, name, requestState and task members; of a
 // member given twice, the last counts, as jsonrpc.Member reads it.
@@ -76,7 +85,7 @@ func readParams(params []byte) modernParams {
 	_ = jsonrpc.Members(params, func(k, v []byte) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "_meta"):
-			mp.meta = v
+			mp.meta, mp.metas = v, mp.metas+1
 		case jsonrpc.KeyIs(k, "name"):
 			mp.name = v
 		case jsonrpc.KeyIs(k, "requestState"):
@@ -111,6 +120,8 @@ func readMetaMembers(meta []byte) requestMeta {
 			rm.info = v
 		case metaLogLevel:
 			rm.level = v
+		case "progressToken":
+			rm.progress, rm.progresses = v, rm.progresses+1
 		}
 		return true
 	})
@@ -202,6 +213,9 @@ func paramHeaders(schema json.RawMessage) []paramHeader {
 // against its arguments: a value present (and not null) needs its header,
 // equal after decoding (integers compared numerically).
 func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHeader) *httpError {
+	if len(specs) == 0 {
+		return nil
+	}
 	args, _ := jsonrpc.Member(params, "arguments")
 	for _, p := range specs {
 		v, ok := argAt(args, p.path)

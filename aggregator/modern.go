@@ -54,6 +54,9 @@ type modernReq struct {
 	hasState bool
 	accept   accepted // the POST's Accept, read once (postTypes)
 	hasTask  bool     // params has a 2025-11-25 "task" member
+	// progressErr is checkProgressToken's verdict on params, from the
+	// same scan (the call then skips callRoute's own).
+	progressErr error
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.
@@ -181,6 +184,10 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		}
 		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.State))
 		run = st.Run
+	}
+	if req.progressErr != nil {
+		out.finish(errorParts(req.id, req.progressErr)...)
+		return
 	}
 	if !canBeAsked(req.caps) {
 		h.callInline(r, req, rt, name, token, run, params, out)

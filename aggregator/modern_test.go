@@ -82,6 +82,37 @@ func TestModernCall(t *testing.T) {
 	}
 }
 
+// A modern call's progressToken is checked in the one scan of its params
+// (validateModern), not again on the way upstream: what it refuses must
+// still be refused, for a client that can be asked (a bridged call) and
+// one that cannot (inline), and a good token still works.
+func TestModernProgressTokenRules(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"progress","inputSchema":{"type":"object"}}]`}})
+	u := srv.URL + "/mcp"
+	meta := func(caps, extra string) string {
+		return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + extra + `}`
+	}
+	for _, caps := range []string{`{}`, `{"elicitation":{}}`} {
+		for _, bad := range []string{
+			meta(caps, `,"progressToken":null`),
+			meta(caps, `,"progressToken":{"x":1}`),
+			meta(caps, `,"progressToken":"a","progressToken":1`),
+			meta(caps, `,"progressToken":"a"`) + `,` + meta(caps, `,"progressToken":1`),
+		} {
+			resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},`+bad+`}}`,
+				modernHeaders("tools/call", "progress"))
+			if msg := string(message(t, resp, b)); !strings.Contains(msg, `"code":-32602`) || strings.Contains(msg, `"result"`) {
+				t.Errorf("caps %s, %s: %s, want -32602", caps, bad, msg)
+			}
+		}
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},`+meta(caps, `,"progressToken":"ok"`)+`}}`,
+			modernHeaders("tools/call", "progress"))
+		if !strings.Contains(string(b), `"progressToken":"ok"`) || !strings.Contains(string(message(t, resp, b)), `"result"`) {
+			t.Errorf("caps %s, a good token: %s", caps, b)
+		}
+	}
+}
+
 func TestModernHeaderAndMetaRules(t *testing.T) {
 	tools := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"wéird","inputSchema":{"type":"object"}},` +
 		`{"name":"sql","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"q":{"type":"string"}}}}]`
