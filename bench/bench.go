@@ -42,11 +42,13 @@ type Config struct {
 
 	SDKCalls int // sequential calls with go-sdk's client (client-cost comparison); 0 skips
 
+	HandlerCalls int // timed calls of each era for the handler-CPU figure (handlercpu.go)
+
 	// Everything is the argv of server-everything; nil skips its figures.
 	Everything []string
 
-	// Only, if set, runs only these phases: seq, everything, tput, ready,
-	// mem, big.
+	// Only, if set, runs only these phases: seq, handler, everything,
+	// tput, ready, mem, big.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -65,7 +67,7 @@ func FullConfig() Config {
 		ReadyServers: []int{1, 7}, StartDelay: 300 * time.Millisecond,
 		MemServers: 3, MemSessions: 100, MemCalls: 10,
 		BigBytes: 8 << 20, BigCalls: 5,
-		SDKCalls: 1000,
+		SDKCalls: 1000, HandlerCalls: 10000,
 	}
 }
 
@@ -77,7 +79,7 @@ func ShortConfig() Config {
 		ReadyServers: []int{1, 3}, StartDelay: 50 * time.Millisecond,
 		MemServers: 3, MemSessions: 5, MemCalls: 2,
 		BigBytes: 256 << 10, BigCalls: 1,
-		SDKCalls: 20,
+		SDKCalls: 20, HandlerCalls: 200,
 	}
 }
 
@@ -116,6 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"seq", "sequential calls, Go echo", func(ctx context.Context) error {
 			return r.sequential(ctx, "echo", []string{cfg.Bin.Echo}, true)
 		}},
+		{"handler", "gateway CPU per call, in-process", r.handlerCPU},
 		{"everything", "sequential calls, server-everything", func(ctx context.Context) error {
 			if cfg.Everything == nil {
 				return nil
@@ -169,7 +172,7 @@ func sequentialCalls(ctx context.Context, call callFunc, params []byte, n int) (
 // caller's latencies (µs) and its CPU per call: this process first, then
 // each of pids.
 func interleaved(ctx context.Context, calls []callFunc, n int, pids ...int) ([][]float64, [][]float64, error) {
-	const blocks = 10
+	const blocks = 50
 	lat := make([][]float64, len(calls))
 	cpu := make([][]time.Duration, len(calls))
 	for k := range calls {

@@ -103,18 +103,31 @@ func (c *HTTPClient) NewSession(ctx context.Context) (*Session, error) {
 // Call sends one request and returns the raw result. params is a JSON
 // object; a modern Call adds _meta to it (params must not hold one).
 func (s *Session) Call(ctx context.Context, method string, params []byte) ([]byte, error) {
-	id := strconv.FormatInt(s.nextID.Add(1), 10)
-	body := make([]byte, 0, len(params)+len(method)+len(modernMeta)+64)
+	body, id, name, err := s.body(method, params)
+	if err != nil {
+		return nil, err
+	}
+	msg, _, err := s.post(ctx, body, id, method, name)
+	if err != nil {
+		return nil, err
+	}
+	return resultOf(msg)
+}
+
+// body renders the next request: its JSON-RPC message, its id, and for a
+// modern tools/call the tool's name (for Mcp-Name).
+func (s *Session) body(method string, params []byte) (body []byte, id, name string, err error) {
+	id = strconv.FormatInt(s.nextID.Add(1), 10)
+	body = make([]byte, 0, len(params)+len(method)+len(modernMeta)+64)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, id...)
 	body = append(body, `,"method":"`...)
 	body = append(body, method...)
 	body = append(body, `","params":`...)
-	name := ""
 	if s.modern {
 		rest, ok := openObject(params)
 		if !ok {
-			return nil, fmt.Errorf("modern %s: params must be a JSON object", method)
+			return nil, "", "", fmt.Errorf("modern %s: params must be a JSON object", method)
 		}
 		body = append(body, '{')
 		body = append(body, modernMeta...)
@@ -129,12 +142,27 @@ func (s *Session) Call(ctx context.Context, method string, params []byte) ([]byt
 	} else {
 		body = append(body, params...)
 	}
-	body = append(body, '}')
-	msg, _, err := s.post(ctx, body, id, method, name)
+	return append(body, '}'), id, name, nil
+}
+
+// Wire returns the bytes of the HTTP/1.1 request Call would send next
+// (request line, headers, body), for a server to parse as if it came off
+// the connection (the handler-CPU figure).
+func (s *Session) Wire(method string, params []byte) ([]byte, error) {
+	body, _, name, err := s.body(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return resultOf(msg)
+	req, err := http.NewRequest(http.MethodPost, s.c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	s.headers(req, method, name)
+	var b bytes.Buffer
+	if err := req.Write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // openObject returns what follows the '{' that opens the object raw.

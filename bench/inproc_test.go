@@ -2,9 +2,8 @@ package bench
 
 // In-process benchmarks, for profiling the gateway: the daemon is a
 // separate process in Run, so these build the same pieces it does
-// (supervisor.New + aggregator.New + its HTTP handler, as
-// aggregator/main_test.go does) behind an httptest server, with the Go
-// echo as the upstream. The load generator runs in the same process, so
+// (StartInproc, inproc.go) behind an httptest server, with the Go echo as
+// the upstream. The load generator runs in the same process, so
 // its frames (net/http client, HTTPClient) appear in the profile too.
 //
 //	go test ./bench/ -run '^$' -bench 'Inproc' -cpuprofile cpu.out
@@ -14,57 +13,22 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/aggregator"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-const inprocToken = "bench-inproc-token"
-
-type inproc struct {
-	srv *httptest.Server
-	sup *supervisor.Supervisor
-	gw  *aggregator.Gateway
-	hc  *HTTPClient
-}
-
-func startInproc(b *testing.B) *inproc {
+func startInproc(b *testing.B) *Inproc {
 	b.Helper()
-	bin := testBinaries(b)
-	log := supervisor.NewLog(io.Discard)
-	var gw *aggregator.Gateway
-	sup := supervisor.New([]adapters.Server{{Name: "echo", Spec: adapters.LaunchSpec{Argv: []string{bin.Echo}}}},
-		supervisor.Options{Log: log, OnToolsChanged: func(string) {
-			if gw != nil {
-				gw.Rebuild()
-			}
-		}})
-	gw = aggregator.New(sup.Upstreams(), "bench", log.Logger())
-	if err := sup.StartAll(context.Background()); err != nil {
+	p, err := StartInproc(testBinaries(b).Echo)
+	if err != nil {
 		b.Fatal(err)
 	}
-	gw.Rebuild()
-	srv := httptest.NewServer(gw.Handler(aggregator.HTTPOptions{Token: inprocToken, Health: func() any { return gw.Health() }}))
-	p := &inproc{srv: srv, sup: sup, gw: gw, hc: NewHTTPClient(srv.URL+"/mcp", inprocToken)}
-	b.Cleanup(func() {
-		p.hc.CloseIdle()
-		srv.CloseClientConnections()
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		sup.Shutdown(ctx)
-	})
+	b.Cleanup(p.Close)
 	return p
 }
 
-func (p *inproc) session(b *testing.B) *Session {
+func (p *Inproc) session(b *testing.B) *Session {
 	s, err := p.hc.NewSession(context.Background())
 	if err != nil {
 		b.Fatal(err)
