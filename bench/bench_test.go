@@ -70,7 +70,7 @@ func TestBenchShort(t *testing.T) {
 		byID[f.ID] = f
 	}
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
-		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
+		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "cpu.handler.diff", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
 		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
 		"mem.sessions.hwm", "mem.shim.rss", "mem.upstream.rss", "big.result", "big.argument"}
 	for _, n := range cfg.ReadyServers {
@@ -105,7 +105,8 @@ func TestBenchShort(t *testing.T) {
 				// CPU figures may round to 0 in small runs (or count 10 ms ticks);
 				// a count of retries is 0 when all is well.
 				mayBeZero := strings.HasPrefix(f.ID, "cpu.") || f.Unit == "count"
-				bad := math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (v == 0 && !mayBeZero)
+				signed := strings.HasSuffix(f.ID, ".diff") // a difference: either sign
+				bad := math.IsNaN(v) || math.IsInf(v, 0) || (!signed && (v < 0 || (v == 0 && !mayBeZero)))
 				if bad {
 					t.Errorf("%s %s = %v, want a positive number", f.ID, side, v)
 				}
