@@ -104,7 +104,8 @@ func readMeta(params []byte) requestMeta {
 	return readMetaMembers(meta)
 }
 
-// readMetaMembers reads a _meta object's reserved members in one scan.
+// readMetaMembers reads a _meta object's reserved members and its
+// progressToken in one scan.
 func readMetaMembers(meta []byte) requestMeta {
 	var rm requestMeta
 	if len(meta) == 0 || meta[0] != '{' {
@@ -120,8 +121,12 @@ func readMetaMembers(meta []byte) requestMeta {
 			rm.info = v
 		case metaLogLevel:
 			rm.level = v
-		case "progressToken":
-			rm.progress, rm.progresses = v, rm.progresses+1
+		default:
+			// As checkProgressToken and the swap read it: an escaped key
+			// is the same key.
+			if jsonrpc.KeyIs(k, "progressToken") {
+				rm.progress, rm.progresses = v, rm.progresses+1
+			}
 		}
 		return true
 	})

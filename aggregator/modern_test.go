@@ -98,6 +98,9 @@ func TestModernProgressTokenRules(t *testing.T) {
 			meta(caps, `,"progressToken":{"x":1}`),
 			meta(caps, `,"progressToken":"a","progressToken":1`),
 			meta(caps, `,"progressToken":"a"`) + `,` + meta(caps, `,"progressToken":1`),
+			// Escaped keys are the same key (TestProgressTokenCannotBeSmuggled).
+			meta(caps, `,"progress\u0054oken":null`),
+			meta(caps, `,"progressToken":"a","progress\u0054oken":1`),
 		} {
 			resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},`+bad+`}}`,
 				modernHeaders("tools/call", "progress"))
