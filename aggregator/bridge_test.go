@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -204,4 +205,46 @@ func TestBridgeParkedCallsRequestsReachNoOtherClient(t *testing.T) {
 	if strings.Contains(ev, "elicitation/create") || !strings.Contains(ev, "slept") {
 		t.Errorf("client A got %s; B's second ask must not reach it", ev)
 	}
+}
+
+// A call whose client can be asked runs on its request's goroutine until
+// the server asks something (callParkable): one the server asks nothing
+// starts no goroutine of its own (with one from the start, such a call
+// cost ~10 µs more than a legacy one), and one it asks still parks and
+// resumes (TestBridgeLegacyServerModernClient).
+func TestBridgeCallAskedNothingStartsNoGoroutine(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
+	h := srv.Config.Handler
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"roots":{}}}}}`
+	call := func() {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Host = "127.0.0.1"
+		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range modernHeaders("tools/call", "echo") {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), `"text":"hi"`) {
+			t.Fatalf("tools/call: %d %s", w.Code, w.Body.String())
+		}
+	}
+	call() // the server is started and its tools listed
+	const n = 50
+	before := goroutinesCreated()
+	for range n {
+		call()
+	}
+	if made := goroutinesCreated() - before; made >= n/2 {
+		t.Errorf("%d goroutines started for %d calls the server asked nothing", made, n)
+	}
+}
+
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

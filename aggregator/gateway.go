@@ -189,6 +189,25 @@ func (g *Gateway) callChecked(ctx context.Context, rt route, name string, run ui
 		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(rt.tool))
 	}
 	res, served, err := rt.upstream.CallRun(ctx, run, "tools/call", params, p)
+	var d *supervisor.DetachedCall
+	if errors.As(err, &d) {
+		return nil, served, err // the call goes on: callDetached has the rest
+	}
+	return g.callResult(ctx, rt, res, served, err)
+}
+
+// callDetached waits for a call its caller stopped waiting for (a parked
+// bridged call, bridge.go) and returns what callChecked would have.
+func (g *Gateway) callDetached(ctx context.Context, rt route, d *supervisor.DetachedCall) (json.RawMessage, uint64, error) {
+	res, served, err := d.Wait()
+	return g.callResult(ctx, rt, res, served, err)
+}
+
+// callResult is a call's outcome as the client gets it: an error as a
+// *jsonrpc.Error (the server's own, the gateway's reason for cancelling,
+// -32602 for a run that ended, else CodeServerUnavailable), and a result
+// that is a JSON object.
+func (g *Gateway) callResult(ctx context.Context, rt route, res json.RawMessage, served uint64, err error) (json.RawMessage, uint64, error) {
 	if err != nil {
 		var why *jsonrpc.Error
 		if ctx.Err() != nil && errors.As(context.Cause(ctx), &why) {

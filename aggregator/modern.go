@@ -193,7 +193,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		h.callInline(r, req, rt, name, token, run, params, out)
 		return
 	}
-	h.startBridge(req, rt, name, token, run, params).await(req, out, r.Context().Done())
+	h.callParkable(r, req, rt, name, token, run, params, out)
 }
 
 // modernRoute is toolRoute with the name validateModern has read.

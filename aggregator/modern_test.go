@@ -170,27 +170,37 @@ func TestModernHeaderAndMetaRules(t *testing.T) {
 // Closing a modern call's response stream cancels it upstream (MCP
 // 2026-07-28 Cancellation).
 func TestModernStreamCloseCancelsTheCall(t *testing.T) {
-	cancelFile := t.TempDir() + "/cancelled"
-	srv, _ := startGateway(t, map[string]map[string]string{"s": {
-		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelFile}})
-	started := t.TempDir() + "/started"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/mcp", strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000,"started":"`+started+`"},`+modernMetaJSON+`}}`))
-	for k, v := range modernHeaders("tools/call", "sleep") {
-		req.Header.Set(k, v)
+	// Both paths: a client that cannot be asked (callInline) and one that
+	// can (callParkable, attached until the server asks).
+	for _, caps := range []string{`{}`, `{"elicitation":{}}`} {
+		t.Run(caps, func(t *testing.T) {
+			cancelFile := t.TempDir() + "/cancelled"
+			srv, _ := startGateway(t, map[string]map[string]string{"s": {
+				"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelFile}})
+			started := t.TempDir() + "/started"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+			req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/mcp", strings.NewReader(
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000,"started":"`+started+`"},`+meta+`}}`))
+			for k, v := range modernHeaders("tools/call", "sleep") {
+				req.Header.Set(k, v)
+			}
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Accept", acceptBoth)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			fakeserver.WaitFile(t, started)
+			cancel()
+			fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
+			<-done
+		})
 	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", acceptBoth)
-	go func() {
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	fakeserver.WaitFile(t, started)
-	cancel()
-	fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
 }
 
 func TestModernListenGetsListChanged(t *testing.T) {

@@ -138,20 +138,30 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 	c.pending[id] = pc
 	c.mu.Unlock()
 
-	var r reply
 	if err := c.write(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
 		c.forget(id)
-		r.err = err
-	} else {
-		select {
-		case r = <-pc.reply:
-		case <-ctx.Done():
-			if c.forget(id) {
-				cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
-				_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
-			}
-			r.err = ctx.Err()
+		c.endNotes(pc)
+		return nil, err
+	}
+	return c.await(ctx, id, pc, detachOf(peer))
+}
+
+// await waits for the reply to call id: the server's, or ctx's end (the
+// server then gets notifications/cancelled). When detach closes first,
+// it returns a *detachedWait at once, and the call stays pending: its
+// wait is this one's, without detach (detach.go).
+func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach <-chan struct{}) (json.RawMessage, error) {
+	var r reply
+	select {
+	case r = <-pc.reply:
+	case <-ctx.Done():
+		if c.forget(id) {
+			cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
+			_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
 		}
+		r.err = ctx.Err()
+	case <-detach:
+		return nil, &detachedWait{c: c, ctx: ctx, id: id, pc: pc}
 	}
 	c.endNotes(pc)
 	return r.result, r.err

@@ -18,7 +18,9 @@
 //     says which (modern.go). A modern server's InputRequiredResult goes
 //     back as sent to a modern client, whose retry CallRun sends to the
 //     same process; for a legacy client the supervisor asks the client and
-//     retries itself (mrtr.go, SPEC §4.6).
+//     retries itself (mrtr.go, SPEC §4.6). A caller may stop waiting for a
+//     call that goes on (a Detacher peer; detach.go): the wait then passes
+//     to a goroutine of the caller's, through DetachedCall.Wait.
 //   - A catalog change is applied by a Reloader: each server is resolved
 //     again and restarted gracefully if its launch spec changed (§6.3,
 //     reloader.go, reload.go).

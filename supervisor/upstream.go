@@ -172,15 +172,31 @@ var ErrRunEnded = errors.New("the server process that held this request's state 
 //
 // Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
 // ctx's errors as they are; other errors name the server and say why
-// (exited with status and stderr tail, backing off, …).
+// (exited with status and stderr tail, backing off, …). A peer that is a
+// Detacher and detaches while the call waits gets a *DetachedCall, whose
+// Wait returns the rest (detach.go).
 func (u *Upstream) CallRun(ctx context.Context, run uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
 	u.calls.Add(1)
 	s, err := u.acquireRun(ctx, run)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer s.active.Done()
 	res, err := u.exchange(ctx, s, method, params, peer)
+	var w *detachedWait
+	if errors.As(err, &w) {
+		return nil, s.run, &DetachedCall{wait: func() (json.RawMessage, uint64, error) {
+			res, err := w.c.await(w.ctx, w.id, w.pc, nil)
+			return u.endCall(s, res, err)
+		}}
+	}
+	return u.endCall(s, res, err)
+}
+
+// endCall ends a call on run s: it leaves s's active calls, marks s as
+// having served when the server answered, and names the server in an
+// error that is not the server's own or ctx's.
+func (u *Upstream) endCall(s *session, res json.RawMessage, err error) (json.RawMessage, uint64, error) {
+	defer s.active.Done()
 	var rpcErr *jsonrpc.Error
 	if err == nil || errors.As(err, &rpcErr) {
 		s.served.Store(true) // the server answered: it is not crash-looping

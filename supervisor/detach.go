@@ -1,0 +1,54 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// This file lets a caller stop waiting for a call that goes on: a modern
+// client's call that a legacy server's request parks (MRTR, SPEC §4.6)
+// outlives the HTTP request that started it. The call runs on its
+// request's goroutine until the server asks; only then does a goroutine of
+// the caller's take over the wait, so that a call nobody asks anything
+// costs no goroutine of its own.
+
+// A Detacher is a Peer whose caller may stop waiting for its call: once
+// the channel Detach returns is closed (nil: never), CallRun returns a
+// *DetachedCall at once, and the call goes on upstream.
+type Detacher interface {
+	Detach() <-chan struct{}
+}
+
+// DetachedCall is the error CallRun returns when its peer detached (see
+// Detacher). The call is still pending, and still counted in its run's
+// active calls (a graceful restart waits for it). Wait blocks until it
+// ends and returns what CallRun would have; call it exactly once, from the
+// goroutine that now owns the call.
+type DetachedCall struct {
+	wait func() (json.RawMessage, uint64, error)
+}
+
+func (d *DetachedCall) Error() string { return "the caller stopped waiting; the call goes on" }
+
+// Wait returns the call's result, the run that served it, and its error,
+// as CallRun would have.
+func (d *DetachedCall) Wait() (json.RawMessage, uint64, error) { return d.wait() }
+
+// detachedWait is conn.await's side of a detached call: what its wait
+// needs to go on.
+type detachedWait struct {
+	c   *conn
+	ctx context.Context
+	id  int64
+	pc  *pendingCall
+}
+
+func (w *detachedWait) Error() string { return "detached" }
+
+// detachOf is peer's Detach channel, or nil.
+func detachOf(peer Peer) <-chan struct{} {
+	if d, ok := peer.(Detacher); ok {
+		return d.Detach()
+	}
+	return nil
+}
