@@ -37,7 +37,7 @@ import (
 // bridgeCall is one modern client's tools/call.
 type bridgeCall struct {
 	h      *handler
-	id     string // parked calls are found by it (bridgeSeq)
+	seq    uint64 // bridgeSeq; parked calls are found by its key()
 	tool   string // exported name
 	rt     route
 	bearer string // the caller's token; see token()
@@ -45,14 +45,18 @@ type bridgeCall struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	asks   chan *ask
-	done   chan callOutcome // buffered 1
-	ended  chan struct{}    // closed when the upstream call has returned
-	// detach, closed once (detachOnce) by the first ask, makes the
-	// request that runs the call hand its wait to a goroutine
-	// (callParkable).
+	// detach, closed once by the first ask (detachNow), makes the request
+	// that runs the call hand its wait to a goroutine (callParkable).
+	// ctx, asks, done and ended are made then, before it closes: a call
+	// that is asked nothing needs none of them, and runs on its request's
+	// context.
 	detach     chan struct{}
 	detachOnce sync.Once
+	gone       <-chan struct{} // the handler's baseCtx.Done: shutdown cancels an attached call
+	finished   bool            // the attached call returned undetached (under mu)
+	asks       chan *ask
+	done       chan callOutcome // buffered 1
+	ended      chan struct{}    // closed when the upstream call has returned
 
 	mu      sync.Mutex
 	out     *stream // the attached response; nil while parked
@@ -94,43 +98,88 @@ type bridges struct {
 var bridgeSeq atomic.Uint64
 
 // newBridge makes the bridgeCall of a modern client's call, on ctx.
-func (h *handler) newBridge(ctx context.Context, req *modernReq, rt route, tool, token string) *bridgeCall {
-	bc := &bridgeCall{h: h, id: strconv.FormatUint(bridgeSeq.Add(1), 36), tool: tool, rt: rt, bearer: token,
-		caps: req.caps, level: req.level, asks: make(chan *ask), done: make(chan callOutcome, 1), ended: make(chan struct{})}
-	bc.ctx, bc.cancel = context.WithCancelCause(ctx)
-	return bc
+func (h *handler) newBridge(req *modernReq, rt route, tool, token string) *bridgeCall {
+	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), tool: tool, rt: rt, bearer: token,
+		caps: req.caps, level: req.level, gone: h.baseCtx.Done()}
 }
+
+// detachNow detaches the call (the first ask): once, it makes the call's
+// own context (from the handler's base: expiry and shutdown cancel it)
+// and the channels the rounds use, then closes detach. It reports false
+// when the call cannot detach: an inline one, or one that has returned.
+func (bc *bridgeCall) detachNow() bool {
+	if bc.detach == nil {
+		return false // an inline call, whose client is asked nothing
+	}
+	bc.detachOnce.Do(func() {
+		bc.mu.Lock()
+		if bc.finished {
+			bc.mu.Unlock()
+			return
+		}
+		bc.ctx, bc.cancel = context.WithCancelCause(bc.h.baseCtx)
+		bc.asks, bc.done, bc.ended = make(chan *ask), make(chan callOutcome, 1), make(chan struct{})
+		bc.mu.Unlock()
+		close(bc.detach)
+	})
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	return bc.ctx != nil
+}
+
+// endAttached records that the call returned without detaching; a
+// detach that raced with it (the server asked as it answered) is ended.
+func (bc *bridgeCall) endAttached() {
+	bc.mu.Lock()
+	bc.finished = true
+	cancel, ended := bc.cancel, bc.ended
+	bc.mu.Unlock()
+	if ended != nil {
+		close(ended)
+		cancel(nil) // the Request waiting on it ends with the call
+	}
+}
+
+// shutdownCause is err, or the gateway's reason when it is shutting down
+// (CancelCalls): a call cancelled by Gone gets a JSON-RPC error that says
+// why, not "context canceled".
+func (h *handler) shutdownCause(err error) error {
+	var why *jsonrpc.Error
+	if err != nil && h.baseCtx.Err() != nil && errors.As(context.Cause(h.baseCtx), &why) {
+		return why
+	}
+	return err
+}
+
+// key names the call in the parked table and its requestState.
+func (bc *bridgeCall) key() string { return strconv.FormatUint(bc.seq, 36) }
 
 // callParkable makes a call whose client can be asked (so that it may
 // park) on the request's goroutine, but on a context of its own, so that
 // it can outlive the request. Closing the stream cancels it while it is
-// attached. The server's first request detaches it (supervisor.Detacher):
-// a goroutine of its own takes over the wait for its outcome, and the
-// request awaits the round as a resumed one does. A call the server asks
-// nothing costs no goroutine and no hand-over between goroutines (bench:
-// with one from the start, a modern call of a client that declared roots
-// cost ~10 µs more than a legacy one).
+// attached (Gone). The server's first request detaches it
+// (supervisor.Detacher): a goroutine of its own takes over the wait for
+// its outcome, and the request awaits the round as a resumed one does. A
+// call the server asks nothing costs no goroutine and no hand-over
+// between goroutines (bench: with one from the start, a modern call of a
+// client that declared roots cost ~10 µs more than a legacy one), and no
+// context.AfterFunc on the request (~1 µs of the serving thread's CPU).
 func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *stream) {
-	bc := h.newBridge(h.baseCtx, req, rt, tool, token)
-	bc.detach = make(chan struct{})
-	bc.out = out
+	bc := h.newBridge(req, rt, tool, token)
+	bc.out, bc.detach = out, make(chan struct{})
 	out.armSSE()
-	stop := context.AfterFunc(r.Context(), func() { bc.cancel(errClientCancelled) })
-	res, served, err := h.g.callChecked(bc.ctx, rt, tool, run, params, bc)
+	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
 	var d *supervisor.DetachedCall
 	if !errors.As(err, &d) {
-		stop()
-		close(bc.ended)
-		bc.cancel(nil)
+		bc.endAttached()
 		if r.Context().Err() != nil {
 			out.close() // cancelled by the client: no response
 			return
 		}
-		bc.finish(req, out, callOutcome{res, served, rt, err})
+		bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})
 		return
 	}
-	stop() // from here await watches the client
-	h.bridges.wg.Add(1)
+	h.bridges.wg.Add(1) // from here await watches the client
 	go func() {
 		defer h.bridges.wg.Done()
 		defer bc.cancel(nil)
@@ -145,16 +194,27 @@ func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, 
 // nil, never, for an inline call.
 func (bc *bridgeCall) Detach() <-chan struct{} { return bc.detach }
 
+// Gone is the request's Done until the call detaches: a client that
+// closes the stream cancels the call (supervisor.Detacher).
+func (bc *bridgeCall) Gone() <-chan struct{} { return bc.gone }
+
 // canBeAsked reports whether a client's capabilities let a server ask it
-// anything (sampling, elicitation or roots): only then can its call park,
-// and need a goroutine of its own.
+// anything (sampling, elicitation or roots, not null): only then can its
+// call park. One scan of caps.
 func canBeAsked(caps json.RawMessage) bool {
-	for _, m := range []string{"sampling/createMessage", "elicitation/create", "roots/list"} {
-		if clientCan(caps, m) {
-			return true
-		}
+	if len(caps) == 0 || caps[0] != '{' {
+		return false
 	}
-	return false
+	var can [3]bool // as clientCan reads them: the last of a repeated key
+	_ = jsonrpc.Members(caps, func(k, v []byte) bool {
+		for i, name := range [...]string{"sampling", "elicitation", "roots"} {
+			if jsonrpc.KeyIs(k, name) {
+				can[i] = string(v) != "null"
+			}
+		}
+		return true
+	})
+	return can[0] || can[1] || can[2]
 }
 
 // callInline makes a call that cannot park on the request's own
@@ -164,15 +224,15 @@ func canBeAsked(caps json.RawMessage) bool {
 // client unable to be asked anything, Request answers -32601 before
 // touching them (bench: a modern call cost more than a legacy one).
 func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *stream) {
-	bc := &bridgeCall{h: h, id: strconv.FormatUint(bridgeSeq.Add(1), 36), tool: tool, rt: rt, bearer: token,
-		caps: req.caps, level: req.level, ctx: r.Context(), out: out}
+	bc := h.newBridge(req, rt, tool, token)
+	bc.out = out
 	out.armSSE()
 	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
 	if r.Context().Err() != nil {
 		out.close()
 		return
 	}
-	bc.finish(req, out, callOutcome{res, served, rt, err})
+	bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})
 }
 
 // await attaches a response to the call and waits for what ends this
@@ -300,7 +360,7 @@ func logPasses(method string, params json.RawMessage, level string) bool {
 // Request parks the call on a legacy server's server-to-client request
 // and returns the client's answer from its retry. A client without the
 // capability gets none: the server gets -32601 (SPEC §4.6).
-func (bc *bridgeCall) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if !clientCan(bc.caps, method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, capabilityOf(method))}
@@ -314,9 +374,12 @@ func (bc *bridgeCall) Request(ctx context.Context, method string, params json.Ra
 	key := capabilityOf(method) + "-" + strconv.Itoa(bc.keys)
 	bc.mu.Unlock()
 	a := &ask{key: key, method: method, params: params, answer: make(chan json.RawMessage, 1)}
-	if bc.detach != nil {
-		bc.detachOnce.Do(func() { close(bc.detach) }) // the request's goroutine now awaits the asks
+	if !bc.detachNow() { // the request's goroutine now awaits the asks
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the call that asked has ended"}
 	}
+	// The call's own context from here, not the request's that started it
+	// (given as ctx), which ends when the call parks.
+	ctx := bc.ctx
 	select {
 	case bc.asks <- a:
 	case <-ctx.Done():
@@ -347,7 +410,7 @@ const cancelFirstWait = time.Second
 func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
 
 // Session is the call's own: a modern client has no session.
-func (bc *bridgeCall) Session() string { return "modern:" + bc.id }
+func (bc *bridgeCall) Session() string { return "modern:" + bc.key() }
 
 // Client: a modern client; a modern server's InputRequiredResult comes
 // back to it as sent, and the request's own _meta is kept.

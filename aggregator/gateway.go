@@ -196,10 +196,11 @@ func (g *Gateway) callChecked(ctx context.Context, rt route, name string, run ui
 	return g.callResult(ctx, rt, res, served, err)
 }
 
-// callDetached waits for a call its caller stopped waiting for (a parked
-// bridged call, bridge.go) and returns what callChecked would have.
+// callDetached waits, on ctx (the call's own, in place of its request's),
+// for a call its caller stopped waiting for (a parked bridged call,
+// bridge.go) and returns what callChecked would have.
 func (g *Gateway) callDetached(ctx context.Context, rt route, d *supervisor.DetachedCall) (json.RawMessage, uint64, error) {
-	res, served, err := d.Wait()
+	res, served, err := d.Wait(ctx)
 	return g.callResult(ctx, rt, res, served, err)
 }
 

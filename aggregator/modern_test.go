@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
@@ -199,6 +200,38 @@ func TestModernStreamCloseCancelsTheCall(t *testing.T) {
 			cancel()
 			fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
 			<-done
+		})
+	}
+}
+
+// At shutdown (CancelCalls, after the drain) a modern call still running
+// gets a JSON-RPC error that says why, on both paths (callInline and an
+// attached callParkable), and its server gets notifications/cancelled.
+func TestModernCallsGetTheShutdownError(t *testing.T) {
+	for _, caps := range []string{`{}`, `{"elicitation":{}}`} {
+		t.Run(caps, func(t *testing.T) {
+			cancelFile := t.TempDir() + "/cancelled"
+			srv, gw := startGateway(t, map[string]map[string]string{"s": {
+				"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelFile}})
+			started := t.TempDir() + "/started"
+			meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+			got := make(chan string, 1)
+			go func() {
+				resp, b := send(t, "POST", srv.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000,"started":"`+started+`"},`+meta+`}}`,
+					modernHeaders("tools/call", "sleep"))
+				got <- string(message(t, resp, b))
+			}()
+			fakeserver.WaitFile(t, started)
+			gw.CancelCalls("the gateway is shutting down")
+			select {
+			case msg := <-got:
+				if !strings.Contains(msg, `"error"`) || !strings.Contains(msg, "the gateway is shutting down") {
+					t.Errorf("response %s, want the shutdown error", msg)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no response after CancelCalls")
+			}
+			fakeserver.WaitFile(t, cancelFile)
 		})
 	}
 }

@@ -63,7 +63,7 @@ func (bc *bridgeCall) park(asks []*ask) {
 	bc.timer = time.AfterFunc(bc.h.o.StateTTL, bc.expire)
 	bc.mu.Unlock()
 	bc.h.bridges.mu.Lock()
-	bc.h.bridges.parked[bc.id] = bc
+	bc.h.bridges.parked[bc.key()] = bc
 	bc.h.bridges.mu.Unlock()
 }
 
@@ -71,8 +71,9 @@ func (bc *bridgeCall) park(asks []*ask) {
 // notifications/cancelled.
 func (bc *bridgeCall) expire() {
 	bc.h.bridges.mu.Lock()
-	parked := bc.h.bridges.parked[bc.id] == bc
-	delete(bc.h.bridges.parked, bc.id)
+	key := bc.key()
+	parked := bc.h.bridges.parked[key] == bc
+	delete(bc.h.bridges.parked, key)
 	bc.h.bridges.mu.Unlock()
 	if parked {
 		bc.h.g.log.Info("parked call expired; cancelled upstream", "tool", bc.tool, "after", bc.h.o.StateTTL)
@@ -96,7 +97,7 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	}
 	b = append(b, `},"requestState":`...)
 	bc.mu.Lock()
-	st := requestState{Kind: statePark, ID: bc.id, Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
+	st := requestState{Kind: statePark, ID: bc.key(), Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
 	bc.mu.Unlock()
 	b = append(b, jsonrpc.Quote(bc.h.g.states.seal(st))...)
 	return append(b, '}')

@@ -143,28 +143,39 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 		c.endNotes(pc)
 		return nil, err
 	}
-	return c.await(ctx, id, pc, detachOf(peer))
+	detach, gone := detachOf(peer)
+	return c.await(ctx, id, pc, detach, gone)
 }
 
-// await waits for the reply to call id: the server's, or ctx's end (the
-// server then gets notifications/cancelled). When detach closes first,
-// it returns a *detachedWait at once, and the call stays pending: its
-// wait is this one's, without detach (detach.go).
-func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach <-chan struct{}) (json.RawMessage, error) {
+// await waits for the reply to call id: the server's, or ctx's end or
+// gone closing (the server then gets notifications/cancelled). When
+// detach closes first, it returns a *detachedWait at once, and the call
+// stays pending: its wait is this one's, without detach or gone
+// (detach.go).
+func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (json.RawMessage, error) {
 	var r reply
 	select {
 	case r = <-pc.reply:
 	case <-ctx.Done():
-		if c.forget(id) {
-			cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
-			_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
-		}
+		c.cancelCall(id)
 		r.err = ctx.Err()
+	case <-gone:
+		c.cancelCall(id)
+		r.err = context.Canceled
 	case <-detach:
-		return nil, &detachedWait{c: c, ctx: ctx, id: id, pc: pc}
+		return nil, &detachedWait{c: c, id: id, pc: pc}
 	}
 	c.endNotes(pc)
 	return r.result, r.err
+}
+
+// cancelCall drops call id and, if it was still pending, tells the server
+// (notifications/cancelled).
+func (c *conn) cancelCall(id int64) {
+	if c.forget(id) {
+		cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
+		_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
+	}
 }
 
 // stamp returns the params of request id as the server is to see them:

@@ -14,9 +14,15 @@ import (
 
 // A Detacher is a Peer whose caller may stop waiting for its call: once
 // the channel Detach returns is closed (nil: never), CallRun returns a
-// *DetachedCall at once, and the call goes on upstream.
+// *DetachedCall at once, and the call goes on upstream. Until then, Gone
+// closing (nil: never) cancels the call as ctx's end would (the server
+// gets notifications/cancelled; CallRun returns context.Canceled): a
+// second reason to stop, such as the gateway's shutdown, beside ctx. It
+// costs the caller nothing per call, unlike a context it would derive
+// from both.
 type Detacher interface {
 	Detach() <-chan struct{}
+	Gone() <-chan struct{}
 }
 
 // DetachedCall is the error CallRun returns when its peer detached (see
@@ -25,30 +31,32 @@ type Detacher interface {
 // ends and returns what CallRun would have; call it exactly once, from the
 // goroutine that now owns the call.
 type DetachedCall struct {
-	wait func() (json.RawMessage, uint64, error)
+	wait func(ctx context.Context) (json.RawMessage, uint64, error)
 }
 
 func (d *DetachedCall) Error() string { return "the caller stopped waiting; the call goes on" }
 
 // Wait returns the call's result, the run that served it, and its error,
-// as CallRun would have.
-func (d *DetachedCall) Wait() (json.RawMessage, uint64, error) { return d.wait() }
+// as CallRun would have. ctx takes the place of CallRun's from here: the
+// caller's own may end with the request that detached.
+func (d *DetachedCall) Wait(ctx context.Context) (json.RawMessage, uint64, error) {
+	return d.wait(ctx)
+}
 
 // detachedWait is conn.await's side of a detached call: what its wait
 // needs to go on.
 type detachedWait struct {
-	c   *conn
-	ctx context.Context
-	id  int64
-	pc  *pendingCall
+	c  *conn
+	id int64
+	pc *pendingCall
 }
 
 func (w *detachedWait) Error() string { return "detached" }
 
-// detachOf is peer's Detach channel, or nil.
-func detachOf(peer Peer) <-chan struct{} {
+// detachOf is peer's Detach and Gone channels, or nils.
+func detachOf(peer Peer) (detach, gone <-chan struct{}) {
 	if d, ok := peer.(Detacher); ok {
-		return d.Detach()
+		return d.Detach(), d.Gone()
 	}
-	return nil
+	return nil, nil
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
 
 // detachingPeer detaches its call on the server's first request, and
@@ -15,27 +17,31 @@ import (
 type detachingPeer struct {
 	recordingPeer
 	detach chan struct{}
+	gone   chan struct{} // nil unless a test closes it
 	once   sync.Once
 	answer chan json.RawMessage
 }
 
 func (p *detachingPeer) Detach() <-chan struct{} { return p.detach }
+func (p *detachingPeer) Gone() <-chan struct{}   { return p.gone }
 
-func (p *detachingPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// Request answers from p.answer whatever becomes of the ctx it is given
+// (the call's first one, which a detached call outlives), within 10 s.
+func (p *detachingPeer) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	p.once.Do(func() { close(p.detach) })
 	select {
 	case v := <-p.answer:
 		return v, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return nil, errors.New("no answer")
 	}
 }
 
 // A Detacher's call returns a *DetachedCall as soon as it detaches, while
 // the server still waits for its answer; Wait then gives the call's
 // result once the server has it (the MRTR bridge's parked call, SPEC §4.6).
-// A call that never detaches returns as usual, and a detached call whose
-// context ends fails Wait with ctx's error.
+// A call that never detaches returns as usual; a detached one goes on
+// under Wait's context, not CallRun's.
 func TestDetachedCallGoesOn(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	p := &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}
@@ -46,7 +52,7 @@ func TestDetachedCallGoesOn(t *testing.T) {
 	}
 	waited := make(chan string, 1)
 	go func() {
-		res, run, err := d.Wait()
+		res, run, err := d.Wait(context.Background())
 		waited <- string(res) + " " + errString(err) + " run>0:" + map[bool]string{true: "yes", false: "no"}[run > 0]
 	}()
 	select {
@@ -70,16 +76,31 @@ func TestDetachedCallGoesOn(t *testing.T) {
 		t.Errorf("echo with a Detacher peer: %s %v", res, err)
 	}
 
-	// Detached, then cancelled: Wait ends with ctx's error.
+	// Detached: CallRun's ctx no longer governs the call (it may be the
+	// request's, which ends when the request does); Wait's does.
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage)}
-	_, _, err = u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r)
-	if !errors.As(err, &d) {
+	r := &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}
+	if _, _, err = u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); !errors.As(err, &d) {
 		t.Fatalf("CallRun = %v, want a *DetachedCall", err)
 	}
 	cancel()
-	if _, _, err := d.Wait(); !errors.Is(err, context.Canceled) {
-		t.Errorf("Wait after cancel = %v, want context.Canceled", err)
+	r.answer <- json.RawMessage(`{"action":"accept","content":{"n":8}}`)
+	if res, _, err := d.Wait(context.Background()); err != nil || !strings.Contains(string(res), `\"n\":8`) {
+		t.Errorf("Wait after CallRun's ctx ended = %s %v, want the result", res, err)
+	}
+	// Wait's ctx ending cancels the call.
+	r = &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage)}
+	if _, _, err = u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); !errors.As(err, &d) {
+		t.Fatalf("CallRun = %v, want a *DetachedCall", err)
+	}
+	waitCtx, waitCancel := context.WithCancel(context.Background())
+	waitCancel()
+	if _, _, err := d.Wait(waitCtx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait on an ended ctx = %v, want context.Canceled", err)
+	}
+	select { // let the server's request end with the test
+	case r.answer <- json.RawMessage(`{}`):
+	case <-time.After(time.Second):
 	}
 }
 
@@ -88,4 +109,30 @@ func errString(err error) string {
 		return ""
 	}
 	return "error: " + err.Error()
+}
+
+// A Detacher's Gone closing while the call is attached cancels it: the
+// server gets notifications/cancelled, and CallRun returns
+// context.Canceled (a modern client that closed its stream).
+func TestGoneCancelsAnAttachedCall(t *testing.T) {
+	cancelFile := t.TempDir() + "/cancelled"
+	_, u, _ := fake(t, map[string]string{"MCP_FAKE_CANCEL_FILE": cancelFile})
+	started := t.TempDir() + "/started"
+	p := &detachingPeer{detach: make(chan struct{}), gone: make(chan struct{})}
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":30000,"started":"`+started+`"}}`), p)
+		errc <- err
+	}()
+	fakeserver.WaitFile(t, started)
+	close(p.gone)
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("CallRun = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("CallRun did not return when its caller went away")
+	}
+	fakeserver.WaitFile(t, cancelFile) // the server got notifications/cancelled
 }

@@ -184,8 +184,8 @@ func (u *Upstream) CallRun(ctx context.Context, run uint64, method string, param
 	res, err := u.exchange(ctx, s, method, params, peer)
 	var w *detachedWait
 	if errors.As(err, &w) {
-		return nil, s.run, &DetachedCall{wait: func() (json.RawMessage, uint64, error) {
-			res, err := w.c.await(w.ctx, w.id, w.pc, nil)
+		return nil, s.run, &DetachedCall{wait: func(ctx context.Context) (json.RawMessage, uint64, error) {
+			res, err := w.c.await(ctx, w.id, w.pc, nil, nil)
 			return u.endCall(s, res, err)
 		}}
 	}
