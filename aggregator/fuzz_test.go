@@ -70,7 +70,7 @@ func FuzzModernHeaders(f *testing.F) {
 			r.Header[k] = []string{v}
 		}
 		m := &envelope{raw: []byte(params), id: []byte("1"), method: method, params: []byte(params)}
-		req, herr := validateModern(r, m)
+		req, herr := validateModern(r, m, r.Header.Get("Mcp-Protocol-Version"))
 		if herr != nil {
 			if herr.status != http.StatusBadRequest {
 				t.Fatalf("status %d", herr.status)

@@ -18,10 +18,10 @@ import (
 // Base64 sentinel values decoded. A mismatch is 400 with -32020; a missing
 // required _meta field is 400 with -32602.
 
-// validateModern checks a modern request and reads its _meta.
-func validateModern(r *http.Request, m *envelope) (*modernReq, *httpError) {
+// validateModern checks a modern request and reads its _meta; header is
+// its MCP-Protocol-Version header, read once (servePOST).
+func validateModern(r *http.Request, m *envelope, header string) (*modernReq, *httpError) {
 	req := &modernReq{envelope: m}
-	header := r.Header.Get("Mcp-Protocol-Version")
 	top := readParams(m.params)
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil

@@ -71,7 +71,7 @@ func modernMeta(m *envelope) bool {
 
 // serveModern answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28).
-func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool, acc accepted) {
+func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool, acc accepted, version string) {
 	if batch {
 		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
 		return
@@ -85,7 +85,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
-	req, herr := validateModern(r, m)
+	req, herr := validateModern(r, m, version)
 	if herr != nil {
 		herr.id = m.id
 		writeError(w, herr)

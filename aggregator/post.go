@@ -48,7 +48,7 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isModern(version) || (!batch && modernMeta(msgs[0])) {
-		h.serveModern(w, r, msgs, batch, accepted{jsonOK, sseOK})
+		h.serveModern(w, r, msgs, batch, accepted{jsonOK, sseOK}, version)
 		return
 	}
 	if version == "" {

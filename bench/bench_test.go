@@ -70,7 +70,7 @@ func TestBenchShort(t *testing.T) {
 		byID[f.ID] = f
 	}
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
-		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "cpu.handler.diff", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
+		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "cpu.handler.modern.diff", "cpu.handler.askable", "cpu.handler.askable.diff", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
 		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
 		"mem.sessions.hwm", "mem.shim.rss", "mem.upstream.rss", "big.result", "big.argument"}
 	for _, n := range cfg.ReadyServers {

@@ -54,8 +54,12 @@ const (
 )
 
 // modernMeta is the _meta member every modern request carries: the
-// protocol version and the client's (empty) capabilities.
+// protocol version and the client's capabilities (none: Modern).
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + ModernVersion + `","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// AskableCaps are the client capabilities of ModernAskable: every one a
+// server's request can need, so that a legacy server may ask (SPEC §4.6).
+const AskableCaps = `{"elicitation":{},"roots":{},"sampling":{}}`
 
 // Session is one caller of the gateway: a legacy MCP session
 // (NewSession: initialize, then Mcp-Session-Id on every request) or a
@@ -66,6 +70,7 @@ type Session struct {
 	id      string
 	version string
 	modern  bool
+	meta    string // a modern request's _meta member
 	nextID  atomic.Int64
 }
 
@@ -75,7 +80,15 @@ type Session struct {
 // Mcp-Method and (for tools/call) Mcp-Name headers the gateway checks
 // against the body. Close is a no-op: there is no session to end.
 func (c *HTTPClient) Modern() *Session {
-	return &Session{c: c, version: ModernVersion, modern: true}
+	return &Session{c: c, version: ModernVersion, modern: true, meta: modernMeta}
+}
+
+// ModernAskable is Modern with AskableCaps declared: its calls to a
+// legacy server are the ones that could park (MRTR, SPEC §4.6).
+func (c *HTTPClient) ModernAskable() *Session {
+	s := c.Modern()
+	s.meta = strings.Replace(modernMeta, `:{}}`, `:`+AskableCaps+`}`, 1)
+	return s
 }
 
 // NewSession initializes a legacy session (LegacyVersion).
@@ -118,7 +131,7 @@ func (s *Session) Call(ctx context.Context, method string, params []byte) ([]byt
 // modern tools/call the tool's name (for Mcp-Name).
 func (s *Session) body(method string, params []byte) (body []byte, id, name string, err error) {
 	id = strconv.FormatInt(s.nextID.Add(1), 10)
-	body = make([]byte, 0, len(params)+len(method)+len(modernMeta)+64)
+	body = make([]byte, 0, len(params)+len(method)+len(s.meta)+64)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, id...)
 	body = append(body, `,"method":"`...)
@@ -130,7 +143,7 @@ func (s *Session) body(method string, params []byte) (body []byte, id, name stri
 			return nil, "", "", fmt.Errorf("modern %s: params must be a JSON object", method)
 		}
 		body = append(body, '{')
-		body = append(body, modernMeta...)
+		body = append(body, s.meta...)
 		if r := bytes.TrimLeft(rest, " \t\r\n"); len(r) > 0 && r[0] != '}' {
 			body = append(body, ',')
 		}
