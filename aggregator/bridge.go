@@ -91,6 +91,7 @@ var (
 type bridges struct {
 	mu     sync.Mutex
 	parked map[string]*bridgeCall
+	closed bool           // cancelBridges ran: nothing parks any more
 	wg     sync.WaitGroup // every detached bridgeCall's goroutine
 }
 
@@ -194,8 +195,9 @@ func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, 
 // nil, never, for an inline call.
 func (bc *bridgeCall) Detach() <-chan struct{} { return bc.detach }
 
-// Gone is the request's Done until the call detaches: a client that
-// closes the stream cancels the call (supervisor.Detacher).
+// Gone is the handler's base context's Done: shutdown (CancelCalls)
+// cancels a call still attached to its request (supervisor.Detacher); the
+// request's own context cancels it when the client closes the stream.
 func (bc *bridgeCall) Gone() <-chan struct{} { return bc.gone }
 
 // canBeAsked reports whether a client's capabilities let a server ask it
@@ -248,7 +250,20 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 		bc.finish(req, out, o)
 	case a := <-bc.asks:
 		asks := bc.gather(a)
-		bc.park(asks)
+		select {
+		case o := <-bc.done: // the call ended as the server asked: no round
+			bc.finish(req, out, o)
+			return
+		case <-done: // the client left while the round gathered
+			bc.cancel(errClientCancelled)
+			out.close()
+			return
+		default:
+		}
+		if !bc.park(asks) { // the gateway is shutting down: the call ends
+			bc.finish(req, out, <-bc.done)
+			return
+		}
 		out.finish(resultParts(req.id, bc.inputRequired(asks))...)
 	case <-done:
 		bc.cancel(errClientCancelled)
@@ -383,21 +398,26 @@ func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawM
 	select {
 	case bc.asks <- a:
 	case <-ctx.Done():
+		bc.cancelledFirst()
 		return nil, ctx.Err()
 	}
 	select {
 	case v := <-a.answer:
 		return v, nil
 	case <-ctx.Done():
-		// The call is being cancelled: let its notifications/cancelled
-		// reach the server before this request's error does, or the
-		// server may answer the call first and never learn it was
-		// cancelled.
-		select {
-		case <-bc.ended:
-		case <-time.After(cancelFirstWait):
-		}
+		bc.cancelledFirst()
 		return nil, ctx.Err()
+	}
+}
+
+// cancelledFirst waits, within cancelFirstWait, for a cancelled call's
+// end, so that its notifications/cancelled reaches the server before the
+// error for the server's request does: the server might otherwise answer
+// the call first and never learn it was cancelled.
+func (bc *bridgeCall) cancelledFirst() {
+	select {
+	case <-bc.ended:
+	case <-time.After(cancelFirstWait):
 	}
 }
 

@@ -233,7 +233,10 @@ func (h *handler) resumeCall(req *modernReq, st *requestState, out *stream, done
 	}
 	responses, _ := jsonrpc.Member(req.params, "inputResponses")
 	if missing := bc.answer(responses); len(missing) > 0 {
-		bc.park(missing)
+		if !bc.park(missing) { // shutting down: the call ends
+			bc.finish(req, out, <-bc.done)
+			return
+		}
 		out.finish(resultParts(req.id, bc.inputRequired(missing))...)
 		return
 	}

@@ -54,17 +54,27 @@ func (h *handler) parkedCount() int {
 }
 
 // park records the round's asks, detaches the response and starts the
-// expiry clock.
-func (bc *bridgeCall) park(asks []*ask) {
+// expiry clock. Once the gateway is shutting down (cancelBridges ran) it
+// parks nothing and reports false: the call is being cancelled, and its
+// client gets the shutdown error instead of a round nobody could resume.
+func (bc *bridgeCall) park(asks []*ask) bool {
 	bc.mu.Lock()
 	bc.out = nil
 	bc.round++
 	bc.pending = asks
 	bc.timer = time.AfterFunc(bc.h.o.StateTTL, bc.expire)
 	bc.mu.Unlock()
-	bc.h.bridges.mu.Lock()
-	bc.h.bridges.parked[bc.key()] = bc
-	bc.h.bridges.mu.Unlock()
+	b := &bc.h.bridges
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		bc.mu.Lock()
+		bc.timer.Stop()
+		bc.mu.Unlock()
+		return false
+	}
+	b.parked[bc.key()] = bc
+	return true
 }
 
 // expire cancels a parked call nobody resumed; its server gets
@@ -145,6 +155,7 @@ func (bc *bridgeCall) answer(responses json.RawMessage) []*ask {
 // cancelBridges cancels every bridged call, running or parked, with cause.
 func (h *handler) cancelBridges(cause error) {
 	h.bridges.mu.Lock()
+	h.bridges.closed = true
 	parked := make([]*bridgeCall, 0, len(h.bridges.parked))
 	for id, bc := range h.bridges.parked {
 		parked = append(parked, bc)

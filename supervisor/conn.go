@@ -123,6 +123,10 @@ func (c *conn) write(line []byte) error {
 // notifications/cancelled goes upstream and a late response is dropped.
 // Upstream JSON-RPC errors are returned as *jsonrpc.Error, unchanged.
 func (c *conn) call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	// Read before the request goes out: the server may ask, and so
+	// detach, before this goroutine runs again after the write.
+	detach, gone := detachOf(peer)
+	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
 	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx}
 	params, err := c.stamp(pc, id, params)
@@ -143,7 +147,6 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 		c.endNotes(pc)
 		return nil, err
 	}
-	detach, gone := detachOf(peer)
 	return c.await(ctx, id, pc, detach, gone)
 }
 

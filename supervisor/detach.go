@@ -14,7 +14,9 @@ import (
 
 // A Detacher is a Peer whose caller may stop waiting for its call: once
 // the channel Detach returns is closed (nil: never), CallRun returns a
-// *DetachedCall at once, and the call goes on upstream. Until then, Gone
+// *DetachedCall at once, and the call goes on upstream. A channel closed
+// already when a call starts does not detach it: a peer used again for
+// another call (a relayed task's tasks/cancel) waits for that one. Until then, Gone
 // closing (nil: never) cancels the call as ctx's end would (the server
 // gets notifications/cancelled; CallRun returns context.Canceled): a
 // second reason to stop, such as the gateway's shutdown, beside ctx. It
@@ -52,6 +54,17 @@ type detachedWait struct {
 }
 
 func (w *detachedWait) Error() string { return "detached" }
+
+// startedAttached is detach, or nil when it is closed already (see
+// Detacher).
+func startedAttached(detach <-chan struct{}) <-chan struct{} {
+	select {
+	case <-detach:
+		return nil
+	default:
+		return detach
+	}
+}
 
 // detachOf is peer's Detach and Gone channels, or nils.
 func detachOf(peer Peer) (detach, gone <-chan struct{}) {

@@ -136,3 +136,54 @@ func TestGoneCancelsAnAttachedCall(t *testing.T) {
 	}
 	fakeserver.WaitFile(t, cancelFile) // the server got notifications/cancelled
 }
+
+// slowPeer is a detachingPeer whose Detach waits (up to 300 ms) for the
+// server's request: it stands for a caller descheduled between sending
+// the call and reading its Detach, while the server asks at once.
+type slowPeer struct {
+	detachingPeer
+	asked chan struct{}
+	seen  sync.Once
+}
+
+func (p *slowPeer) Detach() <-chan struct{} {
+	select {
+	case <-p.asked:
+	case <-time.After(300 * time.Millisecond):
+	}
+	return p.detach
+}
+
+func (p *slowPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	p.seen.Do(func() { close(p.asked) })
+	return p.detachingPeer.Request(ctx, method, params)
+}
+
+// A server that asks before the caller reads its Detach still detaches
+// the call: the channel is read before the request goes out. Read after,
+// it was already closed, taken for a peer used again (TestDetachedPeerUsedAgain
+// in the aggregator), and the call waited forever for an answer nobody
+// would give (found under load in the bridge tests).
+func TestServerAsksBeforeTheCallerWaits(t *testing.T) {
+	_, u, _ := fake(t, nil)
+	p := &slowPeer{detachingPeer: detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}, asked: make(chan struct{})}
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), p)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		var d *DetachedCall
+		if !errors.As(err, &d) {
+			t.Fatalf("CallRun = %v, want a *DetachedCall", err)
+		}
+		p.answer <- json.RawMessage(`{"action":"decline"}`)
+		if _, _, err := d.Wait(context.Background()); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		p.answer <- json.RawMessage(`{"action":"decline"}`) // let the call end
+		t.Fatal("CallRun still waits 10 s after the server asked: the detach was missed")
+	}
+}

@@ -32,6 +32,13 @@
 //	progress {"n": k, "ms": d}→ k progress notifications d ms apart, then "done"
 //	log                       → a notifications/message, then "logged"
 //	sample                    → sampling/createMessage to the client; its result as text
+//	elicit                    → elicitation/create to the client; its result as text
+//	askanswer                 → elicitation/create and the call's reply ("answered") in one
+//	                            write, without waiting for the answer
+//	sleepask {"ms": d, "n": k} → k progress notifications (with a progressToken), create
+//	                            "started", sleep d ms, then elicit; its result as text
+//	askraw                    → elicit, then MCP_FAKE_RESULT verbatim as the result
+//	askcrash {"ms": d}        → elicit, then SIGKILL itself d ms later, unanswered
 //	fork                      → start a sleeping grandchild; text: its pid
 //	forksetsid                → the same, in a session of its own (setsid)
 //	closeout                  → reply, then close stdout and keep running
@@ -346,6 +353,34 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		time.Sleep(time.Duration(a.MS) * time.Millisecond)
 		second := s.request("elicitation/create", `{"message":"second ask"}`)
 		s.reply(id, text(string(<-first)+" "+string(second)))
+	case "askanswer":
+		// The server asks exactly as it answers.
+		s.mu.Lock()
+		s.nextID++
+		rid := fmt.Sprintf(`"s%d"`, s.nextID)
+		s.mu.Unlock()
+		res := text("answered")
+		s.writeRaw(`{"jsonrpc":"2.0","id":` + rid + `,"method":"elicitation/create","params":{"message":"late"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`)
+	case "sleepask":
+		for i := 1; i <= a.N; i++ {
+			if p.Meta.ProgressToken != nil {
+				s.notify("notifications/progress", fmt.Sprintf(`{"progressToken":%s,"progress":%d}`, p.Meta.ProgressToken, i))
+			}
+		}
+		if a.Started != "" {
+			_ = os.WriteFile(a.Started, nil, 0o644)
+		}
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		res := s.request("elicitation/create", `{"message":"after sleep"}`)
+		s.reply(id, text(string(res)))
+	case "askraw":
+		s.request("elicitation/create", `{"message":"then raw"}`)
+		s.reply(id, os.Getenv("MCP_FAKE_RESULT"))
+	case "askcrash":
+		go s.request("elicitation/create", `{"message":"then crash"}`)
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case "note":
 		// MCP_FAKE_NOTE holds a notification's params, sent as they are.
 		s.notify("notifications/message", os.Getenv("MCP_FAKE_NOTE"))
