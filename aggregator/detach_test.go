@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
 
 // Tests of a parkable modern call's detach (bridge.go callParkable,
@@ -52,20 +53,6 @@ func serveDirect(ctx context.Context, h http.Handler, name, params string) *http
 	return w
 }
 
-// waitFile polls for path every 100 µs (fakeserver.WaitFile polls more
-// slowly than these timings need).
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Microsecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was not created", path)
-		}
-	}
-}
-
 // A server that asks exactly as it answers: the client gets the answer,
 // not a round for a call that has ended (8 to 10 of 60 did).
 func TestDetachAskAsItAnswersIsNoRound(t *testing.T) {
@@ -98,7 +85,7 @@ func TestDetachClientLeavesWhileTheRoundGathers(t *testing.T) {
 		go func() {
 			done <- serveDirect(ctx, srv.Config.Handler, "sleepask", `"arguments":{"ms":20,"started":"`+started+`"},`)
 		}()
-		waitFile(t, started)
+		fakeserver.WaitFile(t, started)
 		time.Sleep(time.Duration(15000+i*2000) * time.Microsecond) // 15 to 29 ms: about the ask (20 ms), before the round closes (45 ms)
 		cancel()
 		select {
@@ -106,7 +93,7 @@ func TestDetachClientLeavesWhileTheRoundGathers(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("call %d: the handler did not return after the client left", i)
 		}
-		waitFile(t, cancelFile) // the server got notifications/cancelled
+		fakeserver.WaitFile(t, cancelFile) // the server got notifications/cancelled
 		if p := parked(gw); p != 0 {
 			t.Errorf("call %d: %d parked after its client left", i, p)
 		}
@@ -124,7 +111,7 @@ func TestDetachShutdownWhileDetaching(t *testing.T) {
 		go func() {
 			done <- serveDirect(context.Background(), srv.Config.Handler, "sleepask", `"arguments":{"ms":20,"started":"`+started+`"},`)
 		}()
-		waitFile(t, started)
+		fakeserver.WaitFile(t, started)
 		time.Sleep(time.Duration(15000+i*1500) * time.Microsecond)
 		gw.CancelCalls("the gateway is shutting down")
 		var w *httptest.ResponseRecorder

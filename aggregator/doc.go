@@ -19,6 +19,8 @@
 //	modern.go     MCP 2026-07-28 requests (§3.1, §3.10)
 //	registry.go, names.go  the merged list and collision naming (§4.1, §4.2)
 //	bridge.go, state.go    server-to-client requests across eras (§4.6)
+//	park.go, detach.go     parking a call for its client's retry; running it
+//	                       on its request until the server asks (§4.6)
 //	tasktable.go  task ids, their binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session (§4.7)

@@ -353,34 +353,6 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		time.Sleep(time.Duration(a.MS) * time.Millisecond)
 		second := s.request("elicitation/create", `{"message":"second ask"}`)
 		s.reply(id, text(string(<-first)+" "+string(second)))
-	case "askanswer":
-		// The server asks exactly as it answers.
-		s.mu.Lock()
-		s.nextID++
-		rid := fmt.Sprintf(`"s%d"`, s.nextID)
-		s.mu.Unlock()
-		res := text("answered")
-		s.writeRaw(`{"jsonrpc":"2.0","id":` + rid + `,"method":"elicitation/create","params":{"message":"late"}}` + "\n" +
-			`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`)
-	case "sleepask":
-		for i := 1; i <= a.N; i++ {
-			if p.Meta.ProgressToken != nil {
-				s.notify("notifications/progress", fmt.Sprintf(`{"progressToken":%s,"progress":%d}`, p.Meta.ProgressToken, i))
-			}
-		}
-		if a.Started != "" {
-			_ = os.WriteFile(a.Started, nil, 0o644)
-		}
-		time.Sleep(time.Duration(a.MS) * time.Millisecond)
-		res := s.request("elicitation/create", `{"message":"after sleep"}`)
-		s.reply(id, text(string(res)))
-	case "askraw":
-		s.request("elicitation/create", `{"message":"then raw"}`)
-		s.reply(id, os.Getenv("MCP_FAKE_RESULT"))
-	case "askcrash":
-		go s.request("elicitation/create", `{"message":"then crash"}`)
-		time.Sleep(time.Duration(a.MS) * time.Millisecond)
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case "note":
 		// MCP_FAKE_NOTE holds a notification's params, sent as they are.
 		s.notify("notifications/message", os.Getenv("MCP_FAKE_NOTE"))
@@ -427,7 +399,7 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		s.notify("notifications/tools/list_changed", s.listChangedParams())
 		s.reply(id, text("changed"))
 	default:
-		if !s.modernCall(id, p.Name, params) && !s.taskCall(id, p.Name, params) {
+		if !s.askCall(id, p.Name, params) && !s.modernCall(id, p.Name, params) && !s.taskCall(id, p.Name, params) {
 			s.replyErr(id, -32602, "unknown tool "+p.Name, "")
 		}
 	}
@@ -485,7 +457,9 @@ func shellQuote(s string) string {
 // the server. It fails the test if the file does not appear.
 func WaitFile(t testing.TB, path string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	start := time.Now()
+	deadline := start.Add(10 * time.Second)
+	for ; ; time.Sleep(pollEvery(time.Since(start))) {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
@@ -493,4 +467,13 @@ func WaitFile(t testing.TB, path string) {
 			t.Fatalf("%s not created within 10 s", path)
 		}
 	}
+}
+
+// pollEvery is WaitFile's interval: 100 µs for the first 50 ms, for tests
+// that time what they do next from the file's creation; 10 ms after.
+func pollEvery(waited time.Duration) time.Duration {
+	if waited < 50*time.Millisecond {
+		return 100 * time.Microsecond
+	}
+	return 10 * time.Millisecond
 }
