@@ -18,11 +18,12 @@ import (
 // own.
 
 // callParkable makes a call whose client can be asked (so that it may
-// park) on the request's goroutine, but on a context of its own, so that
-// it can outlive the request. Closing the stream cancels it while it is
-// attached (Gone). The server's first request detaches it
-// (supervisor.Detacher): a goroutine of its own takes over the wait for
-// its outcome, and the request awaits the round as a resumed one does. A
+// park) on the request's goroutine and context: closing the stream
+// cancels it, and shutdown does through Gone. The server's first request
+// detaches it (supervisor.Detacher): it gets a context of its own, so
+// that it can outlive the request, a goroutine of its own takes over the
+// wait for its outcome, and the request awaits the round as a resumed one
+// does. A
 // call the server asks nothing costs no goroutine and no hand-over
 // between goroutines (bench: with one from the start, a modern call of a
 // client that declared roots cost ~10 µs more than a legacy one), and no
