@@ -191,18 +191,7 @@ func (f *follower) legacy(ctx context.Context) (json.RawMessage, error) {
 // withoutRelatedTask removes _meta's related-task (it names the server's
 // task id) from a result; a _meta left empty stays, as {}.
 func withoutRelatedTask(res json.RawMessage) json.RawMessage {
-	meta, ok := jsonrpc.Member(res, "_meta")
-	if !ok || len(meta) == 0 || meta[0] != '{' {
-		return res
-	}
-	if _, ok := jsonrpc.Member(meta, metaRelatedTask); !ok {
-		return res
-	}
-	out, err := jsonrpc.Replace(res, "_meta", withoutMember(meta, metaRelatedTask))
-	if err != nil {
-		return res
-	}
-	return out
+	return withoutNested(res, "_meta", metaRelatedTask)
 }
 
 // tasksExtPeer is a peer whose capabilities declare the tasks extension:
@@ -242,17 +231,7 @@ func withTasksExt(caps json.RawMessage) json.RawMessage {
 // tasks"]: what a legacy session declares to a modern server, whose task
 // the legacy client could not use (see peer.Client).
 func withoutTasksExt(caps json.RawMessage) json.RawMessage {
-	ext, ok := jsonrpc.Member(caps, "extensions")
-	if !ok || len(ext) == 0 || ext[0] != '{' {
-		return caps
-	}
-	if _, ok := jsonrpc.Member(ext, extTasks); !ok {
-		return caps
-	}
-	if out, err := jsonrpc.Replace(caps, "extensions", withoutMember(ext, extTasks)); err == nil {
-		return out
-	}
-	return caps
+	return withoutNested(caps, "extensions", extTasks)
 }
 
 // taskRequired refuses a modern call without the tasks extension to a

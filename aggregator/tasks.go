@@ -113,6 +113,24 @@ func (h *handler) bindTask(t *task, bound context.Context, end func()) {
 	close(ready)
 }
 
+// withoutNested is obj without obj[outer][inner], the rest of obj kept
+// (outer re-encoded compact); obj as it is when outer is not an object or
+// has no inner.
+func withoutNested(obj json.RawMessage, outer, inner string) json.RawMessage {
+	in, ok := jsonrpc.Member(obj, outer)
+	if !ok || len(in) == 0 || in[0] != '{' {
+		return obj
+	}
+	if _, ok := jsonrpc.Member(in, inner); !ok {
+		return obj
+	}
+	out, err := jsonrpc.Replace(obj, outer, withoutMember(in, inner))
+	if err != nil {
+		return obj
+	}
+	return out
+}
+
 // withoutMember returns obj without its member key (compact).
 func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 	fields, err := jsonrpc.Fields(obj)
