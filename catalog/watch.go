@@ -150,7 +150,11 @@ func (st *watchState) loop(ctx context.Context, tick <-chan time.Time) error {
 			st.schedule()
 		case <-tick:
 			st.arm(false)
+			// Recorded now, so that the next tick does not see the same
+			// change again: each would reset the debounce, and with the
+			// poll no slower than the debounce the check never came.
 			if s := statOf(st.path); s != st.stat {
+				st.stat = s
 				st.schedule()
 			}
 		case <-st.timer.C:
