@@ -6,8 +6,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file runs a modern call that may park (bridge.go, SPEC §4.6) on

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // Gateway is the MCP server clients talk to: the merged tool registry over

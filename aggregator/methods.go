@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file serves modern requests (MCP 2026-07-28, SPEC §3.1, §3.10):

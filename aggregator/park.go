@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file is the parking side of the MRTR bridge (bridge.go; SPEC

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // bodyReadTimeout bounds reading a POST body: 64 MiB (the default cap) at

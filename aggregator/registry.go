@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // PageSize is how many tools one tools/list page holds; the rest follow

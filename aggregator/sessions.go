@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // sessions is the table of legacy MCP sessions (SPEC §3.5): issued at

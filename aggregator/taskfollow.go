@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file follows a server's own task for a caller of the other era

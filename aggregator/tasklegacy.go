@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file serves tasks to legacy sessions (MCP 2025-11-25

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file serves the 2026-07-28 tasks extension (io.modelcontextprotocol/

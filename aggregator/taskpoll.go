@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file tells a modern caller that a relayed task (a modern server's

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
 )
 
 // This file is the gateway's table of tasks (MCP 2025-11-25

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file is the front of /mcp (MCP Streamable HTTP, SPEC §3): it routes

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/bench/internal/rawjson"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // HTTPClient is the load generator's MCP Streamable HTTP client: raw
@@ -149,8 +149,8 @@ func (s *Session) body(method string, params []byte) (body []byte, id, name stri
 		}
 		body = append(body, rest...)
 		if method == "tools/call" {
-			raw, _ := rawjson.Get(params, "name")
-			name, _ = rawjson.String(raw)
+			raw, _ := jsonrpc.Member(params, "name")
+			name, _ = jsonrpc.Text(raw)
 		}
 	} else {
 		body = append(body, params...)
@@ -317,9 +317,9 @@ func readSSE(body io.Reader, id string) ([]byte, error) {
 }
 
 func isResponse(msg []byte, id string) bool {
-	if _, ok := rawjson.Get(msg, "method"); ok {
+	if _, ok := jsonrpc.Member(msg, "method"); ok {
 		return false
 	}
-	got, ok := rawjson.Get(msg, "id")
+	got, ok := jsonrpc.Member(msg, "id")
 	return ok && string(got) == id
 }

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/bench/internal/rawjson"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // StdioClient speaks newline-delimited JSON-RPC to a server it spawned, the
@@ -138,14 +138,14 @@ func (c *StdioClient) readLoop(stdout io.Reader) {
 		if err != nil {
 			break
 		}
-		raw, ok := rawjson.Get(line, "id")
+		raw, ok := jsonrpc.Member(line, "id")
 		if !ok {
 			continue // a notification (server-everything sends some)
 		}
-		if _, isRequest := rawjson.Get(line, "method"); isRequest {
+		if _, isRequest := jsonrpc.Member(line, "method"); isRequest {
 			continue
 		}
-		id, ok := rawjson.Int(raw)
+		id, ok := jsonrpc.ParseIntID(raw)
 		if !ok {
 			continue
 		}
@@ -178,7 +178,7 @@ func (c *StdioClient) Close() {
 // resultOf splits a response line into its result or its error.
 func resultOf(line []byte) ([]byte, error) {
 	var result, rpcErr []byte
-	_ = rawjson.Each(line, func(k, v []byte) bool {
+	_ = jsonrpc.Members(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "result":
 			result = v

@@ -1,5 +1,17 @@
-// Package jsonrpc reads and writes newline-delimited JSON-RPC 2.0 messages
-// on an upstream server's stdio (MCP stdio transport, 2025-06-18 §Transports)
-// without decoding what it only relays: params, results and error data stay
-// raw bytes, so key order and numbers reach the client unchanged (SPEC §4.4).
+// Package jsonrpc is the gateway's JSON-RPC 2.0 codec, shared by every
+// package that touches MCP traffic: the /mcp relay (aggregator), the
+// upstream connections (supervisor) and the benchmark (bench).
+//
+// It reads what the relay needs of a message (its envelope: id, method,
+// params, result, error; a member of an object) without decoding the rest,
+// and writes messages around raw values: params, results and error data
+// stay the bytes they arrived as, so key order and numbers reach the other
+// side unchanged (SPEC §4.3, §4.4). Reader splits newline-delimited
+// messages (MCP stdio transport) with a bound on a line's size.
+//
+//	message.go  Message, Decode, Error, the codes, Request/Response/… encoders
+//	scan.go     Members, Member, Replace, ReadEnvelope: reading without decoding
+//	valid.go    Valid: one validity pass, no allocation
+//	object.go   Fields/Encode: an object's members in order, for rewriting
+//	reader.go   Reader: newline-delimited messages, bounded
 package jsonrpc

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // readLoop reads the server's stdout until EOF. It returns when the stream

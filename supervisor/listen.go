@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // listenAckWait bounds the wait for a modern server to acknowledge the

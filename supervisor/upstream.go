@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it

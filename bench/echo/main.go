@@ -26,7 +26,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/bench/internal/rawjson"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 const tools = `{"tools":[{"name":"echo","description":"Echo the message, or reply with bytes bytes of text.","inputSchema":{"type":"object","properties":{"message":{"type":"string"},"bytes":{"type":"integer"}}}}]}`
@@ -51,7 +51,7 @@ func serve(in io.Reader, out io.Writer, delay time.Duration) error {
 			return err
 		}
 		var id, method, params []byte
-		_ = rawjson.Each(line, func(k, v []byte) bool {
+		_ = jsonrpc.Members(line, func(k, v []byte) bool {
 			switch string(k) {
 			case "id":
 				id = v
@@ -71,7 +71,7 @@ func serve(in io.Reader, out io.Writer, delay time.Duration) error {
 		case `"initialize"`:
 			time.Sleep(delay)
 			delay = 0
-			version, ok := rawjson.Get(params, "protocolVersion")
+			version, ok := jsonrpc.Member(params, "protocolVersion")
 			if !ok {
 				version = []byte(`"2025-06-18"`)
 			}
@@ -86,7 +86,7 @@ func serve(in io.Reader, out io.Writer, delay time.Duration) error {
 			w.WriteString(`}`)
 		case `"tools/call"`:
 			var name, args []byte
-			_ = rawjson.Each(params, func(k, v []byte) bool {
+			_ = jsonrpc.Members(params, func(k, v []byte) bool {
 				switch string(k) {
 				case "name":
 					name = v
@@ -100,12 +100,12 @@ func serve(in io.Reader, out io.Writer, delay time.Duration) error {
 				break
 			}
 			text, size := []byte(`""`), -1
-			_ = rawjson.Each(args, func(k, v []byte) bool {
+			_ = jsonrpc.Members(args, func(k, v []byte) bool {
 				switch string(k) {
 				case "message":
 					text = v
 				case "bytes":
-					if n, ok := rawjson.Int(v); ok && n >= 0 {
+					if n, ok := jsonrpc.ParseIntID(v); ok && n >= 0 {
 						size = int(n)
 					}
 				}

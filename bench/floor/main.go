@@ -25,7 +25,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-gateway/mcp-gateway/bench"
-	"github.com/mcp-gateway/mcp-gateway/bench/internal/rawjson"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 func main() {
@@ -73,7 +73,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var id, method, params []byte
-	_ = rawjson.Each(body.Bytes(), func(k, v []byte) bool {
+	_ = jsonrpc.Members(body.Bytes(), func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			id = v
@@ -88,7 +88,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted) // a notification
 		return
 	}
-	name, ok := rawjson.String(method)
+	name, ok := jsonrpc.Text(method)
 	if !ok {
 		http.Error(w, "bad method", http.StatusBadRequest)
 		return
