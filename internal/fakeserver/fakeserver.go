@@ -80,6 +80,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // DefaultTools is the tools/list of a fake without MCP_FAKE_TOOLS.
@@ -457,23 +459,8 @@ func shellQuote(s string) string {
 // the server. It fails the test if the file does not appear.
 func WaitFile(t testing.TB, path string) {
 	t.Helper()
-	start := time.Now()
-	deadline := start.Add(10 * time.Second)
-	for ; ; time.Sleep(pollEvery(time.Since(start))) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not created within 10 s", path)
-		}
-	}
-}
-
-// pollEvery is WaitFile's interval: 100 µs for the first 50 ms, for tests
-// that time what they do next from the file's creation; 10 ms after.
-func pollEvery(waited time.Duration) time.Duration {
-	if waited < 50*time.Millisecond {
-		return 100 * time.Microsecond
-	}
-	return 10 * time.Millisecond
+	testwait.For(t, 0, path+" to be created", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
