@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -229,8 +230,8 @@ func (bc *bridgeCall) passInputRequired(o callOutcome) (json.RawMessage, error) 
 	if !ok || !isText {
 		return o.res, nil
 	}
-	sealed := bc.h.g.states.seal(requestState{Kind: stateUpstream, Tool: bc.tool, Token: bc.token(),
-		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, State: state})
+	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.tool, Token: bc.token(),
+		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }
 

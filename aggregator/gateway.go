@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -20,7 +21,7 @@ type Gateway struct {
 	log     *slog.Logger
 	version string
 	reg     atomic.Pointer[registry]
-	states  *sealer // requestStates of the MRTR bridge (state.go)
+	states  *reqstate.Sealer // requestStates of the MRTR bridge
 
 	rebuildMu sync.Mutex
 
@@ -31,7 +32,7 @@ type Gateway struct {
 // New builds the gateway over the upstreams, in config-key order. Call
 // Rebuild after the upstreams have started.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger) *Gateway {
-	g := &Gateway{ups: ups, log: log, version: version, states: newSealer()}
+	g := &Gateway{ups: ups, log: log, version: version, states: reqstate.NewSealer()}
 	g.reg.Store(&registry{routes: map[string]route{}})
 	return g
 }

@@ -2,7 +2,9 @@ package aggregator
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -154,4 +156,10 @@ func originAllowed(origin string, allowed []string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// tokenDigest names the caller's bearer token without revealing it.
+func tokenDigest(token string) string {
+	sum := sha256.Sum256([]byte("mcp-gateway requestState\x00" + token))
+	return base64.RawURLEncoding.EncodeToString(sum[:12])
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -178,11 +179,11 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			out.finish(errorParts(req.id, err)...)
 			return
 		}
-		if st.Kind == statePark {
+		if st.Kind == reqstate.KindPark {
 			h.resumeCall(req, st, out, r.Context().Done())
 			return
 		}
-		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.State))
+		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.ServerState))
 		run = st.Run
 	}
 	if req.progressErr != nil {
@@ -207,14 +208,14 @@ func (h *handler) modernRoute(req *modernReq) (route, string, error) {
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
 // not a string this gateway sealed for this caller and tool, or has expired.
-func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (*requestState, error) {
+func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (*reqstate.State, error) {
 	text, ok := jsonrpc.Text(raw)
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
 	}
-	st, err := h.g.states.open(text, token, tool, time.Now())
-	if err == nil && st.Kind == stateUpstream && st.Server != rt.upstream.Name() {
-		err = errStateForeign
+	st, err := h.g.states.Open(text, token, tool, time.Now())
+	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.upstream.Name() {
+		err = reqstate.ErrForeign
 	}
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
@@ -225,7 +226,7 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (
 // resumeCall answers a parked call with the retry's inputResponses and
 // waits for its next round. Asks the client left unanswered are asked
 // again (MCP mrtr, Error Handling).
-func (h *handler) resumeCall(req *modernReq, st *requestState, out *stream, done <-chan struct{}) {
+func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *stream, done <-chan struct{}) {
 	bc, err := h.resume(st)
 	if err != nil {
 		out.finish(errorParts(req.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -107,16 +108,16 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	}
 	b = append(b, `},"requestState":`...)
 	bc.mu.Lock()
-	st := requestState{Kind: statePark, ID: bc.key(), Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
+	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
 	bc.mu.Unlock()
-	b = append(b, jsonrpc.Quote(bc.h.g.states.seal(st))...)
+	b = append(b, jsonrpc.Quote(bc.h.g.states.Seal(st))...)
 	return append(b, '}')
 }
 
 // resume takes the parked call a requestState names, if it is parked in
 // that round: the state of an earlier round, or of a call resumed already,
 // is a replay.
-func (h *handler) resume(st *requestState) (*bridgeCall, error) {
+func (h *handler) resume(st *reqstate.State) (*bridgeCall, error) {
 	h.bridges.mu.Lock()
 	defer h.bridges.mu.Unlock()
 	bc := h.bridges.parked[st.ID]

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -39,7 +40,7 @@ type registry struct {
 func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 	var servers []string
 	lists := map[string][]string{}
-	defs := map[ToolRef]json.RawMessage{}
+	defs := map[names.Ref]json.RawMessage{}
 	byName := map[string]*supervisor.Upstream{}
 	for _, u := range ups {
 		servers = append(servers, u.Name())
@@ -50,7 +51,7 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 				log.Warn("tool dropped", "server", u.Name(), "tool", t.Name, "reason", err.Error())
 				continue
 			}
-			key := ToolRef{Server: u.Name(), Tool: t.Name}
+			key := names.Ref{Server: u.Name(), Name: t.Name}
 			if _, dup := defs[key]; dup {
 				log.Warn("tool dropped", "server", u.Name(), "tool", t.Name, "reason", "the server lists this name twice")
 				continue
@@ -59,19 +60,19 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 			lists[u.Name()] = append(lists[u.Name()], t.Name)
 		}
 	}
-	names, dropped := Assign(servers, lists)
+	exported, dropped := names.Assign(servers, lists)
 	for _, ref := range dropped {
-		log.Warn("tool dropped", "server", ref.Server, "tool", ref.Tool, "reason", "no unique exported name")
+		log.Warn("tool dropped", "server", ref.Server, "tool", ref.Name, "reason", "no unique exported name")
 	}
-	r := &registry{routes: make(map[string]route, len(names))}
+	r := &registry{routes: make(map[string]route, len(exported))}
 	for _, s := range servers {
 		for _, t := range lists[s] {
-			ref := ToolRef{s, t}
-			name, ok := names[ref]
+			ref := names.Ref{Server: s, Name: t}
+			name, ok := exported[ref]
 			if !ok {
 				continue
 			}
-			def := defs[ToolRef{Server: s, Tool: t}]
+			def := defs[ref]
 			if name != t {
 				fields, err := jsonrpc.Fields(def)
 				if err != nil {

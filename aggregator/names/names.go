@@ -1,4 +1,9 @@
-package aggregator
+// Package names gives every upstream tool (and prompt) an exported name
+// that common clients accept, ^[A-Za-z0-9_-]{1,64}$, deterministically
+// and stable across restarts (SPEC §4.1, §4.2). It knows nothing of
+// servers or MCP: a list of server keys in config order, each with its
+// names in the server's order, goes in; a name per Ref comes out.
+package names
 
 import (
 	"crypto/sha256"
@@ -10,10 +15,10 @@ import (
 // ^[A-Za-z0-9_-]{1,64}$ (SPEC §4.2).
 const MaxNameLen = 64
 
-// ToolRef names one upstream tool.
-type ToolRef struct {
+// Ref names one upstream tool (or prompt): its server and its name there.
+type Ref struct {
 	Server string // config key
-	Tool   string // the tool's name as the server lists it
+	Name   string // its name as the server lists it
 }
 
 // Assign gives every tool an exported name (SPEC §4.1–4.2). servers must be
@@ -31,13 +36,13 @@ type ToolRef struct {
 // The result depends only on the servers and their tool lists, so names are
 // stable across restarts. A tool that still cannot be named is returned in
 // dropped (only possible with a duplicate name within one server).
-func Assign(servers []string, tools map[string][]string) (names map[ToolRef]string, dropped []ToolRef) {
-	names = map[ToolRef]string{}
+func Assign(servers []string, tools map[string][]string) (names map[Ref]string, dropped []Ref) {
+	names = map[Ref]string{}
 	taken := map[string]bool{}
-	var rest []ToolRef
+	var rest []Ref
 	for _, s := range servers {
 		for _, t := range tools[s] {
-			ref := ToolRef{s, t}
+			ref := Ref{s, t}
 			if _, dup := names[ref]; dup {
 				dropped = append(dropped, ref)
 				continue
@@ -53,7 +58,7 @@ func Assign(servers []string, tools map[string][]string) (names map[ToolRef]stri
 		}
 	}
 	for _, ref := range rest {
-		n := Sanitize(ref.Server) + "_" + Sanitize(ref.Tool)
+		n := Sanitize(ref.Server) + "_" + Sanitize(ref.Name)
 		if len(n) > MaxNameLen || taken[n] {
 			n = hashed(n, ref, taken)
 		}
@@ -68,8 +73,8 @@ func Assign(servers []string, tools map[string][]string) (names map[ToolRef]stri
 	return names, dropped
 }
 
-func hashed(prefixed string, ref ToolRef, taken map[string]bool) string {
-	sum := sha256.Sum256([]byte(ref.Server + "\x00" + ref.Tool))
+func hashed(prefixed string, ref Ref, taken map[string]bool) string {
+	sum := sha256.Sum256([]byte(ref.Server + "\x00" + ref.Name))
 	h := hex.EncodeToString(sum[:])
 	for _, digits := range []int{8, 16, 32} {
 		keep := min(len(prefixed), MaxNameLen-1-digits)

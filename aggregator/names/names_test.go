@@ -1,4 +1,4 @@
-package aggregator
+package names
 
 import (
 	"strings"
@@ -17,8 +17,8 @@ func TestAssign(t *testing.T) {
 			"github/acme/x": {"fs.read", "fs_read"},
 			"z":             {"a_echo"},
 		})
-	get := func(s, tl string) string { return names[ToolRef{s, tl}] }
-	if diff := cmp.Diff([]ToolRef{{"b", "echo"}}, dropped); diff != "" {
+	get := func(s, tl string) string { return names[Ref{s, tl}] }
+	if diff := cmp.Diff([]Ref{{"b", "echo"}}, dropped); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
 	for _, tc := range []struct{ server, tool, want string }{
