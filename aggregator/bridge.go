@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -60,7 +61,7 @@ type bridgeCall struct {
 	ended      chan struct{}    // closed when the upstream call has returned
 
 	mu      sync.Mutex
-	out     *stream // the attached response; nil while parked
+	out     *wire.Stream // the attached response; nil while parked
 	level   string
 	round   int
 	keys    int    // input request keys issued
@@ -134,13 +135,13 @@ func canBeAsked(caps json.RawMessage) bool {
 // It makes none of a parkable call's channels or context: with its
 // client unable to be asked anything, Request answers -32601 before
 // touching them (bench: a modern call cost more than a legacy one).
-func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *stream) {
+func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *wire.Stream) {
 	bc := h.newBridge(req, rt, tool, token)
 	bc.out = out
-	out.armSSE()
+	out.ArmSSE()
 	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
 	if r.Context().Err() != nil {
-		out.close()
+		out.Close()
 		return
 	}
 	bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})
@@ -149,11 +150,11 @@ func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, to
 // await attaches a response to the call and waits for what ends this
 // round: the call's outcome, input the server asks for (the call parks),
 // or the client closing the stream (the call is cancelled).
-func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
+func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct{}) {
 	bc.mu.Lock()
 	bc.out = out
 	bc.mu.Unlock()
-	out.armSSE()
+	out.ArmSSE()
 	select {
 	case o := <-bc.done:
 		bc.finish(req, out, o)
@@ -165,7 +166,7 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 			return
 		case <-done: // the client left while the round gathered
 			bc.cancel(errClientCancelled)
-			out.close()
+			out.Close()
 			return
 		default:
 		}
@@ -173,15 +174,15 @@ func (bc *bridgeCall) await(req *modernReq, out *stream, done <-chan struct{}) {
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.finish(resultParts(req.id, bc.inputRequired(asks))...)
+		out.Finish(wire.ResultParts(req.ID, bc.inputRequired(asks))...)
 	case <-done:
 		bc.cancel(errClientCancelled)
-		out.close()
+		out.Close()
 	}
 }
 
 // finish answers the round with the call's outcome.
-func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
+func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
 	res, err := o.res, o.err
 	kind, typed := resultType(res) // one scan of the result, however big
 	switch {
@@ -192,10 +193,10 @@ func (bc *bridgeCall) finish(req *modernReq, out *stream, o callOutcome) {
 		res, err = bc.h.relayModernTask("token:"+bc.token(), o, res, bc) // taskmodern.go
 	}
 	if err != nil {
-		out.finishStatus(modernErrorStatus(err), errorParts(req.id, err)...)
+		out.FinishStatus(modernErrorStatus(err), wire.ErrorParts(req.ID, err)...)
 		return
 	}
-	out.finish(typedResultParts(req.id, res, typed)...)
+	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 
 // modernErrorStatus is the HTTP status of a modern request's JSON-RPC
@@ -265,7 +266,7 @@ func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMe
 	if out == nil || !logPasses(method, params, level) {
 		return
 	}
-	_ = out.event(jsonrpc.Notification(method, params))
+	_ = out.Event(jsonrpc.Notification(method, params))
 }
 
 // logPasses reports whether a modern caller that asked for log level

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -28,16 +29,16 @@ import (
 // between goroutines (bench: with one from the start, a modern call of a
 // client that declared roots cost ~10 µs more than a legacy one), and no
 // context.AfterFunc on the request (~1 µs of the serving thread's CPU).
-func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *stream) {
+func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *wire.Stream) {
 	bc := h.newBridge(req, rt, tool, token)
 	bc.out, bc.detach = out, make(chan struct{})
-	out.armSSE()
+	out.ArmSSE()
 	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
 	var d *supervisor.DetachedCall
 	if !errors.As(err, &d) {
 		bc.endAttached()
 		if r.Context().Err() != nil {
-			out.close() // cancelled by the client: no response
+			out.Close() // cancelled by the client: no response
 			return
 		}
 		bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})

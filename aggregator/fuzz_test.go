@@ -1,8 +1,6 @@
 package aggregator
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,11 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
-// Fuzz targets of the HTTP front (issue 15): the body and envelope
-// parser, the header rules of modern requests, the SSE writer, and the
-// whole /mcp handler. `make fuzz` runs each for FUZZTIME.
+// Fuzz targets of the HTTP front (issue 15): the header rules of modern
+// requests and the whole /mcp handler (the body parser and the SSE writer
+// are wire's). `make fuzz` runs each for FUZZTIME.
 
 var fuzzBodies = []string{
 	``, `{}`, `[]`, `[{}]`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -24,34 +24,6 @@ var fuzzBodies = []string{
 	`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 	`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, `{"a\u0062":1,"jsonrpc":"2.0","id":-0,"method":"m"}`,
-}
-
-// FuzzParseBody: never panics; what it accepts is JSON-RPC, with each
-// message's id and params byte slices of its own raw text.
-func FuzzParseBody(f *testing.F) {
-	for _, b := range fuzzBodies {
-		f.Add([]byte(b))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		msgs, batch, err := parseBody(body)
-		if err != nil {
-			if err.status != http.StatusBadRequest || (err.code != -32700 && err.code != -32600) {
-				t.Fatalf("error %d %d for %q", err.status, err.code, body)
-			}
-			return
-		}
-		if len(msgs) == 0 || (!batch && len(msgs) != 1) {
-			t.Fatalf("%d messages, batch %v, for %q", len(msgs), batch, body)
-		}
-		for _, m := range msgs {
-			if !json.Valid(m.raw) || (m.id != nil && !bytes.Contains(m.raw, m.id)) || (m.params != nil && !json.Valid(m.params)) {
-				t.Fatalf("message %q: id %q params %q", m.raw, m.id, m.params)
-			}
-			if m.isRequest() && !validID(m.id) {
-				t.Fatalf("request with id %q accepted", m.id)
-			}
-		}
-	})
 }
 
 // FuzzModernHeaders: the header rules never panic, and a request they
@@ -69,53 +41,18 @@ func FuzzModernHeaders(f *testing.F) {
 		for k, v := range map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": method, "Mcp-Name": name, "Mcp-Param-R": param, "Mcp-Param-N": param2} {
 			r.Header[k] = []string{v}
 		}
-		m := &envelope{raw: []byte(params), id: []byte("1"), method: method, params: []byte(params)}
+		m := &wire.Message{Raw: []byte(params), ID: []byte("1"), Method: method, Params: []byte(params)}
 		req, herr := validateModern(r, m, r.Header.Get("Mcp-Protocol-Version"))
 		if herr != nil {
-			if herr.status != http.StatusBadRequest {
-				t.Fatalf("status %d", herr.status)
+			if herr.Status != http.StatusBadRequest {
+				t.Fatalf("status %d", herr.Status)
 			}
 			return
 		}
 		if req.version != version || !isModern(version) {
 			t.Fatalf("accepted version %q (header %q)", req.version, version)
 		}
-		_ = checkParamHeaders(r, m.params, specs)
-	})
-}
-
-// FuzzStreamEvent: whatever a message holds, the SSE stream carries it
-// as data lines that join back to it.
-func FuzzStreamEvent(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","method":"x"}`), []byte(`{"a":1}`))
-	f.Add([]byte("a\nb\r\nc\rd"), []byte(""))
-	f.Fuzz(func(t *testing.T, first, second []byte) {
-		rec := httptest.NewRecorder()
-		s := newStream(rec, true)
-		if err := s.event(first); err != nil {
-			t.Fatal(err)
-		}
-		s.finish(second)
-		var got [][]byte
-		sc := bufio.NewScanner(bytes.NewReader(rec.Body.Bytes()))
-		sc.Buffer(nil, 1<<20)
-		var data [][]byte
-		for sc.Scan() {
-			line := sc.Bytes()
-			switch {
-			case bytes.HasPrefix(line, []byte("data: ")):
-				data = append(data, bytes.Clone(line[len("data: "):]))
-			case len(line) == 0 && data != nil:
-				got = append(got, bytes.Join(data, []byte("\n")))
-				data = nil
-			}
-		}
-		norm := func(b []byte) []byte {
-			return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
-		}
-		if len(got) != 2 || !bytes.Equal(got[0], norm(first)) || !bytes.Equal(got[1], norm(second)) {
-			t.Fatalf("events %q, want %q and %q", got, first, second)
-		}
+		_ = checkParamHeaders(r, m.Params, specs)
 	})
 }
 

@@ -3,6 +3,8 @@ package aggregator
 import (
 	"net/http"
 	"sync"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
 // getStream is a session's GET /mcp stream (SPEC §3.6): the channel for
@@ -12,7 +14,7 @@ import (
 // written by the GET handler itself, so a slow client never blocks the
 // sender.
 type getStream struct {
-	out   *stream
+	out   *wire.Stream
 	queue chan []byte
 
 	once    sync.Once
@@ -37,7 +39,7 @@ func (g *getStream) send(msg []byte) bool {
 func (g *getStream) stop() {
 	g.once.Do(func() {
 		close(g.stopped)
-		g.out.abort()
+		g.out.Abort()
 	})
 }
 
@@ -45,12 +47,12 @@ func (g *getStream) stop() {
 // replaces the old one, which ends (a client that reconnects is served at
 // once, instead of waiting for the old stream to be noticed as dead).
 func (h *handler) serveGET(w http.ResponseWriter, r *http.Request, s *session) {
-	g := &getStream{out: newStream(w, true), queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
-	defer g.out.done()
+	g := &getStream{out: wire.NewStream(w, true), queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
+	defer g.out.Done()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
-		writeError(w, errUnknownSession)
+		wire.WriteError(w, errUnknownSession)
 		return
 	}
 	old := s.get
@@ -66,13 +68,13 @@ func (h *handler) serveGET(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		s.mu.Unlock()
 	}()
-	if g.out.openSSE() != nil {
+	if g.out.OpenSSE() != nil {
 		return
 	}
 	for {
 		select {
 		case msg := <-g.queue:
-			if g.out.event(msg) != nil {
+			if g.out.Event(msg) != nil {
 				return
 			}
 		case <-g.stopped:

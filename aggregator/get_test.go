@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
 // At shutdown the GET streams end first (Gateway.EndStreams), so that
@@ -57,7 +59,7 @@ func TestUnreadBodiesDoNotHoldConnections(t *testing.T) {
 func TestBatchAndInitializeAreBounded(t *testing.T) {
 	srv, _ := startGateway(t, map[string]map[string]string{"s": nil})
 	c := newClient(t, srv)
-	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, maxBatch+1), ",") + "]"
+	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, wire.MaxBatch+1), ",") + "]"
 	resp, b := send(t, "POST", c.url, batch, map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": "2025-03-26"})
 	wantRPCError(t, "a batch over the limit", resp, b, 400, -32600)
 	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", maxInitializeParams) + `","version":"1"}}}`

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -20,39 +21,39 @@ import (
 
 // validateModern checks a modern request and reads its _meta; header is
 // its MCP-Protocol-Version header, read once (servePOST).
-func validateModern(r *http.Request, m *envelope, header string) (*modernReq, *httpError) {
-	req := &modernReq{envelope: m}
-	top := readParams(m.params)
+func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq, *wire.HTTPError) {
+	req := &modernReq{Message: m}
+	top := readParams(m.Params)
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
 	req.progressErr = progressTokenError(top.metas, meta.progress, meta.progresses)
 	if meta.version == nil {
-		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
+		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
 	req.version, _ = jsonrpc.Text(meta.version)
 	if header == "" {
-		return nil, badRequest(codeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required")
+		return nil, wire.BadRequest(codeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required")
 	}
 	if header != req.version {
-		return nil, badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, meta.version))
+		return nil, wire.BadRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, meta.version))
 	}
 	if !isModern(req.version) {
 		return nil, unsupportedVersion(req.version)
 	}
 	if req.caps, req.info = meta.caps, meta.info; req.caps == nil || req.caps[0] != '{' {
-		return nil, badRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaCapabilities+`"] is required and must be an object`)
+		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaCapabilities+`"] is required and must be an object`)
 	}
 	if meta.level != nil {
 		req.level, _ = jsonrpc.Text(meta.level)
 		if _, known := logLevels[req.level]; !known {
-			return nil, badRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(meta.level))
+			return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(meta.level))
 		}
 	}
-	if e := checkHeader(r, "Mcp-Method", m.method, false); e != nil {
+	if e := checkHeader(r, "Mcp-Method", m.Method, false); e != nil {
 		return nil, e
 	}
-	if m.method == "tools/call" {
+	if m.Method == "tools/call" {
 		req.name, req.hasName = jsonrpc.Text(top.name)
 		if e := checkHeader(r, "Mcp-Name", req.name, true); e != nil {
 			return nil, e
@@ -135,7 +136,7 @@ func readMetaMembers(meta []byte) requestMeta {
 
 // checkHeader checks that header is present and equals want, decoding a
 // Base64 sentinel value ("=?base64?…?=") where sentinel allows it.
-func checkHeader(r *http.Request, header, want string, sentinel bool) *httpError {
+func checkHeader(r *http.Request, header, want string, sentinel bool) *wire.HTTPError {
 	return matchHeader(r, header, sentinel, func() string { return fmt.Sprintf("body value %q", want) },
 		func(got string) bool { return got == want })
 }
@@ -143,17 +144,17 @@ func checkHeader(r *http.Request, header, want string, sentinel bool) *httpError
 // matchHeader checks that header is present, decodes it, and that same
 // accepts its value (what names what the body holds, for the error; it is
 // rendered only for one).
-func matchHeader(r *http.Request, header string, sentinel bool, what func() string, same func(string) bool) *httpError {
+func matchHeader(r *http.Request, header string, sentinel bool, what func() string, same func(string) bool) *wire.HTTPError {
 	values := r.Header.Values(header)
 	if len(values) == 0 {
-		return badRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what())
+		return wire.BadRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what())
 	}
 	got, err := headerValue(values[0], sentinel)
 	if err != nil {
-		return badRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
+		return wire.BadRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
 	}
 	if !same(got) {
-		return badRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the %s", header, got, what()))
+		return wire.BadRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s header value %q does not match the %s", header, got, what()))
 	}
 	return nil
 }
@@ -217,7 +218,7 @@ func paramHeaders(schema json.RawMessage) []paramHeader {
 // checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call
 // against its arguments: a value present (and not null) needs its header,
 // equal after decoding (integers compared numerically).
-func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHeader) *httpError {
+func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHeader) *wire.HTTPError {
 	if len(specs) == 0 {
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
 // HTTPOptions configures the endpoint (SPEC §3).
@@ -99,7 +101,7 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
 			skipBody(w)
-			writeRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
+			wire.WriteRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -133,7 +135,7 @@ func checkOrigin(allowed []string, next http.Handler) http.Handler {
 		origin := r.Header.Get("Origin")
 		if origin != "" && !originAllowed(origin, allowed) {
 			skipBody(w)
-			writeRPCError(w, http.StatusForbidden, nil, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)", nil)
+			wire.WriteRPCError(w, http.StatusForbidden, nil, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)", nil)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -83,16 +84,16 @@ func subscriptionMeta(id []byte, extra string) []byte {
 // or the gateway ends it (CancelCalls, at shutdown), which it does
 // gracefully: with the listen request's response (Graceful Closure).
 func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	filter, _ := jsonrpc.Member(req.params, "notifications")
+	filter, _ := jsonrpc.Member(req.Params, "notifications")
 	want, _ := jsonrpc.Member(filter, "toolsListChanged")
 	taskIDs, taskAck, err := h.listenTasks(r, req, filter)
 	if err != nil {
-		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
+		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	l := &listener{id: req.id, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
-	out := newStream(w, true)
-	defer out.done()
+	l := &listener{id: req.ID, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
+	out := wire.NewStream(w, true)
+	defer out.Done()
 	h.listenersMu.Lock()
 	h.listeners[l] = struct{}{}
 	h.listenersMu.Unlock()
@@ -108,23 +109,23 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	} else if taskAck != "" {
 		agreed = `,"notifications":{` + taskAck[1:] + `}`
 	}
-	if out.event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
+	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
 		return
 	}
 	h.notifyEnded(l) // tasknotify.go
 	// Relayed tasks are polled while the stream lasts (taskpoll.go).
 	defer h.pollRelayed(l, req.caps)()
-	out.keepAlive()
+	out.KeepAlive()
 	for {
 		select {
 		case msg := <-l.queue:
-			err := out.event(msg...)
+			err := out.Event(msg...)
 			l.dequeued(msg)
 			if err != nil {
 				return
 			}
 		case <-l.stopped:
-			out.finish(resultParts(l.id, []byte(`{"resultType":"complete","_meta":{"`+metaSubscription+`":`+string(l.id)+`}}`))...)
+			out.Finish(wire.ResultParts(l.id, []byte(`{"resultType":"complete","_meta":{"`+metaSubscription+`":`+string(l.id)+`}}`))...)
 			return
 		case <-r.Context().Done():
 			return

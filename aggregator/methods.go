@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -32,19 +33,19 @@ const maxInitializeParams = 64 << 10
 // initialize answers initialize and opens the session (SPEC §3.5): a
 // supported requested protocolVersion is echoed, any other gets the newest
 // legacy one. Past MaxSessions it is 503 with Retry-After.
-func (h *handler) initialize(w http.ResponseWriter, m *envelope, sseOnly bool) {
+func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool) {
 	var p struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      json.RawMessage `json:"clientInfo"`
 	}
-	if len(m.params) > maxInitializeParams {
-		writeRPCError(w, http.StatusOK, m.id, jsonrpc.CodeInvalidParams,
-			fmt.Sprintf("Invalid params: initialize params of %d bytes; the gateway keeps a session's at most %d", len(m.params), maxInitializeParams), nil)
+	if len(m.Params) > maxInitializeParams {
+		wire.WriteRPCError(w, http.StatusOK, m.ID, jsonrpc.CodeInvalidParams,
+			fmt.Sprintf("Invalid params: initialize params of %d bytes; the gateway keeps a session's at most %d", len(m.Params), maxInitializeParams), nil)
 		return
 	}
-	if m.params == nil || m.params[0] != '{' || json.Unmarshal(m.params, &p) != nil || p.ProtocolVersion == nil {
-		writeRPCError(w, http.StatusOK, m.id, jsonrpc.CodeInvalidParams,
+	if m.Params == nil || m.Params[0] != '{' || json.Unmarshal(m.Params, &p) != nil || p.ProtocolVersion == nil {
+		wire.WriteRPCError(w, http.StatusOK, m.ID, jsonrpc.CodeInvalidParams,
 			`Invalid params: initialize needs {"protocolVersion": "...", "capabilities": {...}, "clientInfo": {...}}`, nil)
 		return
 	}
@@ -55,19 +56,19 @@ func (h *handler) initialize(w http.ResponseWriter, m *envelope, sseOnly bool) {
 	s := h.sessions.open(version, p.Capabilities, p.ClientInfo)
 	if s == nil {
 		w.Header().Set("Retry-After", "5")
-		writeRPCError(w, http.StatusServiceUnavailable, m.id, -32000, "too many sessions: the gateway serves at most "+
+		wire.WriteRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "too many sessions: the gateway serves at most "+
 			strconv.Itoa(h.sessions.max)+"; end one with DELETE /mcp or retry later", nil)
 		return
 	}
 	h.sessions.postStarted(s, nil)
 	defer h.sessions.postEnded(s, nil)
 	w.Header().Set("Mcp-Session-Id", s.id)
-	out := newStream(w, true)
-	defer out.done()
-	if sseOnly && out.openSSE() != nil {
+	out := wire.NewStream(w, true)
+	defer out.Done()
+	if sseOnly && out.OpenSSE() != nil {
 		return
 	}
-	out.finish(jsonrpc.Response(m.id, h.g.initializeResult(version)))
+	out.Finish(jsonrpc.Response(m.ID, h.g.initializeResult(version)))
 }
 
 // initializeResult is the gateway's InitializeResult: tools with
@@ -84,24 +85,24 @@ func (g *Gateway) initializeResult(version string) json.RawMessage {
 
 // request answers one request of a session and returns the response as
 // the parts of one message, or nil when the client cancelled it.
-func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
-	switch m.method {
+func (h *handler) request(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+	switch m.Method {
 	case "ping":
-		return [][]byte{jsonrpc.Response(m.id, json.RawMessage("{}"))}
+		return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
 		cursor := ""
-		if c, ok := jsonrpc.Member(m.params, "cursor"); ok {
+		if c, ok := jsonrpc.Member(m.Params, "cursor"); ok {
 			cursor, _ = jsonrpc.Text(c)
 		}
 		page, err := h.g.reg.Load().page(cursor)
 		if err != nil {
-			return errorParts(m.id, err)
+			return wire.ErrorParts(m.ID, err)
 		}
-		return resultParts(m.id, page)
+		return wire.ResultParts(m.ID, page)
 	case "tools/call":
-		if taskParams(m.params) {
+		if taskParams(m.Params) {
 			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
 		}
 		ctx, end, refused := s.beginRequest(m, out)
@@ -109,44 +110,44 @@ func (h *handler) request(s *session, m *envelope, out *stream) [][]byte {
 			return refused
 		}
 		defer end()
-		res, err := h.callFollow(ctx, m.params, &peer{h: h, s: s, out: out}, false) // taskfollow.go
+		res, err := h.callFollow(ctx, m.Params, &peer{h: h, s: s, out: out}, false) // taskfollow.go
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
 			}
-			return errorParts(m.id, err)
+			return wire.ErrorParts(m.ID, err)
 		}
-		return resultParts(m.id, res)
+		return wire.ResultParts(m.ID, res)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
 		return h.taskMethod(s, m, out) // tasklegacy.go (SPEC §4.7)
 	case "initialize":
-		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
-	return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the gateway serves tools only)", m.method)})
+	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the gateway serves tools only)", m.Method)})
 }
 
 // setLevel is logging/setLevel: the session's minimum level for the
 // servers' log messages relayed to it. An invalid level is -32602 (MCP,
 // Logging).
-func (h *handler) setLevel(s *session, m *envelope) [][]byte {
-	raw, _ := jsonrpc.Member(m.params, "level")
+func (h *handler) setLevel(s *session, m *wire.Message) [][]byte {
+	raw, _ := jsonrpc.Member(m.Params, "level")
 	level, _ := jsonrpc.Text(raw)
 	if _, ok := logLevels[level]; !ok {
-		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("invalid log level %s; want debug, info, notice, warning, error, critical, alert or emergency", orNull(raw))})
 	}
 	s.mu.Lock()
 	s.level = level
 	s.mu.Unlock()
-	return [][]byte{jsonrpc.Response(m.id, json.RawMessage("{}"))}
+	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 }
 
 // notification handles a client's notification: notifications/cancelled
 // cancels the running request it names (its server gets
 // notifications/cancelled); the others need nothing.
-func (h *handler) notification(s *session, m *envelope) {
-	if m.method == "notifications/cancelled" {
-		if id, ok := jsonrpc.Member(m.params, "requestId"); ok {
+func (h *handler) notification(s *session, m *wire.Message) {
+	if m.Method == "notifications/cancelled" {
+		if id, ok := jsonrpc.Member(m.Params, "requestId"); ok {
 			s.cancelCall(id)
 		}
 	}
@@ -154,39 +155,14 @@ func (h *handler) notification(s *session, m *envelope) {
 
 // answer delivers a client's response to the server-to-client request it
 // answers (relay.go); an answer nobody waits for is dropped.
-func (s *session) answer(m *envelope) {
+func (s *session) answer(m *wire.Message) {
 	s.mu.Lock()
-	ch := s.asks[string(m.id)]
-	delete(s.asks, string(m.id))
+	ch := s.asks[string(m.ID)]
+	delete(s.asks, string(m.ID))
 	s.mu.Unlock()
 	if ch != nil {
-		ch <- clientAnswer{result: m.result, errObj: m.errObj}
+		ch <- clientAnswer{result: m.Result, errObj: m.Error}
 	}
-}
-
-// resultParts renders a result response without copying the result.
-func resultParts(id, result []byte) [][]byte {
-	head := make([]byte, 0, len(id)+56) // room for typedResultParts' resultType
-	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
-	return [][]byte{head, result, []byte("}")}
-}
-
-// errorParts renders an error response: a *jsonrpc.Error keeps its code,
-// message and data (SPEC §4.4); any other error is CodeServerUnavailable.
-func errorParts(id []byte, err error) [][]byte {
-	var e *jsonrpc.Error
-	if !errors.As(err, &e) {
-		e = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
-	}
-	return [][]byte{errorMessage(id, e.Code, e.Message, e.Data)}
-}
-
-// errorMessage renders a JSON-RPC error response; a nil id is null.
-func errorMessage(id []byte, code int64, msg string, data json.RawMessage) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	return jsonrpc.ErrorResponse(id, &jsonrpc.Error{Code: code, Message: msg, Data: data})
 }
 
 func orNull(raw []byte) string {

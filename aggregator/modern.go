@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -43,7 +44,7 @@ const cacheTTL = 60 * time.Second
 
 // modernReq is a validated modern request.
 type modernReq struct {
-	*envelope
+	*wire.Message
 	version string
 	caps    json.RawMessage // _meta clientCapabilities, raw
 	info    json.RawMessage // _meta clientInfo, raw (nil when absent)
@@ -65,37 +66,37 @@ type accepted struct{ json, sse bool }
 
 // modernMeta reports whether a message names a modern protocol version in
 // params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
-func modernMeta(m *envelope) bool {
-	s, _ := jsonrpc.Text(readMeta(m.params).version)
+func modernMeta(m *wire.Message) bool {
+	s, _ := jsonrpc.Text(readMeta(m.Params).version)
 	return isModern(s)
 }
 
 // serveModern answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28).
-func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*envelope, batch bool, acc accepted, version string) {
+func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wire.Message, batch bool, acc accepted, version string) {
 	if batch {
-		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
+		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
 		return
 	}
 	m := msgs[0]
 	switch {
-	case m.isNotification():
+	case m.IsNotification():
 		w.WriteHeader(http.StatusAccepted) // notifications/cancelled is stdio's; closing the stream cancels here
 		return
-	case m.isResponse():
-		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
+	case m.IsResponse():
+		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
 	req, herr := validateModern(r, m, version)
 	if herr != nil {
-		herr.id = m.id
-		writeError(w, herr)
+		herr.ID = m.ID
+		wire.WriteError(w, herr)
 		return
 	}
 	req.accept = acc
-	switch m.method {
+	switch m.Method {
 	case "server/discover":
-		writeResult(w, m.id, h.g.discoverResult())
+		wire.WriteResult(w, m.ID, h.g.discoverResult())
 	case "tools/list":
 		h.modernList(w, req)
 	case "tools/call":
@@ -109,8 +110,8 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*en
 	case "subscriptions/listen":
 		h.listen(w, r, req)
 	default:
-		writeRPCError(w, http.StatusNotFound, m.id, jsonrpc.CodeMethodNotFound,
-			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.method), nil)
+		wire.WriteRPCError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound,
+			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.Method), nil)
 	}
 }
 
@@ -132,16 +133,16 @@ func (g *Gateway) discoverResult() json.RawMessage {
 // cacheScope added.
 func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 	cursor := ""
-	if c, ok := jsonrpc.Member(req.params, "cursor"); ok {
+	if c, ok := jsonrpc.Member(req.Params, "cursor"); ok {
 		cursor, _ = jsonrpc.Text(c)
 	}
 	page, err := h.g.reg.Load().page(cursor)
 	if err != nil {
-		writeParts(w, http.StatusBadRequest, errorParts(req.id, err))
+		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, err))
 		return
 	}
 	tail := fmt.Sprintf(`,"resultType":"complete","ttlMs":%d,"cacheScope":"private"}`, cacheTTL.Milliseconds())
-	writeParts(w, http.StatusOK, resultParts(req.id, append(page[:len(page)-1:len(page)-1], tail...)))
+	wire.WriteParts(w, http.StatusOK, wire.ResultParts(req.ID, append(page[:len(page)-1:len(page)-1], tail...)))
 }
 
 // modernCall relays a modern tools/call as a bridged call (bridge.go):
@@ -152,31 +153,31 @@ func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	rt, name, err := h.modernRoute(req)
 	if err == nil {
-		if e := checkParamHeaders(r, req.params, rt.headers); e != nil {
-			e.id = req.id
-			writeError(w, e)
+		if e := checkParamHeaders(r, req.Params, rt.headers); e != nil {
+			e.ID = req.ID
+			wire.WriteError(w, e)
 			return
 		}
 		if e := taskRequired(req.caps, name, rt); e != nil {
-			writeParts(w, http.StatusBadRequest, errorParts(req.id, e))
+			wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, e))
 			return
 		}
 	}
-	out := newStream(w, req.accept.sse)
-	defer out.done()
-	if !req.accept.json && out.openSSE() != nil {
+	out := wire.NewStream(w, req.accept.sse)
+	defer out.Done()
+	if !req.accept.json && out.OpenSSE() != nil {
 		return
 	}
 	if err != nil {
-		out.finish(errorParts(req.id, err)...)
+		out.Finish(wire.ErrorParts(req.ID, err)...)
 		return
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
-	params, run := req.params, uint64(0)
+	params, run := req.Params, uint64(0)
 	if req.hasState {
 		st, err := h.openState(req.state, tokenDigest(token), name, rt)
 		if err != nil {
-			out.finish(errorParts(req.id, err)...)
+			out.Finish(wire.ErrorParts(req.ID, err)...)
 			return
 		}
 		if st.Kind == reqstate.KindPark {
@@ -187,7 +188,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		run = st.Run
 	}
 	if req.progressErr != nil {
-		out.finish(errorParts(req.id, req.progressErr)...)
+		out.Finish(wire.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
 	if !canBeAsked(req.caps) {
@@ -199,8 +200,8 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 
 // modernRoute is toolRoute with the name validateModern has read.
 func (h *handler) modernRoute(req *modernReq) (route, string, error) {
-	if !req.hasName || req.params == nil || req.params[0] != '{' {
-		return h.g.toolRoute(req.params) // its errors
+	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
+		return h.g.toolRoute(req.Params) // its errors
 	}
 	rt, err := h.g.routeNamed(req.name)
 	return rt, req.name, err
@@ -226,19 +227,19 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (
 // resumeCall answers a parked call with the retry's inputResponses and
 // waits for its next round. Asks the client left unanswered are asked
 // again (MCP mrtr, Error Handling).
-func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *stream, done <-chan struct{}) {
+func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
 	bc, err := h.resume(st)
 	if err != nil {
-		out.finish(errorParts(req.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
+		out.Finish(wire.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
 		return
 	}
-	responses, _ := jsonrpc.Member(req.params, "inputResponses")
+	responses, _ := jsonrpc.Member(req.Params, "inputResponses")
 	if missing := bc.answer(responses); len(missing) > 0 {
 		if !bc.park(missing) { // shutting down: the call ends
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.finish(resultParts(req.id, bc.inputRequired(missing))...)
+		out.Finish(wire.ResultParts(req.ID, bc.inputRequired(missing))...)
 		return
 	}
 	bc.mu.Lock()
@@ -268,25 +269,13 @@ func modernResultParts(id []byte, res json.RawMessage) [][]byte {
 // caller has read: typed says it has one.
 func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
 	if typed {
-		return resultParts(id, res)
+		return wire.ResultParts(id, res)
 	}
 	body := trimSpace(res)[1:] // after the opening brace
-	parts := resultParts(id, body)
+	parts := wire.ResultParts(id, body)
 	parts[0] = append(parts[0], `{"resultType":"complete"`...) // one part less to write
 	if t := trimSpace(body); len(t) == 0 || t[0] != '}' {
 		parts[0] = append(parts[0], ',')
 	}
 	return parts
-}
-
-// writeResult writes a result response as one JSON body.
-func writeResult(w http.ResponseWriter, id, result []byte) {
-	writeParts(w, http.StatusOK, resultParts(id, result))
-}
-
-// writeParts writes a message given as parts as one JSON body.
-func writeParts(w http.ResponseWriter, status int, parts [][]byte) {
-	out := newStream(w, false) // for its write limit
-	out.finishStatus(status, parts...)
-	out.done()
 }

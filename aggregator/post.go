@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -25,26 +26,26 @@ const bodyReadTimeout = 60 * time.Second
 func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	jsonOK, sseOK, herr := postTypes(r)
 	if herr != nil {
-		writeError(w, herr)
+		wire.WriteError(w, herr)
 		return
 	}
 	body, rerr := h.readBody(w, r)
 	if rerr != nil {
-		writeError(w, rerr)
+		wire.WriteError(w, rerr)
 		return
 	}
-	msgs, batch, perr := parseBody(body)
+	msgs, batch, perr := wire.ParseBody(body)
 	if perr != nil {
-		writeError(w, perr)
+		wire.WriteError(w, perr)
 		return
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if !knownVersion(version) {
 		e := unsupportedVersion(version)
 		if !batch {
-			e.id = msgs[0].id
+			e.ID = msgs[0].ID
 		}
-		writeError(w, e)
+		wire.WriteError(w, e)
 		return
 	}
 	if isModern(version) || (!batch && modernMeta(msgs[0])) {
@@ -55,20 +56,20 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		version = defaultVersion
 	}
 	var id []byte // a single request's, for the error that answers it
-	if !batch && msgs[0].isRequest() {
-		id = msgs[0].id
+	if !batch && msgs[0].IsRequest() {
+		id = msgs[0].ID
 	}
 	if batch && version >= firstWithoutBatches {
-		writeError(w, badRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP "+version+
+		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP "+version+
 			" (removed in 2025-06-18); send one message per POST"))
 		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		if batch || msgs[0].method != "initialize" || !msgs[0].isRequest() {
-			e := badRequest(-32000, "Bad Request: Mcp-Session-Id header is required (send initialize first, then the Mcp-Session-Id it returns on every request)")
-			e.id = id
-			writeError(w, e)
+		if batch || msgs[0].Method != "initialize" || !msgs[0].IsRequest() {
+			e := wire.BadRequest(-32000, "Bad Request: Mcp-Session-Id header is required (send initialize first, then the Mcp-Session-Id it returns on every request)")
+			e.ID = id
+			wire.WriteError(w, e)
 			return
 		}
 		h.initialize(w, msgs[0], sseOK && !jsonOK)
@@ -86,26 +87,26 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 // session: 404, and the connection closed, as for 401.
 func unknownSession(w http.ResponseWriter, id []byte) {
 	e := *errUnknownSession
-	e.id = id
+	e.ID = id
 	w.Header().Set("Connection", "close")
-	writeError(w, &e)
+	wire.WriteError(w, &e)
 }
 
 // postTypes checks a POST's Accept (406 when it admits neither JSON nor
 // SSE; none sent admits both) and Content-Type (415 unless JSON).
-func postTypes(r *http.Request) (jsonOK, sseOK bool, err *httpError) {
+func postTypes(r *http.Request) (jsonOK, sseOK bool, err *wire.HTTPError) {
 	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
 	if !given {
 		jsonOK, sseOK = true, true
 	}
 	if !jsonOK && !sseOK {
-		return false, false, &httpError{status: http.StatusNotAcceptable, code: jsonrpc.CodeInvalidRequest,
-			msg: "Not Acceptable: send Accept: application/json, text/event-stream"}
+		return false, false, &wire.HTTPError{Status: http.StatusNotAcceptable, Code: jsonrpc.CodeInvalidRequest,
+			Msg: "Not Acceptable: send Accept: application/json, text/event-stream"}
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return false, false, &httpError{status: http.StatusUnsupportedMediaType, code: jsonrpc.CodeInvalidRequest,
-				msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"}
+			return false, false, &wire.HTTPError{Status: http.StatusUnsupportedMediaType, Code: jsonrpc.CodeInvalidRequest,
+				Msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"}
 		}
 	}
 	return jsonOK, sseOK, nil
@@ -113,7 +114,7 @@ func postTypes(r *http.Request) (jsonOK, sseOK bool, err *httpError) {
 
 // readBody reads the body within MaxBodyBytes (413 past it) and
 // bodyReadTimeout.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
 	rd := http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes)
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
@@ -127,10 +128,10 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: jsonrpc.CodeInvalidRequest,
-				msg: fmt.Sprintf("request body exceeds the gateway's limit of %d bytes", mbe.Limit)}
+			return nil, &wire.HTTPError{Status: http.StatusRequestEntityTooLarge, Code: jsonrpc.CodeInvalidRequest,
+				Msg: fmt.Sprintf("request body exceeds the gateway's limit of %d bytes", mbe.Limit)}
 		}
-		return nil, badRequest(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
+		return nil, wire.BadRequest(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
 	}
 	return buf.Bytes(), nil
 }
@@ -138,13 +139,13 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 // serveSession handles the messages of one POST to a session: responses
 // and notifications first, then the requests, concurrently, their
 // responses in one JSON body (an array for a batch) or one SSE stream.
-func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *session, msgs []*envelope, batch, jsonOK, sseOK bool) {
-	var requests []*envelope
+func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *session, msgs []*wire.Message, batch, jsonOK, sseOK bool) {
+	var requests []*wire.Message
 	for _, m := range msgs {
 		switch {
-		case m.isResponse():
+		case m.IsResponse():
 			s.answer(m)
-		case m.isNotification():
+		case m.IsNotification():
 			h.notification(s, m)
 		default:
 			requests = append(requests, m)
@@ -156,8 +157,8 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *sessio
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newStream(w, sseOK)
-	defer out.done()
+	out := wire.NewStream(w, sseOK)
+	defer out.Done()
 	h.sessions.postStarted(s, out)
 	// A client that goes away ends its POST for the idle clock at once,
 	// while its requests go on until they end, the session ends, or the
@@ -168,34 +169,31 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *sessio
 			h.sessions.postEnded(s, out)
 		}
 	}()
-	if !jsonOK && out.openSSE() != nil {
+	if !jsonOK && out.OpenSSE() != nil {
 		return
 	}
 	if !batch {
 		reply := h.request(s, requests[0], out)
 		if reply == nil {
-			out.close() // cancelled by the client: no response (MCP Cancellation)
+			out.Close() // cancelled by the client: no response (MCP Cancellation)
 			return
 		}
-		out.finish(reply...)
+		out.Finish(reply...)
 		return
 	}
-	out.finish(h.batch(s, requests, out)...)
+	out.Finish(h.batch(s, requests, out)...)
 }
 
-// Batches (2025-03-26): at most maxBatch messages, at most
-// batchConcurrency requests of one batch at a time. A 44 MiB batch of a
-// million pings started a goroutine each and took 500 MB (found by an
+// batchConcurrency bounds the requests of one batch (2025-03-26; at most
+// wire.MaxBatch messages) that run at a time. A 44 MiB batch of a million
+// pings started a goroutine each and took 500 MB (found by an
 // adversarial review).
-const (
-	maxBatch         = 1000
-	batchConcurrency = 16
-)
+const batchConcurrency = 16
 
 // batch runs a batch's requests concurrently and returns their responses
 // as the parts of one JSON array, in request order (a 2025-03-26 client;
 // cancelled requests have none).
-func (h *handler) batch(s *session, requests []*envelope, out *stream) [][]byte {
+func (h *handler) batch(s *session, requests []*wire.Message, out *wire.Stream) [][]byte {
 	replies := make([][][]byte, len(requests))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, batchConcurrency)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -18,7 +19,7 @@ import (
 type peer struct {
 	h   *handler
 	s   *session
-	out *stream
+	out *wire.Stream
 }
 
 var _ supervisor.Peer = (*peer)(nil)
@@ -30,7 +31,7 @@ func (p *peer) Notify(_ context.Context, method string, params json.RawMessage) 
 	if method == "notifications/message" && !p.wantsLevel(params) {
 		return
 	}
-	_ = p.out.event(jsonrpc.Notification(method, params))
+	_ = p.out.Event(jsonrpc.Notification(method, params))
 }
 
 func (p *peer) wantsLevel(params json.RawMessage) bool {
@@ -82,7 +83,7 @@ func (p *peer) Request(ctx context.Context, method string, params json.RawMessag
 		delete(p.s.asks, string(id))
 		p.s.mu.Unlock()
 	}
-	if err := p.out.event(jsonrpc.Request(id, method, params)); err != nil {
+	if err := p.out.Event(jsonrpc.Request(id, method, params)); err != nil {
 		forget()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("relay %s to the client: %v", method, err)}
 	}
@@ -96,7 +97,7 @@ func (p *peer) Request(ctx context.Context, method string, params json.RawMessag
 		forget()
 		// The request is withdrawn (MCP Cancellation: the side that sent a
 		// request may cancel it): the call it served has ended.
-		_ = p.out.event(jsonrpc.Notification("notifications/cancelled",
+		_ = p.out.Event(jsonrpc.Notification("notifications/cancelled",
 			[]byte(`{"requestId":`+string(id)+`,"reason":"the call that asked has ended"}`)))
 		return nil, ctx.Err()
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -45,7 +46,7 @@ type session struct {
 	ended    bool
 	level    string                             // logging/setLevel; "" = every level
 	calls    map[string]context.CancelCauseFunc // running requests by raw id
-	posts    map[*stream]struct{}               // open POST responses
+	posts    map[*wire.Stream]struct{}          // open POST responses
 	get      *getStream                         // the open GET stream, if any
 	asks     map[string]chan clientAnswer       // server-to-client requests by our id
 	nextAsk  int64
@@ -65,7 +66,7 @@ func (t *sessions) open(version string, caps, info json.RawMessage) *session {
 	_, _ = rand.Read(b[:])
 	s := &session{
 		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: withoutTasksExt(caps), info: info,
-		calls: map[string]context.CancelCauseFunc{}, posts: map[*stream]struct{}{},
+		calls: map[string]context.CancelCauseFunc{}, posts: map[*wire.Stream]struct{}{},
 		asks: map[string]chan clientAnswer{},
 	}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
@@ -122,14 +123,14 @@ func (t *sessions) end(s *session) bool {
 	if s.clock != nil {
 		s.clock.Stop()
 	}
-	open := make([]*stream, 0, len(s.posts))
+	open := make([]*wire.Stream, 0, len(s.posts))
 	for st := range s.posts {
 		open = append(open, st)
 	}
 	get := s.get
 	s.mu.Unlock()
 	for _, st := range open {
-		st.abort()
+		st.Abort()
 	}
 	if get != nil {
 		get.stop()
@@ -140,7 +141,7 @@ func (t *sessions) end(s *session) bool {
 // postStarted records an open POST of s, whose response end aborts, and
 // pauses the idle clock while it is open (only POST activity keeps a
 // session alive, as in go-sdk and the TypeScript SDK).
-func (t *sessions) postStarted(s *session, st *stream) {
+func (t *sessions) postStarted(s *session, st *wire.Stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.openPost++
@@ -154,7 +155,7 @@ func (t *sessions) postStarted(s *session, st *stream) {
 }
 
 // postEnded restarts the idle clock when s's last open POST ends.
-func (t *sessions) postEnded(s *session, st *stream) {
+func (t *sessions) postEnded(s *session, st *wire.Stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.posts, st)
@@ -199,12 +200,12 @@ func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func()
 // beginRequest registers a request that may run long (startCall) and
 // starts its answer's SSE clock; a request whose id is already running
 // gets its error response (refused) instead.
-func (s *session) beginRequest(m *envelope, out *stream) (ctx context.Context, end func(), refused [][]byte) {
-	ctx, end, ok := s.startCall(m.id)
+func (s *session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end func(), refused [][]byte) {
+	ctx, end, ok := s.startCall(m.ID)
 	if !ok {
-		return nil, nil, errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		return nil, nil, wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
 	}
-	out.armSSE()
+	out.ArmSSE()
 	return ctx, end, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -45,12 +46,12 @@ func taskParams(params json.RawMessage) bool {
 // once). A modern server ignores 2025-11-25 "task" params, so its calls
 // are always gateway-made tasks, whose call declares the tasks extension:
 // a task the server makes of it is followed (taskfollow.go).
-func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
-	rt, _, err := h.g.toolRoute(m.params)
+func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+	rt, _, err := h.g.toolRoute(m.Params)
 	if err != nil {
-		return errorParts(m.id, err)
+		return wire.ErrorParts(m.ID, err)
 	}
-	ttlRaw, _ := jsonrpc.Member(m.params, "task")
+	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
 	modernUp := rt.upstream.Status().Era == supervisor.EraModern
 	if !modernUp && (rt.taskSupport == "optional" || rt.taskSupport == "required") {
@@ -59,57 +60,57 @@ func (h *handler) callTask(s *session, m *envelope, out *stream) [][]byte {
 			return refused
 		}
 		defer end()
-		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, m.params, &peer{h: h, s: s, out: out})
+		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, m.Params, &peer{h: h, s: s, out: out})
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
 			}
-			return errorParts(m.id, err)
+			return wire.ErrorParts(m.ID, err)
 		}
-		return resultParts(m.id, res)
+		return wire.ResultParts(m.ID, res)
 	}
-	if err := checkProgressToken(m.params); err != nil {
-		return errorParts(m.id, err)
+	if err := checkProgressToken(m.Params); err != nil {
+		return wire.ErrorParts(m.ID, err)
 	}
 	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
 	var base supervisor.Peer = &peer{h: h, s: s}
 	if modernUp {
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
-	if err := h.startTask(t, withoutMember(m.params, "task"), s.ctx, base); err != nil {
-		return errorParts(m.id, err)
+	if err := h.startTask(t, withoutMember(m.Params, "task"), s.ctx, base); err != nil {
+		return wire.ErrorParts(m.ID, err)
 	}
-	return resultParts(m.id, []byte(`{"task":`+string(t.snapshot())+`}`))
+	return wire.ResultParts(m.ID, []byte(`{"task":`+string(t.snapshot())+`}`))
 }
 
 // taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
 // of a session.
-func (h *handler) taskMethod(s *session, m *envelope, out *stream) [][]byte {
+func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream) [][]byte {
 	owner := sessionOwner(s)
-	if m.method == "tasks/list" {
+	if m.Method == "tasks/list" {
 		return h.listTasks(s, m)
 	}
-	raw, _ := jsonrpc.Member(m.params, "taskId")
+	raw, _ := jsonrpc.Member(m.Params, "taskId")
 	id, ok := jsonrpc.Text(raw)
 	if !ok {
-		return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.method + " needs a string \"taskId\""})
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.Method + " needs a string \"taskId\""})
 	}
 	t, err := h.tasks.get(id, owner)
 	if err != nil {
-		return errorParts(m.id, err)
+		return wire.ErrorParts(m.ID, err)
 	}
 	if t.up != nil {
 		return h.relayTaskMethod(s, m, out, t)
 	}
-	switch m.method {
+	switch m.Method {
 	case "tasks/get":
-		return resultParts(m.id, t.snapshot())
+		return wire.ResultParts(m.ID, t.snapshot())
 	case "tasks/cancel":
 		res, err := t.cancelTask()
 		if err != nil {
-			return errorParts(m.id, err)
+			return wire.ErrorParts(m.ID, err)
 		}
-		return resultParts(m.id, res)
+		return wire.ResultParts(m.ID, res)
 	}
 	return h.taskResult(s, m, out, t)
 }
@@ -118,7 +119,7 @@ func (h *handler) taskMethod(s *session, m *envelope, out *stream) [][]byte {
 // task to end, carrying the call's server-to-client requests to the
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
-func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]byte {
+func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *task) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
@@ -140,16 +141,16 @@ func (h *handler) taskResult(s *session, m *envelope, out *stream, t *task) [][]
 		case <-t.done:
 			res, err := t.outcome()
 			if err != nil {
-				return errorParts(m.id, err)
+				return wire.ErrorParts(m.ID, err)
 			}
-			return resultParts(m.id, res)
+			return wire.ResultParts(m.ID, res)
 		case a := <-t.asks:
 			a.reply <- h.askForTask(ctx, t, p, a)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
 			}
-			return errorParts(m.id, fmt.Errorf("wait for task %s: %w", t.id, context.Cause(ctx)))
+			return wire.ErrorParts(m.ID, fmt.Errorf("wait for task %s: %w", t.id, context.Cause(ctx)))
 		}
 	}
 }
@@ -183,13 +184,13 @@ func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
 // answer is left out, as tasks/get would fail for it too; the servers
 // have relayTimeout (5 s) for the whole page, not each task (six tasks of
 // a stalled server took 30 s, found by an adversarial review).
-func (h *handler) listTasks(s *session, m *envelope) [][]byte {
+func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 	start := 0
-	if c, ok := jsonrpc.Member(m.params, "cursor"); ok {
+	if c, ok := jsonrpc.Member(m.Params, "cursor"); ok {
 		text, _ := jsonrpc.Text(c)
 		n, err := strconv.Atoi(text)
 		if err != nil || n < 0 {
-			return errorParts(m.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tasks/list cursor " + orNull(c) + " is not one the gateway issued"})
+			return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tasks/list cursor " + orNull(c) + " is not one the gateway issued"})
 		}
 		start = n
 	}
@@ -218,5 +219,5 @@ func (h *handler) listTasks(s *session, m *envelope) [][]byte {
 	if end < len(all) {
 		b = append(append(b, `,"nextCursor":`...), jsonrpc.Quote(strconv.Itoa(end))...)
 	}
-	return resultParts(m.id, append(b, '}'))
+	return wire.ResultParts(m.ID, append(b, '}'))
 }

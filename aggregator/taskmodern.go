@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -84,20 +85,20 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	if !wantsTasks(req.caps) || req.hasState {
 		return false
 	}
-	rt, _, err := h.g.toolRoute(req.params)
-	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.params, rt.headers) != nil {
+	rt, _, err := h.g.toolRoute(req.Params)
+	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, rt.headers) != nil {
 		return false
 	}
-	out := newStream(w, req.accept.sse)
+	out := wire.NewStream(w, req.accept.sse)
 	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
 	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
 	t.inline, t.out, t.level = true, out, req.level
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := h.startTask(t, req.params, nil, base); err != nil {
+	if err := h.startTask(t, req.Params, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
-	defer out.done()
-	if !req.accept.json && out.openSSE() != nil {
+	defer out.Done()
+	if !req.accept.json && out.OpenSSE() != nil {
 		h.tasks.remove(t, errClientCancelled)
 		return true
 	}
@@ -109,11 +110,11 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	case <-t.asked:
 	case <-r.Context().Done():
 		h.tasks.remove(t, errClientCancelled)
-		out.close()
+		out.Close()
 		return true
 	}
 	if t.announce() {
-		out.finish(resultParts(req.id, t.renderModern("task", false))...)
+		out.Finish(wire.ResultParts(req.ID, t.renderModern("task", false))...)
 		return true
 	}
 	h.answerInline(t, req, out)
@@ -122,17 +123,17 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 
 // answerInline answers a call that ended before its task was announced
 // with its outcome, and drops the task.
-func (h *handler) answerInline(t *task, req *modernReq, out *stream) {
+func (h *handler) answerInline(t *task, req *modernReq, out *wire.Stream) {
 	<-t.done
 	t.mu.Lock()
 	res, rpcErr := t.result, t.rpcErr
 	t.mu.Unlock()
 	h.tasks.remove(t, nil)
 	if rpcErr != nil {
-		out.finishStatus(modernErrorStatus(rpcErr), errorParts(req.id, rpcErr)...)
+		out.FinishStatus(modernErrorStatus(rpcErr), wire.ErrorParts(req.ID, rpcErr)...)
 		return
 	}
-	out.finish(modernResultParts(req.id, res)...)
+	out.Finish(modernResultParts(req.ID, res)...)
 }
 
 // announce makes an inline task a task its caller is told of, and reports
@@ -163,7 +164,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 	if err != nil || rt.upstream.Status().Era == supervisor.EraModern {
 		return
 	}
-	req.params = withoutMember(req.params, "task")
+	req.Params = withoutMember(req.Params, "task")
 }
 
 // modernBase is the Session and Client of a modern gateway-made task.
@@ -303,35 +304,35 @@ func (t *task) update(responses json.RawMessage) {
 // gets -32021; a task it does not own, -32602.
 func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	if !wantsTasks(req.caps) {
-		writeParts(w, http.StatusBadRequest, errorParts(req.id, &jsonrpc.Error{Code: codeMissingCapability,
-			Message: "Missing required client capability: " + req.method + " needs the " + extTasks + " extension",
+		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, &jsonrpc.Error{Code: codeMissingCapability,
+			Message: "Missing required client capability: " + req.Method + " needs the " + extTasks + " extension",
 			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}))
 		return
 	}
-	raw, _ := jsonrpc.Member(req.params, "taskId")
+	raw, _ := jsonrpc.Member(req.Params, "taskId")
 	id, ok := jsonrpc.Text(raw)
 	if !ok {
-		writeParts(w, http.StatusOK, errorParts(req.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + req.method + " needs a string \"taskId\""}))
+		wire.WriteParts(w, http.StatusOK, wire.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + req.Method + " needs a string \"taskId\""}))
 		return
 	}
 	if e := checkHeader(r, "Mcp-Name", id, true); e != nil {
-		e.id = req.id
-		writeError(w, e)
+		e.ID = req.ID
+		wire.WriteError(w, e)
 		return
 	}
 	t, err := h.tasks.get(id, tokenOwner(r))
 	if err != nil {
-		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
+		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
 	var res json.RawMessage
 	switch {
 	case t.up != nil:
-		res, err = h.relayTask(r.Context(), t, req.method, req.params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
-	case req.method == "tasks/get":
+		res, err = h.relayTask(r.Context(), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
+	case req.Method == "tasks/get":
 		res = t.renderModern("complete", true)
-	case req.method == "tasks/update":
-		responses, _ := jsonrpc.Member(req.params, "inputResponses")
+	case req.Method == "tasks/update":
+		responses, _ := jsonrpc.Member(req.Params, "inputResponses")
 		t.update(responses)
 		res = ackComplete
 	default: // tasks/cancel: acknowledged, even for a task already ended
@@ -341,10 +342,10 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		res = ackComplete
 	}
 	if err != nil {
-		writeParts(w, modernErrorStatus(err), errorParts(req.id, err))
+		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	writeResult(w, req.id, res)
+	wire.WriteResult(w, req.ID, res)
 }
 
 // relayModernTask registers a modern server's CreateTaskResult

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -148,20 +149,20 @@ func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) 
 // relayTaskMethod answers a legacy session's tasks/get, tasks/result or
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *envelope, out *stream, t *task) [][]byte {
+func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *task) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
 	}
 	defer end()
-	res, err := h.relayTask(ctx, t, m.method, m.params, &peer{h: h, s: s, out: out})
+	res, err := h.relayTask(ctx, t, m.Method, m.Params, &peer{h: h, s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
 		}
-		return errorParts(m.id, err)
+		return wire.ErrorParts(m.ID, err)
 	}
-	return resultParts(m.id, res)
+	return wire.ResultParts(m.ID, res)
 }
 
 // relatedPeer carries what a relayed task's server sends its client while

@@ -294,7 +294,7 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 	if out == nil || (modern && !logPasses(method, params, level)) {
 		return
 	}
-	_ = out.event(jsonrpc.Notification(method, params))
+	_ = out.Event(jsonrpc.Notification(method, params))
 }
 
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

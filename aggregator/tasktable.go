@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -134,9 +135,9 @@ type task struct {
 	// messages out carries meanwhile.
 	inline  bool
 	level   string
-	out     *stream    // the tasks/result response attached, if any
-	pending []*taskAsk // modern: asks waiting for tasks/update, in order
-	keys    int        // modern: input request keys issued
+	out     *wire.Stream // the tasks/result response attached, if any
+	pending []*taskAsk   // modern: asks waiting for tasks/update, in order
+	keys    int          // modern: input request keys issued
 }
 
 // upKey names a relayed task as its server knows it.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -59,12 +60,12 @@ type handler struct {
 	cancelBase context.CancelCauseFunc
 }
 
-var errUnknownSession = &httpError{status: http.StatusNotFound, code: -32001,
-	msg: "Not Found: unknown or expired session; send initialize for a new one"}
+var errUnknownSession = &wire.HTTPError{Status: http.StatusNotFound, Code: -32001,
+	Msg: "Not Found: unknown or expired session; send initialize for a new one"}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Mcp-Protocol-Version"); r.Method != http.MethodPost && !knownVersion(v) {
-		writeError(w, unsupportedVersion(v)) // a POST's is checked once its id is read
+		wire.WriteError(w, unsupportedVersion(v)) // a POST's is checked once its id is read
 		return
 	}
 	switch r.Method {
@@ -72,8 +73,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.servePOST(w, r)
 	case http.MethodGet:
 		if given, _, sse := accepts(r.Header.Values("Accept")); given && !sse {
-			writeError(w, &httpError{status: http.StatusNotAcceptable, code: jsonrpc.CodeInvalidRequest,
-				msg: "Not Acceptable: GET /mcp opens an SSE stream; send Accept: text/event-stream"})
+			wire.WriteError(w, &wire.HTTPError{Status: http.StatusNotAcceptable, Code: jsonrpc.CodeInvalidRequest,
+				Msg: "Not Acceptable: GET /mcp opens an SSE stream; send Accept: text/event-stream"})
 			return
 		}
 		if s, ok := h.sessionOf(w, r); ok {
@@ -86,8 +87,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, &httpError{status: http.StatusMethodNotAllowed, code: jsonrpc.CodeInvalidRequest,
-			msg: "Method Not Allowed: /mcp takes POST, GET and DELETE"})
+		wire.WriteError(w, &wire.HTTPError{Status: http.StatusMethodNotAllowed, Code: jsonrpc.CodeInvalidRequest,
+			Msg: "Method Not Allowed: /mcp takes POST, GET and DELETE"})
 	}
 }
 
@@ -97,19 +98,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*session, bool) {
 	if isModern(r.Header.Get("Mcp-Protocol-Version")) {
 		w.Header().Set("Allow", "POST")
-		writeError(w, &httpError{status: http.StatusMethodNotAllowed, code: jsonrpc.CodeInvalidRequest,
-			msg: "Method Not Allowed: MCP " + r.Header.Get("Mcp-Protocol-Version") + " has no sessions; POST each request"})
+		wire.WriteError(w, &wire.HTTPError{Status: http.StatusMethodNotAllowed, Code: jsonrpc.CodeInvalidRequest,
+			Msg: "Method Not Allowed: MCP " + r.Header.Get("Mcp-Protocol-Version") + " has no sessions; POST each request"})
 		return nil, false
 	}
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
-		writeError(w, badRequest(-32000, "Bad Request: Mcp-Session-Id header is required"))
+		wire.WriteError(w, wire.BadRequest(-32000, "Bad Request: Mcp-Session-Id header is required"))
 		return nil, false
 	}
 	s := h.sessions.get(id)
 	if s == nil {
 		w.Header().Set("Connection", "close")
-		writeError(w, errUnknownSession)
+		wire.WriteError(w, errUnknownSession)
 		return nil, false
 	}
 	return s, true
@@ -117,11 +118,11 @@ func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*session, b
 
 // unsupportedVersion is the answer to a version the gateway does not speak:
 // 400 with -32022 and every supported version (SPEC §3.10).
-func unsupportedVersion(v string) *httpError {
+func unsupportedVersion(v string) *wire.HTTPError {
 	supported := append(slices.Clone(modernVersions), legacyVersions...)
 	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
-	return &httpError{status: http.StatusBadRequest, code: -32022, data: data,
-		msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
+	return &wire.HTTPError{Status: http.StatusBadRequest, Code: -32022, Data: data,
+		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
 }
 
 // accepts reports whether an Accept header was sent, and whether it admits
@@ -161,19 +162,4 @@ func qValue(params string) (float64, bool) {
 		}
 	}
 	return 1, false
-}
-
-// writeError writes a JSON-RPC error response with e's HTTP status.
-func writeError(w http.ResponseWriter, e *httpError) {
-	writeRPCError(w, e.status, e.id, e.code, e.msg, e.data)
-}
-
-// writeRPCError writes a JSON-RPC error response with an HTTP status.
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string, data json.RawMessage) {
-	b := errorMessage(id, code, msg, data)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
 }

@@ -1,4 +1,4 @@
-package aggregator
+package wire
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// stream is the response to one POST (or the body of a GET): one
+// Stream is the response to one POST (or the body of a GET): one
 // application/json body, or a text/event-stream of JSON-RPC messages
 // (MCP Streamable HTTP, "Sending Messages to the Server").
 //
@@ -24,7 +24,7 @@ import (
 //
 // Every write is bounded by writeStall: a client that stops reading cannot
 // hold the session (DELETE and expiry abort the stream).
-type stream struct {
+type Stream struct {
 	w     http.ResponseWriter
 	rc    *http.ResponseController
 	sseOK bool // the client accepts text/event-stream
@@ -58,30 +58,30 @@ const (
 	writeStall = 60 * time.Second
 )
 
-// errStreamClosed is returned for a message sent after the response ended
+// ErrStreamClosed is returned for a message sent after the response ended
 // or the stream was aborted.
-var errStreamClosed = errors.New("send message: the response stream has ended")
+var ErrStreamClosed = errors.New("send message: the response stream has ended")
 
-// errNoStream is returned for a message that needs SSE on a response to a
+// ErrNoStream is returned for a message that needs SSE on a response to a
 // client that accepts only JSON: it has no channel to that client.
-var errNoStream = errors.New("send message: the client accepts only application/json, so nothing can be sent before the response")
+var ErrNoStream = errors.New("send message: the client accepts only application/json, so nothing can be sent before the response")
 
-func newStream(w http.ResponseWriter, sseOK bool) *stream {
-	return &stream{w: w, rc: http.NewResponseController(w), sseOK: sseOK}
+func NewStream(w http.ResponseWriter, sseOK bool) *Stream {
+	return &Stream{w: w, rc: http.NewResponseController(w), sseOK: sseOK}
 }
 
-// openSSE sends the SSE headers now: for a GET stream, and for a POST
+// OpenSSE sends the SSE headers now: for a GET stream, and for a POST
 // whose client accepts only SSE.
-func (s *stream) openSSE() error {
+func (s *Stream) OpenSSE() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.startSSE()
 }
 
 // startSSE switches to SSE; call with s.mu held.
-func (s *stream) startSSE() error {
+func (s *Stream) startSSE() error {
 	if s.closed {
-		return errStreamClosed
+		return ErrStreamClosed
 	}
 	if s.sse {
 		return nil
@@ -95,8 +95,8 @@ func (s *stream) startSSE() error {
 	return s.write([]byte(": mcp-gateway\n\n"))
 }
 
-// armSSE starts the sseAfter clock of a call's answer, if SSE is allowed.
-func (s *stream) armSSE() {
+// ArmSSE starts the sseAfter clock of a call's answer, if SSE is allowed.
+func (s *Stream) ArmSSE() {
 	if !s.sseOK {
 		return
 	}
@@ -107,8 +107,8 @@ func (s *stream) armSSE() {
 	}
 }
 
-// keepAlive starts the keep-alive comments of an open SSE stream.
-func (s *stream) keepAlive() {
+// KeepAlive starts the keep-alive comments of an open SSE stream.
+func (s *Stream) KeepAlive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer == nil && !s.closed {
@@ -117,7 +117,7 @@ func (s *stream) keepAlive() {
 }
 
 // tick starts SSE, or writes a keep-alive comment, and re-arms.
-func (s *stream) tick() {
+func (s *Stream) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.timer == nil {
@@ -134,12 +134,14 @@ func (s *stream) tick() {
 	}
 }
 
-// event sends one message ahead of the response, as an SSE event.
-func (s *stream) event(parts ...[]byte) error {
+// Event sends one message ahead of the response, as an SSE event: the
+// parts of one JSON-RPC message. ErrNoStream when the client accepts only
+// JSON; ErrStreamClosed once the response has ended.
+func (s *Stream) Event(parts ...[]byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.sseOK && !s.sse {
-		return errNoStream
+		return ErrNoStream
 	}
 	if err := s.startSSE(); err != nil {
 		return err
@@ -147,13 +149,13 @@ func (s *stream) event(parts ...[]byte) error {
 	return s.writeEvent(parts)
 }
 
-// finish sends the response (the parts of one JSON-RPC message, or for a
+// Finish sends the response (the parts of one JSON-RPC message, or for a
 // batch the messages as a JSON array) and ends the stream.
-func (s *stream) finish(parts ...[]byte) { s.finishStatus(http.StatusOK, parts...) }
+func (s *Stream) Finish(parts ...[]byte) { s.FinishStatus(http.StatusOK, parts...) }
 
-// finishStatus is finish with the HTTP status of a JSON answer; an SSE
+// FinishStatus is Finish with the HTTP status of a JSON answer; an SSE
 // stream has sent 200 already.
-func (s *stream) finishStatus(status int, parts ...[]byte) {
+func (s *Stream) FinishStatus(status int, parts ...[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopTimer()
@@ -178,25 +180,25 @@ func (s *stream) finishStatus(status int, parts ...[]byte) {
 	_ = s.write(parts...)
 }
 
-// close ends the stream without a response (a cancelled request's SSE
+// Close ends the stream without a response (a cancelled request's SSE
 // stream); the handler must return after it.
-func (s *stream) close() {
+func (s *Stream) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopTimer()
 	s.closed = true
 }
 
-// abort fails the write in progress, if any, and every later one: DELETE
+// Abort fails the write in progress, if any, and every later one: DELETE
 // and expiry end a session at once, even while a response of it is stuck
 // on a client that does not read (SPEC §3.5).
 //
 // A stream with no write in progress is not cut: its handler, told to end
 // (the session's context, getStream.stop), returns and the response ends
-// whole. write sets writing before it checks aborted, and abort sets
+// whole. write sets writing before it checks aborted, and Abort sets
 // aborted before it checks writing, so a write that starts meanwhile is
 // either refused or cut.
-func (s *stream) abort() {
+func (s *Stream) Abort() {
 	s.aborted.Store(true)
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
@@ -205,16 +207,16 @@ func (s *stream) abort() {
 	}
 }
 
-// done is called by the handler as it returns: the stream is closed and
+// Done is called by the handler as it returns: the stream is closed and
 // the ResponseWriter is no longer touched.
-func (s *stream) done() {
-	s.close()
+func (s *Stream) Done() {
+	s.Close()
 	s.lifeMu.Lock()
 	s.gone = true
 	s.lifeMu.Unlock()
 }
 
-func (s *stream) stopTimer() {
+func (s *Stream) stopTimer() {
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
@@ -225,7 +227,7 @@ func (s *stream) stopTimer() {
 // Messages are compact JSON, one line; a line break in one (a server may
 // pretty-print) starts another data line, so the event still carries the
 // message whole. Call with s.mu held.
-func (s *stream) writeEvent(parts [][]byte) error {
+func (s *Stream) writeEvent(parts [][]byte) error {
 	out := make([][]byte, 0, len(parts)+2)
 	out = append(out, []byte("event: message\ndata: "))
 	for _, p := range parts {
@@ -247,11 +249,11 @@ func (s *stream) writeEvent(parts [][]byte) error {
 
 // write writes bs and flushes them, the whole bounded by writeStall; a
 // failed write aborts the stream. Call with s.mu held.
-func (s *stream) write(bs ...[]byte) error {
+func (s *Stream) write(bs ...[]byte) error {
 	s.writing.Store(true)
 	defer s.writing.Store(false)
 	if s.closed || s.aborted.Load() {
-		return errStreamClosed
+		return ErrStreamClosed
 	}
 	_ = s.rc.SetWriteDeadline(time.Now().Add(writeStall))
 	if s.aborted.Load() { // abort ran between the check and the deadline

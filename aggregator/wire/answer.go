@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// ResultParts renders a result response without copying the result.
+func ResultParts(id, result []byte) [][]byte {
+	head := make([]byte, 0, len(id)+56) // room for a "resultType" member a caller appends
+	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
+	return [][]byte{head, result, []byte("}")}
+}
+
+// ErrorParts renders an error response: a *jsonrpc.Error keeps its code,
+// message and data (SPEC §4.4); any other error is CodeServerUnavailable.
+func ErrorParts(id []byte, err error) [][]byte {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		e = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+	}
+	return [][]byte{ErrorMessage(id, e.Code, e.Message, e.Data)}
+}
+
+// ErrorMessage renders a JSON-RPC error response; a nil id is null.
+func ErrorMessage(id []byte, code int64, msg string, data json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = []byte("null")
+	}
+	return jsonrpc.ErrorResponse(id, &jsonrpc.Error{Code: code, Message: msg, Data: data})
+}
+
+// WriteResult writes a result response as one JSON body.
+func WriteResult(w http.ResponseWriter, id, result []byte) {
+	WriteParts(w, http.StatusOK, ResultParts(id, result))
+}
+
+// WriteParts writes a message given as parts as one JSON body.
+func WriteParts(w http.ResponseWriter, status int, parts [][]byte) {
+	out := NewStream(w, false) // for its write limit
+	out.FinishStatus(status, parts...)
+	out.Done()
+}
+
+// WriteError writes a JSON-RPC error response with e's HTTP status.
+func WriteError(w http.ResponseWriter, e *HTTPError) {
+	WriteRPCError(w, e.Status, e.ID, e.Code, e.Msg, e.Data)
+}
+
+// WriteRPCError writes a JSON-RPC error response with an HTTP status.
+func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string, data json.RawMessage) {
+	b := ErrorMessage(id, code, msg, data)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

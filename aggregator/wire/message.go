@@ -1,0 +1,134 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// Message is one JSON-RPC message of a POST body, read only as far as the
+// relay needs: its envelope. Raw is the message as the client sent it;
+// ID, Params, Result and Error are slices of it, byte for byte (SPEC §4.3).
+type Message struct {
+	Raw    []byte
+	ID     json.RawMessage // nil for a notification
+	Method string          // "" for a response
+	Params json.RawMessage // nil when absent
+	// Result and Error are a response's members (one of them is set).
+	Result, Error json.RawMessage
+}
+
+// IsRequest, IsNotification and IsResponse classify a message.
+func (m *Message) IsRequest() bool      { return m.Method != "" && m.ID != nil }
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
+func (m *Message) IsResponse() bool     { return m.Method == "" }
+
+// HTTPError is a JSON-RPC error answered with an HTTP status. ID is the
+// request's, when it could be read.
+type HTTPError struct {
+	Status int
+	ID     json.RawMessage
+	Code   int64
+	Msg    string
+	Data   json.RawMessage
+}
+
+func (e *HTTPError) Error() string { return e.Msg }
+
+// BadRequest is a 400 with code and msg.
+func BadRequest(code int64, msg string) *HTTPError {
+	return &HTTPError{Status: http.StatusBadRequest, Code: code, Msg: msg}
+}
+
+// MaxBatch is the most messages a JSON-RPC batch (MCP 2025-03-26) may
+// hold; a larger one is refused whole.
+const MaxBatch = 1000
+
+// ParseBody reads a POST body: one JSON-RPC message, or a non-empty batch
+// of them (an array). Errors are 400 with -32700 (not JSON) or -32600
+// (JSON, but not JSON-RPC messages), as the JSON-RPC 2.0 spec assigns.
+func ParseBody(body []byte) (msgs []*Message, batch bool, err *HTTPError) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
+	}
+	if !jsonrpc.Valid(body) {
+		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
+	}
+	if body[0] != '[' {
+		m, err := parseMessage(body)
+		if err != nil {
+			return nil, false, err
+		}
+		return []*Message{m}, false, nil
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(body, &raws) // valid JSON: an array of values
+	if len(raws) == 0 {
+		return nil, true, BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch")
+	}
+	if len(raws) > MaxBatch {
+		return nil, true, BadRequest(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a batch of %d messages; the gateway takes at most %d", len(raws), MaxBatch))
+	}
+	for _, raw := range raws {
+		m, err := parseMessage(raw)
+		if err != nil {
+			return nil, true, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, true, nil
+}
+
+// parseMessage reads one message's envelope. raw is valid JSON.
+func parseMessage(raw []byte) (*Message, *HTTPError) {
+	invalid := func(why string) (*Message, *HTTPError) {
+		return nil, BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
+	}
+	e, err := jsonrpc.ReadEnvelope(raw)
+	if err != nil {
+		return invalid("not a JSON-RPC message object")
+	}
+	m := &Message{Raw: raw, ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
+	version, method := e.Version, e.Method
+	if string(version) != `"2.0"` {
+		return invalid(`"jsonrpc" must be "2.0"`)
+	}
+	nullID := string(m.ID) == "null"
+	if m.ID != nil && !nullID && !ValidID(m.ID) {
+		return invalid("id must be a string or an integer, got " + string(m.ID))
+	}
+	if method != nil {
+		name, ok := jsonrpc.Text(method)
+		if !ok || name == "" || nullID || m.Result != nil || m.Error != nil {
+			return invalid("not a JSON-RPC request or notification")
+		}
+		m.Method = name
+		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
+			return invalid("params must be an object")
+		}
+		return m, nil
+	}
+	// A response: an id (null only beside an error, for a request whose id
+	// could not be read) and exactly one of result and error.
+	if m.ID == nil || (m.Result != nil) == (m.Error != nil) || (nullID && m.Error == nil) {
+		return invalid("not a JSON-RPC request, notification or response")
+	}
+	return m, nil
+}
+
+// ValidID reports whether a raw id is a string or an integer. MCP (Base
+// Protocol) allows "a string or integer ID"; integers of any size pass and
+// come back as the client wrote them, since the relay never decodes them.
+func ValidID(raw []byte) bool {
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return bytes.IndexAny(raw, ".eE") < 0 && string(raw) != "-0"
+	}
+	return false
+}
