@@ -77,13 +77,6 @@ type ask struct {
 	answer chan json.RawMessage // buffered 1
 }
 
-type callOutcome struct {
-	res    json.RawMessage
-	served uint64
-	rt     route
-	err    error
-}
-
 var (
 	errParkExpired = errors.New("the client did not retry with inputResponses within the parked call's time")
 	errParkGone    = errors.New("no parked call for this requestState: it was answered already, expired, or the gateway restarted; start the call over")
@@ -102,8 +95,8 @@ var bridgeSeq atomic.Uint64
 
 // newBridge makes the bridgeCall of a modern client's call; its context
 // and channels come with its detach (detachNow).
-func (h *handler) newBridge(req *modernReq, rt route, tool, token string) *bridgeCall {
-	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), tool: tool, rt: rt, bearer: token,
+func (h *handler) newBridge(req *modernReq, c upstreamCall, token string) *bridgeCall {
+	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), tool: c.name, rt: c.route, bearer: token,
 		caps: req.caps, level: req.level, gone: h.baseCtx.Done()}
 }
 
@@ -135,16 +128,18 @@ func canBeAsked(caps json.RawMessage) bool {
 // It makes none of a parkable call's channels or context: with its
 // client unable to be asked anything, Request answers -32601 before
 // touching them (bench: a modern call cost more than a legacy one).
-func (h *handler) callInline(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *wire.Stream) {
-	bc := h.newBridge(req, rt, tool, token)
+func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+	bc := h.newBridge(req, c, token)
 	bc.out = out
 	out.ArmSSE()
-	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
+	c.peer = bc
+	o := h.g.call(r.Context(), c)
 	if r.Context().Err() != nil {
 		out.Close()
 		return
 	}
-	bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})
+	o.err = h.shutdownCause(o.err)
+	bc.finish(req, out, o)
 }
 
 // await attaches a response to the call and waits for what ends this

@@ -93,7 +93,7 @@ func TestBridgeLegacyServerModernClient(t *testing.T) {
 // expires, and the state is refused after.
 func TestBridgeParkedCallExpires(t *testing.T) {
 	cancelFile := t.TempDir() + "/cancelled"
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {
 		"MCP_FAKE_TOOLS": `[{"name":"elicit","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelFile}},
 		HTTPOptions{StateTTL: 300 * time.Millisecond})
 	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: `{"elicitation":{}}`}
@@ -114,7 +114,7 @@ func TestBridgeClientWithoutCapability(t *testing.T) {
 }
 
 func modernGateway(t *testing.T, o HTTPOptions) (*httptest.Server, *Gateway) {
-	return startGatewayWith(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1",
+	return startGatewayOpts(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1",
 		"MCP_FAKE_TOOLS": `[{"name":"mrtr","inputSchema":{"type":"object"}},{"name":"crash","inputSchema":{"type":"object"}}]`}}, o)
 }
 

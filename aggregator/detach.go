@@ -2,13 +2,11 @@ package aggregator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file runs a modern call that may park (bridge.go, SPEC §4.6) on
@@ -29,28 +27,29 @@ import (
 // between goroutines (bench: with one from the start, a modern call of a
 // client that declared roots cost ~10 µs more than a legacy one), and no
 // context.AfterFunc on the request (~1 µs of the serving thread's CPU).
-func (h *handler) callParkable(r *http.Request, req *modernReq, rt route, tool, token string, run uint64, params json.RawMessage, out *wire.Stream) {
-	bc := h.newBridge(req, rt, tool, token)
+func (h *handler) callParkable(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+	bc := h.newBridge(req, c, token)
 	bc.out, bc.detach = out, make(chan struct{})
 	out.ArmSSE()
-	res, served, err := h.g.callChecked(r.Context(), rt, tool, run, params, bc)
-	var d *supervisor.DetachedCall
-	if !errors.As(err, &d) {
+	c.peer = bc
+	o := h.g.call(r.Context(), c)
+	if o.detached == nil {
 		bc.endAttached()
 		if r.Context().Err() != nil {
 			out.Close() // cancelled by the client: no response
 			return
 		}
-		bc.finish(req, out, callOutcome{res, served, rt, h.shutdownCause(err)})
+		o.err = h.shutdownCause(o.err)
+		bc.finish(req, out, o)
 		return
 	}
 	h.bridges.wg.Add(1) // from here await watches the client
 	go func() {
 		defer h.bridges.wg.Done()
 		defer bc.cancel(nil)
-		res, served, err := h.g.callDetached(bc.ctx, rt, d)
+		o := awaitDetached(bc.ctx, o)
 		close(bc.ended)
-		bc.done <- callOutcome{res, served, rt, err}
+		bc.done <- o
 	}()
 	bc.await(req, out, r.Context().Done())
 }

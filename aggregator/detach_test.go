@@ -25,13 +25,9 @@ const askTools = `[{"name":"askanswer","inputSchema":{"type":"object"}},{"name":
 
 const askCaps = `{"elicitation":{}}`
 
-// parked counts the parked calls of every handler of gw.
+// parked counts the parked calls of gw.
 func parked(gw *Gateway) int {
-	n := 0
-	for _, h := range gw.allHandlers() {
-		n += h.parkedCount()
-	}
-	return n
+	return gw.h.parkedCount()
 }
 
 // serveDirect serves one modern tools/call through h on ctx (the request's
@@ -207,7 +203,7 @@ func TestDetachFromAnSSEResponse(t *testing.T) {
 // around it, 300 times: every handler returns, and no Request, await or
 // detached wait is left behind.
 func TestDetachStress(t *testing.T) {
-	srv, gw := startGatewayWith(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}}, HTTPOptions{StateTTL: time.Hour})
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}}, HTTPOptions{StateTTL: time.Hour})
 	for i := range 300 {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -219,14 +215,13 @@ func TestDetachStress(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("call %d: the handler hung", i)
 		}
-		for _, h := range gw.allHandlers() { // a parked call would take the next call's ask
-			h.bridges.mu.Lock()
-			for k, bc := range h.bridges.parked {
-				delete(h.bridges.parked, k)
-				bc.cancel(errParkExpired)
-			}
-			h.bridges.mu.Unlock()
+		h := gw.h // a parked call would take the next call's ask
+		h.bridges.mu.Lock()
+		for k, bc := range h.bridges.parked {
+			delete(h.bridges.parked, k)
+			bc.cancel(errParkExpired)
 		}
+		h.bridges.mu.Unlock()
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -253,7 +248,7 @@ func TestDetachStress(t *testing.T) {
 // back detached at once, its wait dropped, and its run's active calls
 // never drained, so a graceful restart hung.
 func TestDetachedPeerUsedAgain(t *testing.T) {
-	srv, gw := startGatewayWith(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1",
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1",
 		"MCP_FAKE_TOOLS":  `[{"name":"askraw","inputSchema":{"type":"object"}}]`,
 		"MCP_FAKE_RESULT": `{"resultType":"task","taskId":"up1","status":"working","ttlMs":60000,"createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z"}`}},
 		HTTPOptions{Tasks: TaskLimits{PerCaller: 1}})

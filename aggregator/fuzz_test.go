@@ -66,8 +66,8 @@ func FuzzHandler(f *testing.F) {
 	}
 	f.Add("GET", "", "text/event-stream", "", "")
 	f.Add("DELETE", "", "", "2025-06-18", "")
-	gw := New(nil, "fuzz", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	h := gw.Handler(HTTPOptions{Token: "t", MaxBodyBytes: 1 << 20, Health: func() any { return gw.Health() }})
+	gw := New(nil, "fuzz", slog.New(slog.NewTextHandler(io.Discard, nil)), HTTPOptions{Token: "t", MaxBodyBytes: 1 << 20})
+	h := gw.Handler()
 	f.Fuzz(func(t *testing.T, method, body, accept, version, mcpMethod string) {
 		if method != "POST" && method != "GET" && method != "DELETE" && method != "PUT" {
 			return

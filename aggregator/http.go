@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +38,7 @@ type HTTPOptions struct {
 	// Tasks bounds the tasks the gateway keeps for callers (SPEC §4.7;
 	// zero fields take their defaults, see TaskLimits).
 	Tasks TaskLimits
-	// Health produces the /health document.
+	// Health produces the /health document (default: Gateway.Health).
 	Health func() any
 }
 
@@ -51,11 +50,8 @@ const (
 	DefaultStateTTL       = 10 * time.Minute
 )
 
-// Handler returns the HTTP handler: /mcp (Origin, auth, then the
-// gateway's own Streamable HTTP relay, transport.go), /health (no auth),
-// and 404 for anything else. Each call makes a handler with its own
-// session table.
-func (g *Gateway) Handler(o HTTPOptions) http.Handler {
+// newHandler makes the gateway's /mcp handler with o's defaults filled in.
+func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
@@ -68,14 +64,23 @@ func (g *Gateway) Handler(o HTTPOptions) http.Handler {
 	if o.StateTTL <= 0 {
 		o.StateTTL = DefaultStateTTL
 	}
+	if o.Health == nil {
+		o.Health = func() any { return g.Health() }
+	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
 		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
-	g.handlersMu.Lock()
-	g.handlers = append(slices.Clip(g.handlers), h)
-	g.handlersMu.Unlock()
+	return h
+}
+
+// Handler returns the HTTP handler: /mcp (Origin, auth, then the
+// gateway's own Streamable HTTP relay, transport.go), /health (no auth),
+// and 404 for anything else. Every handler it returns serves the one
+// endpoint New made: the same sessions, calls and tasks.
+func (g *Gateway) Handler() http.Handler {
+	o := g.h.o
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, h)))
+	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, g.h)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
 			skipBody(w) // a GET has none to wait for

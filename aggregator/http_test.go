@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -24,21 +23,6 @@ import (
 
 // Tests of the /mcp endpoint's transport behaviour (issue 4, SPEC §3),
 // each with real HTTP requests.
-
-// startGatewayWith is startGateway with its own HTTPOptions: the gateway
-// (fake upstreams and all) is startGateway's, served by a second handler.
-func startGatewayWith(t *testing.T, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
-	t.Helper()
-	_, gw := startGateway(t, servers)
-	o.Token = testToken
-	o.Health = func() any { return gw.Health() }
-	srv := httptest.NewServer(gw.Handler(o))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv, gw
-}
 
 const (
 	acceptBoth = "application/json, text/event-stream"
@@ -298,7 +282,7 @@ func drain(resp *http.Response) <-chan string {
 // the session cap returns; the cap's 503 has a JSON-RPC error body.
 func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
 	const idle = 400 * time.Millisecond
-	srv, gw := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
 	c := newClient(t, srv)
 	u := srv.URL + "/mcp"
 
@@ -337,7 +321,7 @@ func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
 func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 	const idle = 500 * time.Millisecond
 	cancelFile := t.TempDir() + "/cancelled"
-	srv, gw := startGatewayWith(t, map[string]map[string]string{"s": {
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {
 		"MCP_FAKE_TOOLS":       `[{"name":"sleep","inputSchema":{"type":"object"}}]`,
 		"MCP_FAKE_CANCEL_FILE": cancelFile,
 	}}, HTTPOptions{SessionTimeout: idle, MaxSessions: 1})
@@ -376,7 +360,7 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 // A failed initialize does not hold a slot under the cap: before, each
 // held one for 10 s, and a burst of them locked every client out.
 func TestFailedInitializeFreesItsSlot(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 1})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 1})
 	u := srv.URL + "/mcp"
 	for i := range 3 {
 		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[]}`, nil)
@@ -395,7 +379,7 @@ func countSessions(gw *Gateway) int { return gw.SessionCount() }
 // 2. Protocol versions
 
 func TestProtocolVersionNegotiation(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
 	u := srv.URL + "/mcp"
 	for requested, want := range map[string]string{
 		"2024-11-05": "2024-11-05",
@@ -568,7 +552,7 @@ func TestMalformedBodiesGet400AndServingGoesOn(t *testing.T) {
 }
 
 func TestAcceptVariants(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
 	u := srv.URL + "/mcp"
 	for _, tc := range []struct{ accept, wantType string }{
 		{acceptBoth, ""},
@@ -638,7 +622,7 @@ func TestJSONOnlyClientGetsOneJSONResponse(t *testing.T) {
 // 4. GET /mcp
 
 func TestGetOpensTheStream(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{})
 	c := newClient(t, srv)
 	for _, accept := range []string{"text/event-stream", "*/*", "text/event-stream, application/json", unset} {
 		// A session has one GET stream at a time, and the previous one may
@@ -742,7 +726,7 @@ func TestAllowedOrigins(t *testing.T) {
 		}},
 		{[]string{"*"}, map[string]int{"https://evil.example.com": 200, "null": 200}},
 	} {
-		srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{AllowedOrigins: tc.allowed, MaxSessions: 20})
+		srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{AllowedOrigins: tc.allowed, MaxSessions: 20})
 		for origin, want := range tc.origins {
 			what := fmt.Sprintf("Origin %s with --allowed-origins %v", origin, tc.allowed)
 			resp, b := send(t, "POST", srv.URL+"/mcp", initBody("2025-06-18"), map[string]string{"Origin": origin})
@@ -788,7 +772,7 @@ func TestEightMiBRequestAndResultPassIntact(t *testing.T) {
 }
 
 func TestBodyOverTheCapIsRejectedAndServingGoesOn(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxBodyBytes: 64 << 10})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxBodyBytes: 64 << 10})
 	c := newClient(t, srv)
 	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("y", 1<<20) + `"}}}`
 	for _, h := range []map[string]string{sessionHeaders(c), nil} {
@@ -804,7 +788,7 @@ func TestBodyOverTheCapIsRejectedAndServingGoesOn(t *testing.T) {
 }
 
 func TestCallsFromManySessionsRunConcurrently(t *testing.T) {
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}}, HTTPOptions{MaxSessions: 20})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}}, HTTPOptions{MaxSessions: 20})
 	const sessions, perSession, ms = 8, 2, 1000
 	var clients []*rawClient
 	for range sessions {
@@ -850,7 +834,7 @@ func TestIsErrorResultPassesUnchanged(t *testing.T) {
 // the cap is reached: a session being registered is not counted twice.
 func TestSessionCapHasNoSpuriousRefusals(t *testing.T) {
 	const max = 40
-	srv, _ := startGatewayWith(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: max})
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: max})
 	var refused atomic.Int32
 	for batch := 0; batch < max; batch += 16 {
 		var wg sync.WaitGroup

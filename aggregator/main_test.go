@@ -70,13 +70,13 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 			gw.TaskStatus(server, run, method, params)
 		}
 	}})
-	gw = New(sup.Upstreams(), "test", log.Logger())
+	o.Token = testToken
+	gw = New(sup.Upstreams(), "test", log.Logger(), o)
 	if err := sup.StartAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	gw.Rebuild()
-	o.Token, o.Health = testToken, func() any { return gw.Health() }
-	srv := httptest.NewServer(gw.Handler(o))
+	srv := httptest.NewServer(gw.Handler())
 	t.Cleanup(func() {
 		if t.Failed() {
 			logMu.Lock()

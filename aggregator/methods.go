@@ -105,25 +105,40 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream) [][]byt
 		if taskParams(m.Params) {
 			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
 		}
-		ctx, end, refused := s.beginRequest(m, out)
-		if refused != nil {
-			return refused
-		}
-		defer end()
-		res, err := h.callFollow(ctx, m.Params, &peer{h: h, s: s, out: out}, false) // taskfollow.go
-		if err != nil {
-			if errors.Is(context.Cause(ctx), errClientCancelled) {
-				return nil
-			}
-			return wire.ErrorParts(m.ID, err)
-		}
-		return wire.ResultParts(m.ID, res)
+		return h.toolsCall(s, m, out)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
 		return h.taskMethod(s, m, out) // tasklegacy.go (SPEC §4.7)
 	case "initialize":
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
 	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the gateway serves tools only)", m.Method)})
+}
+
+// toolsCall is a legacy session's tools/call (call.go): routed and
+// checked, it runs with the session's peer (peer.go) until it ends; a
+// modern server's task made of it is followed to its end (follow).
+func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		return refused
+	}
+	defer end()
+	c, err := h.g.routeTool(m.Params)
+	if err == nil {
+		err = c.check()
+	}
+	if err != nil {
+		return wire.ErrorParts(m.ID, err)
+	}
+	c.peer = &peer{h: h, s: s, out: out}
+	res, err := h.follow(ctx, c, false) // taskfollow.go
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errClientCancelled) {
+			return nil
+		}
+		return wire.ErrorParts(m.ID, err)
+	}
+	return wire.ResultParts(m.ID, res)
 }
 
 // setLevel is logging/setLevel: the session's minimum level for the

@@ -57,7 +57,7 @@ type modernReq struct {
 	accept   accepted // the POST's Accept, read once (postTypes)
 	hasTask  bool     // params has a 2025-11-25 "task" member
 	// progressErr is checkProgressToken's verdict on params, from the
-	// same scan (the call then skips callRoute's own).
+	// same scan (the call then skips upstreamCall.check).
 	progressErr error
 }
 
@@ -151,14 +151,14 @@ func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 // logLevel) travel on its own SSE response; a retry with a requestState
 // resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	rt, name, err := h.modernRoute(req)
+	c, err := h.modernRoute(req)
 	if err == nil {
-		if e := checkParamHeaders(r, req.Params, rt.headers); e != nil {
+		if e := checkParamHeaders(r, req.Params, c.route.headers); e != nil {
 			e.ID = req.ID
 			wire.WriteError(w, e)
 			return
 		}
-		if e := taskRequired(req.caps, name, rt); e != nil {
+		if e := taskRequired(req.caps, c.name, c.route); e != nil {
 			wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, e))
 			return
 		}
@@ -173,9 +173,8 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		return
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
-	params, run := req.Params, uint64(0)
 	if req.hasState {
-		st, err := h.openState(req.state, tokenDigest(token), name, rt)
+		st, err := h.openState(req.state, tokenDigest(token), c.name, c.route)
 		if err != nil {
 			out.Finish(wire.ErrorParts(req.ID, err)...)
 			return
@@ -184,27 +183,27 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			h.resumeCall(req, st, out, r.Context().Done())
 			return
 		}
-		params, _ = jsonrpc.Replace(params, "requestState", jsonrpc.Quote(st.ServerState))
-		run = st.Run
+		c.params, _ = jsonrpc.Replace(c.params, "requestState", jsonrpc.Quote(st.ServerState))
+		c.run = st.Run
 	}
 	if req.progressErr != nil {
 		out.Finish(wire.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
 	if !canBeAsked(req.caps) {
-		h.callInline(r, req, rt, name, token, run, params, out)
+		h.callInline(r, req, c, token, out)
 		return
 	}
-	h.callParkable(r, req, rt, name, token, run, params, out)
+	h.callParkable(r, req, c, token, out)
 }
 
-// modernRoute is toolRoute with the name validateModern has read.
-func (h *handler) modernRoute(req *modernReq) (route, string, error) {
+// modernRoute routes a modern tools/call by the name validateModern has
+// read (routeTool's errors when it has none).
+func (h *handler) modernRoute(req *modernReq) (upstreamCall, error) {
 	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return h.g.toolRoute(req.Params) // its errors
+		return h.g.routeTool(req.Params)
 	}
-	rt, err := h.g.routeNamed(req.name)
-	return rt, req.name, err
+	return h.g.routeName(req.name, req.Params)
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is

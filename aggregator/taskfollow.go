@@ -40,26 +40,24 @@ import (
 var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task asks for input " +
 	"(input_required), which the gateway does not relay for a task it follows on behalf of a caller of the other era; the task was cancelled"}
 
-// callFollow is callTool for a caller of either era (modernCaller) whose
-// call must end without a server task of the other era: see the file
-// comment.
-func (h *handler) callFollow(ctx context.Context, params json.RawMessage, p supervisor.Peer, modernCaller bool) (json.RawMessage, error) {
-	rt, name, err := h.g.toolRoute(params)
-	if err != nil {
-		return nil, err
-	}
-	modernUp := rt.upstream.Status().Era == supervisor.EraModern
-	asked := modernCaller && !modernUp && rt.taskSupport == "required" && !taskParams(params)
+// follow runs c (routed and checked), for a caller of either era
+// (modernCaller), to an end without a server task of the other era: see
+// the file comment.
+func (h *handler) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
+	modernUp := c.route.upstream.Status().Era == supervisor.EraModern
+	asked := modernCaller && !modernUp && c.route.taskSupport == "required" && !taskParams(c.params)
 	if asked {
-		if params, err = jsonrpc.Replace(params, "task", []byte("{}")); err != nil {
+		var err error
+		if c.params, err = jsonrpc.Replace(c.params, "task", []byte("{}")); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 	}
-	res, served, err := h.g.callRoute(ctx, rt, name, 0, params, p)
-	if err != nil {
-		return nil, err
+	o := h.g.call(ctx, c)
+	if o.err != nil {
+		return nil, o.err
 	}
-	f := &follower{h: h, up: rt.upstream, run: served, p: p}
+	res := o.res
+	f := &follower{h: h, up: c.route.upstream, run: o.served, p: c.peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
@@ -68,7 +66,7 @@ func (h *handler) callFollow(ctx context.Context, params json.RawMessage, p supe
 		}
 		return f.legacy(ctx)
 	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
-		f.p = tasksExtPeer{p}
+		f.p = tasksExtPeer{c.peer}
 		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
 		}

@@ -47,20 +47,21 @@ func taskParams(params json.RawMessage) bool {
 // are always gateway-made tasks, whose call declares the tasks extension:
 // a task the server makes of it is followed (taskfollow.go).
 func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream) [][]byte {
-	rt, _, err := h.g.toolRoute(m.Params)
+	c, err := h.g.routeTool(m.Params)
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	modernUp := rt.upstream.Status().Era == supervisor.EraModern
-	if !modernUp && (rt.taskSupport == "optional" || rt.taskSupport == "required") {
+	modernUp := c.route.upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (c.route.taskSupport == "optional" || c.route.taskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
 			return refused
 		}
 		defer end()
-		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, m.Params, &peer{h: h, s: s, out: out})
+		c.peer = &peer{h: h, s: s, out: out}
+		res, err := h.relayCreate(ctx, sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -69,7 +70,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream) [][]by
 		}
 		return wire.ResultParts(m.ID, res)
 	}
-	if err := checkProgressToken(m.Params); err != nil {
+	if err := c.check(); err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
@@ -77,7 +78,8 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream) [][]by
 	if modernUp {
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
-	if err := h.startTask(t, withoutMember(m.Params, "task"), s.ctx, base); err != nil {
+	c.params = withoutMember(c.params, "task")
+	if err := h.startTask(t, c, s.ctx, base); err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, []byte(`{"task":`+string(t.snapshot())+`}`))

@@ -19,7 +19,7 @@ func TestTaskMemoryFlat(t *testing.T) {
 	}
 	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": nil},
 		HTTPOptions{MaxSessions: 4, Tasks: TaskLimits{PerCaller: 1000, Total: 4000, MinTTL: 10 * time.Millisecond}})
-	tasks := gw.allHandlers()[0].tasks
+	tasks := gw.h.tasks
 	clients := make([]*rawClient, 4)
 	for i := range clients {
 		clients[i] = newClient(t, srv)

@@ -82,11 +82,11 @@ func tokenOwner(r *http.Request) string {
 // that ends the call meanwhile is its answer, not counted against the
 // kept-results room (it is not kept).
 func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
-	if !wantsTasks(req.caps) || req.hasState {
+	if !wantsTasks(req.caps) || req.hasState || req.progressErr != nil {
 		return false
 	}
-	rt, _, err := h.g.toolRoute(req.Params)
-	if err != nil || rt.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, rt.headers) != nil {
+	c, err := h.modernRoute(req)
+	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.headers) != nil {
 		return false
 	}
 	out := wire.NewStream(w, req.accept.sse)
@@ -94,7 +94,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
 	t.inline, t.out, t.level = true, out, req.level
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := h.startTask(t, req.Params, nil, base); err != nil {
+	if err := h.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
 	defer out.Done()
@@ -160,8 +160,8 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 	if !req.hasTask {
 		return
 	}
-	rt, _, err := h.modernRoute(req)
-	if err != nil || rt.upstream.Status().Era == supervisor.EraModern {
+	c, err := h.modernRoute(req)
+	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern {
 		return
 	}
 	req.Params = withoutMember(req.Params, "task")

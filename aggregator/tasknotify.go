@@ -35,15 +35,13 @@ func (g *Gateway) TaskStatus(server string, run uint64, method string, params js
 	if !ok {
 		return
 	}
-	for _, h := range g.allHandlers() {
-		t := h.tasks.relayed(server, run, id)
-		if t == nil {
-			continue
-		}
-		sid, legacy := strings.CutPrefix(t.owner, "session:")
-		if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.id)); err == nil && legacy {
-			h.notifySession(sid, jsonrpc.Notification(method, p))
-		}
+	t := g.h.tasks.relayed(server, run, id)
+	if t == nil {
+		return
+	}
+	sid, legacy := strings.CutPrefix(t.owner, "session:")
+	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.id)); err == nil && legacy {
+		g.h.notifySession(sid, jsonrpc.Notification(method, p))
 	}
 }
 

@@ -52,20 +52,24 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 	return t, nil
 }
 
-// relayCreate relays a task-augmented tools/call to a server that
-// supports tasks; a CreateTaskResult is registered for owner (ending when
+// relayCreate relays a task-augmented tools/call (routed) to a server
+// that supports tasks; a CreateTaskResult is registered for owner (ending when
 // bound ends, if non-nil) and its taskId rewritten. Any other result
 // comes back as it is.
-func (h *handler) relayCreate(ctx context.Context, owner string, bound context.Context, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	res, served, rt, err := h.g.callToolRun(ctx, 0, params, p)
-	if err != nil {
+func (h *handler) relayCreate(ctx context.Context, owner string, bound context.Context, c upstreamCall) (json.RawMessage, error) {
+	if err := c.check(); err != nil {
 		return nil, err
 	}
+	o := h.g.call(ctx, c)
+	if o.err != nil {
+		return nil, o.err
+	}
+	res := o.res
 	obj, ok := jsonrpc.Member(res, "task")
 	if !ok || len(obj) == 0 || obj[0] != '{' {
 		return res, nil
 	}
-	t, err := h.registerRelayed(ctx, owner, obj, "ttl", callOutcome{res, served, rt, nil}, p)
+	t, err := h.registerRelayed(ctx, owner, obj, "ttl", o, c.peer)
 	if t == nil {
 		return res, err
 	}

@@ -66,10 +66,11 @@ func newTask(owner string, ttl time.Duration) *task {
 }
 
 // startTask registers t, a gateway-made task (newTask), and starts its
-// call with params on a context of its own; bound, if non-nil, ends the
-// task when it ends (a legacy session). A task the server makes of the
-// call, in the other era, is followed (callFollow).
-func (h *handler) startTask(t *task, params json.RawMessage, bound context.Context, base supervisor.Peer) error {
+// call c (routed and checked) on a context of its own, with a taskPeer
+// over base; bound, if non-nil, ends the task when it ends (a legacy
+// session). A task the server makes of the call, in the other era, is
+// followed (follow).
+func (h *handler) startTask(t *task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(h.baseCtx)
 	t.ctx, t.cancel = ctx, cancel
 	if err := h.tasks.add(t); err != nil {
@@ -84,7 +85,8 @@ func (h *handler) startTask(t *task, params json.RawMessage, bound context.Conte
 		defer h.tasks.wg.Done()
 		defer close(t.done)
 		defer cancel(nil)
-		res, err := h.callFollow(ctx, params, &taskPeer{t: t, base: base}, t.modern) // taskfollow.go
+		c.peer = &taskPeer{t: t, base: base}
+		res, err := h.follow(ctx, c, t.modern) // taskfollow.go
 		h.finishTask(t, res, err)
 	}()
 	return nil

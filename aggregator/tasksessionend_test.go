@@ -38,7 +38,7 @@ func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
 					t.Fatalf("the server's record %q lacks %s 10 s after the session ended", b, want)
 				}
 			}
-			if n, _ := gw.allHandlers()[0].tasks.usage(); n != 0 {
+			if n, _ := gw.h.tasks.usage(); n != 0 {
 				t.Errorf("%d tasks kept after their session ended", n)
 			}
 		})
@@ -50,12 +50,16 @@ func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
 // t.unbind (go test -race; the hook runs on its own goroutine at once).
 func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 	_, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}})
-	h := gw.allHandlers()[0]
+	h := gw.h
 	for range 50 {
 		ended, end := context.WithCancel(context.Background())
 		end()
 		tk := newTask("session:gone", time.Minute)
-		if err := h.startTask(tk, []byte(`{"name":"sleep","arguments":{"ms":30000}}`), ended, nil); err != nil {
+		c, err := gw.routeTool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.startTask(tk, c, ended, nil); err != nil {
 			t.Fatal(err)
 		}
 		select {

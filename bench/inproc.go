@@ -38,13 +38,13 @@ func StartInproc(echo string) (*Inproc, error) {
 				gw.Rebuild()
 			}
 		}})
-	gw = aggregator.New(sup.Upstreams(), "bench", log.Logger())
+	gw = aggregator.New(sup.Upstreams(), "bench", log.Logger(), aggregator.HTTPOptions{Token: inprocToken})
 	if err := sup.StartAll(context.Background()); err != nil {
 		shutdown(sup)
 		return nil, err
 	}
 	gw.Rebuild()
-	h := gw.Handler(aggregator.HTTPOptions{Token: inprocToken, Health: func() any { return gw.Health() }})
+	h := gw.Handler()
 	srv := httptest.NewServer(h)
 	return &Inproc{Handler: h, srv: srv, sup: sup, hc: NewHTTPClient(srv.URL+"/mcp", inprocToken)}, nil
 }

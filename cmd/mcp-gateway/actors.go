@@ -36,13 +36,7 @@ type actor struct {
 // httpServer is the endpoint's server (SPEC §3) over gw's handler.
 func (d *daemon) httpServer(gw *aggregator.Gateway) *http.Server {
 	return &http.Server{
-		Handler: gw.Handler(aggregator.HTTPOptions{
-			Token:          d.token,
-			AllowedOrigins: d.settings.AllowedOrigins,
-			SessionTimeout: d.settings.SessionTimeout,
-			MaxSessions:    d.settings.MaxSessions,
-			Health:         func() any { return gw.Health() },
-		}),
+		Handler:           gw.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Idle keep-alive connections are closed, so that clients that
 		// open many and say nothing cannot use up the daemon's descriptors.

@@ -166,7 +166,12 @@ func (d *daemon) newGateway(servers []adapters.Server, log *supervisor.Log) (*su
 			}
 		},
 	})
-	gw = aggregator.New(sup.Upstreams(), version, log.Logger())
+	gw = aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
+		Token:          d.token,
+		AllowedOrigins: d.settings.AllowedOrigins,
+		SessionTimeout: d.settings.SessionTimeout,
+		MaxSessions:    d.settings.MaxSessions,
+	})
 	return sup, gw, nil
 }
 
