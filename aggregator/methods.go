@@ -15,7 +15,7 @@ import (
 
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):
 // what the gateway answers itself (initialize, ping, logging/setLevel,
-// tools/list) and what it relays (tools/call, relay.go). Any other method
+// tools/list) and what it relays (tools/call, call.go). Any other method
 // is -32601.
 
 // errClientCancelled is the cause of a request the client cancelled with
@@ -169,7 +169,7 @@ func (h *handler) notification(s *session, m *wire.Message) {
 }
 
 // answer delivers a client's response to the server-to-client request it
-// answers (relay.go); an answer nobody waits for is dropped.
+// answers (peer.go); an answer nobody waits for is dropped.
 func (s *session) answer(m *wire.Message) {
 	s.mu.Lock()
 	ch := s.asks[string(m.ID)]
