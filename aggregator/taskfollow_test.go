@@ -150,7 +150,7 @@ func TestModernCallerRequiredLegacyCancel(t *testing.T) {
 		t.Fatalf("the call: %+v", created)
 	}
 	waitRecord(t, rec, `tasks/get {"taskId":"1"}`)
-	if got := string(result(t, modernTask(t, u, tasksCaps, "tasks/cancel", created.TaskID, ""))); got != `{"resultType":"complete"}` {
+	if got := string(result(t, postModernTask(t, u, tasksCaps, "tasks/cancel", created.TaskID, ""))); got != `{"resultType":"complete"}` {
 		t.Errorf("tasks/cancel: %s", got)
 	}
 	waitRecord(t, rec, `tasks/cancel {"taskId":"1"}`)

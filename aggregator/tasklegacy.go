@@ -101,7 +101,7 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream) [][]
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
-	if t.up != nil {
+	if t.kind == taskRelayed {
 		return h.relayTaskMethod(s, m, out, t)
 	}
 	switch m.Method {
@@ -204,12 +204,14 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 	b := []byte(`{"tasks":[`)
 	n := 0
 	for _, t := range all[start:end] {
-		item := t.snapshot()
-		if t.up != nil {
+		var item json.RawMessage
+		if t.kind == taskRelayed {
 			var err error
 			if item, err = h.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
 				continue
 			}
+		} else {
+			item = t.snapshot()
 		}
 		if n > 0 {
 			b = append(b, ',')

@@ -90,9 +90,9 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	out := wire.NewStream(w, req.accept.sse)
-	t := newTask(tokenOwner(r), h.tasks.lim.DefaultTTL)
-	t.modern, t.caps, t.onAsk = true, req.caps, h.taskChanged
-	t.inline, t.out, t.level = true, out, req.level
+	t := newMadeTask(tokenOwner(r), h.tasks.lim.DefaultTTL, taskModern)
+	t.out = out
+	t.modernTask = &modernTask{caps: req.caps, asked: make(chan struct{}, 1), onAsk: h.taskChanged, inline: true, level: req.level}
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
@@ -149,6 +149,10 @@ func (t *task) announce() bool {
 	t.inline, t.out = false, nil
 	return true
 }
+
+// isInline reports whether t is a modern task its caller has not been
+// told of yet (announce); call with t.mu held.
+func (t *task) isInline() bool { return t.kind == taskModern && t.inline }
 
 // dropLegacyTask removes a 2025-11-25 "task" member from a modern
 // caller's tools/call params bound for a legacy server. The tasks
@@ -327,7 +331,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 	}
 	var res json.RawMessage
 	switch {
-	case t.up != nil:
+	case t.kind == taskRelayed:
 		res, err = h.relayTask(r.Context(), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.renderModern("complete", true)

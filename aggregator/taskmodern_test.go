@@ -18,8 +18,8 @@ import (
 
 const tasksCaps = `{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{}}`
 
-// modernTask posts a tasks/* request of a modern caller with caps.
-func modernTask(t *testing.T, url, caps, method, taskID, extra string) []byte {
+// postModernTask posts a tasks/* request of a modern caller with caps.
+func postModernTask(t *testing.T, url, caps, method, taskID, extra string) []byte {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":{"taskId":%q,%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`,
 		method, taskID, extra, caps)
@@ -50,7 +50,7 @@ func decodeTask(t *testing.T, msg []byte) modernTaskView {
 func pollModern(t *testing.T, url, taskID, status string) modernTaskView {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		v := decodeTask(t, modernTask(t, url, tasksCaps, "tasks/get", taskID, ""))
+		v := decodeTask(t, postModernTask(t, url, tasksCaps, "tasks/get", taskID, ""))
 		if v.Status == status {
 			return v
 		}
@@ -91,7 +91,7 @@ func TestModernGatewayTask(t *testing.T) {
 		t.Errorf("inputRequests (-want +got):\n%s", diff)
 	}
 	answer := `{"action":"accept","content":{"n":9007199254740993}}`
-	if got := string(result(t, modernTask(t, u, tasksCaps, "tasks/update", asking.TaskID, `"inputResponses":{"elicitation-1":`+answer+`},`))); got != `{"resultType":"complete"}` {
+	if got := string(result(t, postModernTask(t, u, tasksCaps, "tasks/update", asking.TaskID, `"inputResponses":{"elicitation-1":`+answer+`},`))); got != `{"resultType":"complete"}` {
 		t.Errorf("tasks/update: %s", got)
 	}
 	done = pollModern(t, u, asking.TaskID, "completed")
@@ -99,8 +99,8 @@ func TestModernGatewayTask(t *testing.T) {
 		t.Errorf("the answer did not reach the server: %s", done.Result)
 	}
 
-	wantCode(t, "tasks/get without the extension", modernTask(t, u, `{}`, "tasks/get", created.TaskID, ""), "-32021")
-	wantCode(t, "an unknown task", modernTask(t, u, tasksCaps, "tasks/get", "nope", ""), "-32602")
+	wantCode(t, "tasks/get without the extension", postModernTask(t, u, `{}`, "tasks/get", created.TaskID, ""), "-32021")
+	wantCode(t, "an unknown task", postModernTask(t, u, tasksCaps, "tasks/get", "nope", ""), "-32602")
 	legacy := newClient(t, srv)
 	wantCode(t, "a legacy session asking for a modern caller's task", taskCall(legacy, 9, "tasks/get", created.TaskID), "-32602")
 }
@@ -116,7 +116,7 @@ func TestModernTaskCancel(t *testing.T) {
 	c := modernCaller{t: t, url: u, caps: tasksCaps}
 	tk := decodeTask(t, c.call(1, "sleep", `"arguments":{"ms":30000,"started":`+string(mustQuote(started))+`},`))
 	fakeserver.WaitFile(t, started)
-	if got := string(result(t, modernTask(t, u, tasksCaps, "tasks/cancel", tk.TaskID, ""))); got != `{"resultType":"complete"}` {
+	if got := string(result(t, postModernTask(t, u, tasksCaps, "tasks/cancel", tk.TaskID, ""))); got != `{"resultType":"complete"}` {
 		t.Errorf("tasks/cancel: %s", got)
 	}
 	fakeserver.WaitFile(t, cancelled)
@@ -172,7 +172,7 @@ func TestModernRelayedTaskCrash(t *testing.T) {
 	c := modernCaller{t: t, url: u, caps: tasksCaps}
 	tk := decodeTask(t, c.call(1, "mktask", `"arguments":{"ms":60000},`))
 	c.call(2, "crash", `"arguments":{},`)
-	msg := modernTask(t, u, tasksCaps, "tasks/get", tk.TaskID, "")
+	msg := postModernTask(t, u, tasksCaps, "tasks/get", tk.TaskID, "")
 	wantCode(t, "tasks/get after the crash", msg, "-32602")
 	if !strings.Contains(string(msg), "is lost") {
 		t.Errorf("tasks/get after the crash: %s", msg)

@@ -83,8 +83,8 @@ func (h *handler) notifyEnded(l *listener) {
 		h.tasks.mu.Lock()
 		t := h.tasks.byID[id]
 		h.tasks.mu.Unlock()
-		if t == nil {
-			continue
+		if t == nil || t.kind == taskRelayed {
+			continue // a relayed task's changes are polled (taskpoll.go)
 		}
 		select {
 		case <-t.done:

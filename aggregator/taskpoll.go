@@ -57,7 +57,7 @@ func (h *handler) pollRelayed(l *listener, caps json.RawMessage) (stop func()) {
 	var polls []*relayedPoll
 	h.tasks.mu.Lock()
 	for id := range l.taskIDs {
-		if t := h.tasks.byID[id]; t != nil && t.up != nil {
+		if t := h.tasks.byID[id]; t != nil && t.kind == taskRelayed {
 			polls = append(polls, &relayedPoll{t: t, last: taskWorking})
 		}
 	}

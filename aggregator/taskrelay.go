@@ -44,7 +44,8 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 	if raw, ok := jsonrpc.Member(obj, ttlKey); ok && string(raw) != "null" {
 		ttl = h.tasks.lim.ttl(raw)
 	}
-	t := &task{id: newTaskID(), owner: owner, created: time.Now(), ttl: ttl, up: o.rt.upstream, run: o.served, upID: upID}
+	t := &task{id: newTaskID(), owner: owner, kind: taskRelayed, created: time.Now(), ttl: ttl,
+		relayedTask: &relayedTask{up: o.rt.upstream, run: o.served, upID: upID}}
 	if err := h.tasks.add(t); err != nil {
 		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err

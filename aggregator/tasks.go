@@ -58,11 +58,20 @@ type taskReply struct {
 // server gets notifications/cancelled.
 var errTaskCancelled = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task was cancelled (tasks/cancel) before it finished"}
 
-// newTask is a working task of owner's with ttl.
+// newTask is a working gateway-made task (taskMade) of owner's, a legacy
+// session, with ttl.
 func newTask(owner string, ttl time.Duration) *task {
+	t := newMadeTask(owner, ttl, taskMade)
+	t.asks = make(chan *taskAsk)
+	return t
+}
+
+// newMadeTask is a working task of kind, made by the gateway, with the
+// madeTask part (whose ctx and cancel startTask sets).
+func newMadeTask(owner string, ttl time.Duration, kind taskKind) *task {
 	now := time.Now()
-	return &task{id: newTaskID(), owner: owner, created: now, ttl: ttl, status: taskWorking, updated: now,
-		done: make(chan struct{}), asks: make(chan *taskAsk), asked: make(chan struct{}, 1)}
+	return &task{id: newTaskID(), owner: owner, kind: kind, created: now, ttl: ttl,
+		madeTask: &madeTask{status: taskWorking, updated: now, done: make(chan struct{})}}
 }
 
 // startTask registers t, a gateway-made task (newTask), and starts its
@@ -86,7 +95,7 @@ func (h *handler) startTask(t *task, c upstreamCall, bound context.Context, base
 		defer close(t.done)
 		defer cancel(nil)
 		c.peer = &taskPeer{t: t, base: base}
-		res, err := h.follow(ctx, c, t.modern) // taskfollow.go
+		res, err := h.follow(ctx, c, t.kind == taskModern) // taskfollow.go
 		h.finishTask(t, res, err)
 	}()
 	return nil
@@ -168,7 +177,7 @@ func (h *handler) finishTask(t *task, res json.RawMessage, err error) {
 		t.mu.Unlock()
 		return
 	}
-	if !kept && !t.inline { // an inline call's result is answered, not kept
+	if !kept && !t.isInline() { // an inline call's result is answered, not kept
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
 			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.lim.ResultBytes)}
 		res = nil
@@ -291,9 +300,13 @@ var _ supervisor.Peer = (*taskPeer)(nil)
 
 func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessage) {
 	p.t.mu.Lock()
-	out, modern, level := p.t.out, p.t.modern, p.t.level
+	out, modern := p.t.out, p.t.modernTask
+	level := ""
+	if modern != nil {
+		level = modern.level
+	}
 	p.t.mu.Unlock()
-	if out == nil || (modern && !logPasses(method, params, level)) {
+	if out == nil || (modern != nil && !logPasses(method, params, level)) {
 		return
 	}
 	_ = out.Event(jsonrpc.Notification(method, params))
@@ -301,7 +314,7 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	a := &taskAsk{method: method, params: params, reply: make(chan taskReply, 1)}
-	if p.t.modern {
+	if p.t.kind == taskModern {
 		return p.t.askModern(ctx, a)
 	}
 	p.t.setStatus(taskInput)

@@ -95,49 +95,92 @@ func (l TaskLimits) ttl(raw json.RawMessage) time.Duration {
 	return time.Duration(*ms * float64(time.Millisecond))
 }
 
-// task is one entry. Gateway-made tasks have a call (run below); relayed
-// ones name the server process that owns them (up, run, upID).
+// taskKind says which of the gateway's kinds of task an entry is; it
+// decides which of task's parts it has.
+type taskKind int
+
+const (
+	// taskRelayed is a server's own task (either era), relayed: the
+	// gateway knows only which process owns it (relayedTask) and asks it.
+	taskRelayed taskKind = iota + 1
+	// taskMade is a task the gateway made of a legacy session's call
+	// (MCP 2025-11-25): it runs the call itself (madeTask), and its
+	// server-to-client requests wait for a tasks/result to carry them.
+	taskMade
+	// taskModern is a task the gateway made of a modern caller's call
+	// (the 2026-07-28 tasks extension): a madeTask whose requests wait in
+	// inputRequests for tasks/update (modernTask). It starts inline (its
+	// caller still waits on the call's own response) and is announced
+	// when the call runs past taskAfter or asks for input.
+	taskModern
+)
+
+// task is one entry of the table: what every kind has, and the part its
+// kind needs (embedded, so that the kind's code reads t.status, t.upID;
+// the other kind's part is nil). mu guards ttl and the madeTask's
+// mutable fields.
 type task struct {
 	id      string
 	owner   string // "session:<id>" or "token:<digest>"
+	kind    taskKind
 	created time.Time
-	ttl     time.Duration
 	timer   *time.Timer // expiry
 	unbind  func() bool // stops the session-end hook
 
-	// relayed: the server, its process, and the server's own task id
+	*relayedTask // taskRelayed
+	*madeTask    // taskMade, taskModern
+
+	mu  sync.Mutex
+	ttl time.Duration // grows for a modern task whose call still runs (expire)
+}
+
+// relayedTask is a server's own task: the server, the process (run) that
+// made it, and the server's own task id.
+type relayedTask struct {
 	up   *supervisor.Upstream
 	run  uint64
 	upID string
+}
 
-	// gateway-made: ctx is its call's, done when the call ends
+// madeTask is a task the gateway made and whose call it runs. ctx is the
+// call's, done closes when the call has ended; the rest is under task.mu.
+type madeTask struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	done   chan struct{} // closed when the call has ended
-	asks   chan *taskAsk // server-to-client requests waiting for tasks/result
-	// modern: a 2026-07-28 caller's task (taskmodern.go); its asks wait in
-	// pending for tasks/update, and asked is signalled at each.
-	modern bool
-	caps   json.RawMessage // the caller's clientCapabilities
-	asked  chan struct{}   // buffered 1
-	onAsk  func(*task)     // told when an ask makes the task input_required
+	done   chan struct{}
+	asks   chan *taskAsk // taskMade: requests waiting for tasks/result
 
-	mu      sync.Mutex
 	status  string // working, input_required, completed, failed, cancelled
 	message string // statusMessage
 	updated time.Time
 	result  json.RawMessage // the call's result, or nil
 	rpcErr  *jsonrpc.Error  // the call's error, or nil
 	kept    int64           // bytes of result counted in the table
-	ended   json.RawMessage // modern: the ended task's DetailedTask, rendered once (endedModern)
-	// inline: a modern call whose caller waits for it and has not been
-	// told of the task yet (modernTaskCall); level filters the log
+	// out is the response that carries the call's progress and log
+	// messages: taskMade, the tasks/result attached; taskModern, the
+	// call's own response while it is inline.
+	out *wire.Stream
+
+	*modernTask // taskModern
+}
+
+// modernTask is what a modern caller's task adds (taskmodern.go): the
+// caller's capabilities, its requests pending for tasks/update, and its
+// inline phase. Under task.mu but for caps, asked and onAsk, which are
+// set once.
+type modernTask struct {
+	caps  json.RawMessage // the caller's clientCapabilities
+	asked chan struct{}   // buffered 1; signalled at each ask
+	onAsk func(*task)     // told when an ask makes the task input_required
+
+	// inline: the caller still waits on the call's own response and has
+	// not been told of the task (modernTaskCall); level filters the log
 	// messages out carries meanwhile.
 	inline  bool
 	level   string
-	out     *wire.Stream // the tasks/result response attached, if any
-	pending []*taskAsk   // modern: asks waiting for tasks/update, in order
-	keys    int          // modern: input request keys issued
+	pending []*taskAsk      // asks waiting for tasks/update, in order
+	keys    int             // input request keys issued
+	ended   json.RawMessage // the ended task's DetailedTask, rendered once (endedModern)
 }
 
 // upKey names a relayed task as its server knows it.
@@ -186,7 +229,7 @@ func (tt *taskTable) add(t *task) error {
 	}
 	tt.byID[t.id] = t
 	tt.byOwner[t.owner]++
-	if t.up != nil {
+	if t.kind == taskRelayed {
 		tt.byUp[upKey{t.up.Name(), t.run, t.upID}] = t
 	}
 	t.timer = time.AfterFunc(t.ttl, func() { tt.expire(t) })
@@ -200,8 +243,7 @@ func (tt *taskTable) add(t *task) error {
 // cut longer calls short (found by an adversarial review).
 func (tt *taskTable) expire(t *task) {
 	t.mu.Lock()
-	running := t.status == taskWorking || t.status == taskInput
-	extend := t.modern && t.up == nil && running && t.ttl+tt.lim.DefaultTTL <= tt.lim.MaxTTL
+	extend := t.kind == taskModern && (t.status == taskWorking || t.status == taskInput) && t.ttl+tt.lim.DefaultTTL <= tt.lim.MaxTTL
 	if extend {
 		t.ttl += tt.lim.DefaultTTL
 	}
@@ -247,22 +289,27 @@ func (tt *taskTable) remove(t *task, cause error) {
 		return
 	}
 	delete(tt.byID, t.id)
-	if t.up != nil {
+	if t.kind == taskRelayed {
 		delete(tt.byUp, upKey{t.up.Name(), t.run, t.upID})
 	}
 	if tt.byOwner[t.owner]--; tt.byOwner[t.owner] <= 0 {
 		delete(tt.byOwner, t.owner)
 	}
-	t.mu.Lock()
-	tt.bytes -= t.kept
-	t.kept, t.result, t.ended = 0, nil, nil
-	t.mu.Unlock()
+	if t.madeTask != nil {
+		t.mu.Lock()
+		tt.bytes -= t.kept
+		t.kept, t.result = 0, nil
+		if t.modernTask != nil {
+			t.ended = nil
+		}
+		t.mu.Unlock()
+	}
 	tt.mu.Unlock()
 	t.timer.Stop()
 	if t.unbind != nil {
 		t.unbind()
 	}
-	if t.cancel != nil {
+	if t.madeTask != nil {
 		t.cancel(cause)
 	}
 }
