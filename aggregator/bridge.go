@@ -36,6 +36,39 @@ import (
 // While a request is attached, closing its stream cancels the call
 // (MCP 2026-07-28 Cancellation); while parked, only expiry does.
 
+// bridgeState is where a bridgeCall is in its life (docs/ARCHITECTURE.md
+// draws the moves):
+//
+//	attached --first ask (detachNow)--> detached --round (park)--> parked
+//	parked --retry (resume)--> resumed --round (park)--> parked
+//	attached --returned (endAttached)--> ended
+//	detached, resumed --the upstream call returned (endDetached)--> ended
+//
+// A parked call whose upstream call returns (its server crashed, expiry
+// or shutdown cancelled it) stays parked with its outcome, which the
+// client's retry gets at once. An inline call (its client cannot be asked
+// anything) stays attached until it ends.
+type bridgeState int
+
+const (
+	// bridgeAttached: the call runs on its request's goroutine and
+	// context; the server has asked nothing.
+	bridgeAttached bridgeState = iota
+	// bridgeDetached: the server asked; a goroutine of the call's own
+	// waits for its outcome (callParkable), and the request that started
+	// it gathers the round.
+	bridgeDetached
+	// bridgeParked: the round went to the client as an
+	// InputRequiredResult; no response is attached, and the call waits
+	// in the parked table for the client's retry (park.go).
+	bridgeParked
+	// bridgeResumed: a retry answered the round, and its response is
+	// attached, waiting for the next round or the outcome.
+	bridgeResumed
+	// bridgeEnded: the upstream call has returned.
+	bridgeEnded
+)
+
 // bridgeCall is one modern client's tools/call.
 type bridgeCall struct {
 	h      *handler
@@ -44,29 +77,40 @@ type bridgeCall struct {
 	rt     route
 	bearer string // the caller's token; see token()
 	caps   json.RawMessage
+	// inline: the client can be asked nothing, so the call never detaches
+	// (callInline); Detach is nil.
+	inline bool
 
+	// detach is closed by the first ask (detachNow): the request that
+	// runs the call hands its wait to a goroutine (callParkable). ctx,
+	// asks, done and ended are made then: a call that is asked nothing
+	// needs none of them, and runs on its request's context.
+	detach chan struct{}
+	gone   <-chan struct{} // the handler's baseCtx.Done: shutdown cancels an attached call
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	// detach, closed once by the first ask (detachNow), makes the request
-	// that runs the call hand its wait to a goroutine (callParkable).
-	// ctx, asks, done and ended are made then, before it closes: a call
-	// that is asked nothing needs none of them, and runs on its request's
-	// context.
-	detach     chan struct{}
-	detachOnce sync.Once
-	gone       <-chan struct{} // the handler's baseCtx.Done: shutdown cancels an attached call
-	finished   bool            // the attached call returned undetached (under mu)
-	asks       chan *ask
-	done       chan callOutcome // buffered 1
-	ended      chan struct{}    // closed when the upstream call has returned
+	asks   chan *ask
+	done   chan callOutcome // buffered 1
+	ended  chan struct{}    // closed when the upstream call has returned
 
 	mu      sync.Mutex
-	out     *wire.Stream // the attached response; nil while parked
+	state   bridgeState
+	out     *wire.Stream // the attached response; nil while parked or ended
 	level   string
 	round   int
 	keys    int    // input request keys issued
 	pending []*ask // asked of the client in this round
 	timer   *time.Timer
+}
+
+// move makes from → to, if the call is in from; call with bc.mu held. It
+// reports whether it did.
+func (bc *bridgeCall) move(from, to bridgeState) bool {
+	if bc.state != from {
+		return false
+	}
+	bc.state = to
+	return true
 }
 
 // ask is one server-to-client request waiting for the client's answer.
@@ -130,7 +174,7 @@ func canBeAsked(caps json.RawMessage) bool {
 // touching them (bench: a modern call cost more than a legacy one).
 func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
 	bc := h.newBridge(req, c, token)
-	bc.out = out
+	bc.out, bc.inline = out, true
 	out.ArmSSE()
 	c.peer = bc
 	o := h.g.call(r.Context(), c)
@@ -147,7 +191,7 @@ func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, to
 // or the client closing the stream (the call is cancelled).
 func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct{}) {
 	bc.mu.Lock()
-	bc.out = out
+	bc.out = out // detached, or resumed (resume)
 	bc.mu.Unlock()
 	out.ArmSSE()
 	select {

@@ -47,9 +47,7 @@ func (h *handler) callParkable(r *http.Request, req *modernReq, c upstreamCall, 
 	go func() {
 		defer h.bridges.wg.Done()
 		defer bc.cancel(nil)
-		o := awaitDetached(bc.ctx, o)
-		close(bc.ended)
-		bc.done <- o
+		bc.endDetached(awaitDetached(bc.ctx, o))
 	}()
 	bc.await(req, out, r.Context().Done())
 }
@@ -63,41 +61,59 @@ func (bc *bridgeCall) Detach() <-chan struct{} { return bc.detach }
 // request's own context cancels it when the client closes the stream.
 func (bc *bridgeCall) Gone() <-chan struct{} { return bc.gone }
 
-// detachNow detaches the call (the first ask): once, it makes the call's
-// own context (from the handler's base: expiry and shutdown cancel it)
-// and the channels the rounds use, then closes detach. It reports false
-// when the call cannot detach: an inline one, or one that has returned.
+// detachNow detaches the call at the first ask (attached → detached): it
+// makes the call's own context (from the handler's base: expiry and
+// shutdown cancel it) and the channels the rounds use, then closes
+// detach. It reports false when the call cannot detach: an inline one,
+// or one that has returned (ended); true when it is detached, now or
+// already.
 func (bc *bridgeCall) detachNow() bool {
-	if bc.detach == nil {
-		return false // an inline call, whose client is asked nothing
+	if bc.inline {
+		return false // its client is asked nothing
 	}
-	bc.detachOnce.Do(func() {
-		bc.mu.Lock()
-		if bc.finished {
-			bc.mu.Unlock()
-			return
-		}
-		bc.ctx, bc.cancel = context.WithCancelCause(bc.h.baseCtx)
-		bc.asks, bc.done, bc.ended = make(chan *ask), make(chan callOutcome, 1), make(chan struct{})
-		bc.mu.Unlock()
-		close(bc.detach)
-	})
 	bc.mu.Lock()
-	defer bc.mu.Unlock()
-	return bc.ctx != nil
+	if bc.state == bridgeEnded {
+		bc.mu.Unlock()
+		return false
+	}
+	if !bc.move(bridgeAttached, bridgeDetached) {
+		bc.mu.Unlock()
+		return true // a later ask of the same call
+	}
+	bc.ctx, bc.cancel = context.WithCancelCause(bc.h.baseCtx)
+	bc.asks, bc.done, bc.ended = make(chan *ask), make(chan callOutcome, 1), make(chan struct{})
+	bc.mu.Unlock()
+	close(bc.detach)
+	return true
 }
 
-// endAttached records that the call returned without detaching; a
-// detach that raced with it (the server asked as it answered) is ended.
+// endAttached records that the call returned without detaching (→ ended);
+// a detach that raced with it (the server asked as it answered: detached
+// though the call returned) is ended too, which ends the Request waiting
+// on it.
 func (bc *bridgeCall) endAttached() {
 	bc.mu.Lock()
-	bc.finished = true
-	cancel, ended := bc.cancel, bc.ended
+	raced := bc.state == bridgeDetached
+	bc.state = bridgeEnded
 	bc.mu.Unlock()
-	if ended != nil {
-		close(ended)
-		cancel(nil) // the Request waiting on it ends with the call
+	if raced {
+		close(bc.ended)
+		bc.cancel(nil)
 	}
+}
+
+// endDetached records that a detached call's upstream call has returned,
+// and hands its outcome to the request attached (detached or resumed →
+// ended). A parked call stays parked: its outcome (the server crashed,
+// say) waits for the client's retry, which gets it at once.
+func (bc *bridgeCall) endDetached(o callOutcome) {
+	bc.mu.Lock()
+	if bc.state != bridgeParked {
+		bc.state = bridgeEnded
+	}
+	bc.mu.Unlock()
+	close(bc.ended)
+	bc.done <- o
 }
 
 // shutdownCause is err, or the gateway's reason when it is shutting down

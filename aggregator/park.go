@@ -54,26 +54,25 @@ func (h *handler) parkedCount() int {
 	return len(h.bridges.parked)
 }
 
-// park records the round's asks, detaches the response and starts the
-// expiry clock. Once the gateway is shutting down (cancelBridges ran) it
-// parks nothing and reports false: the call is being cancelled, and its
-// client gets the shutdown error instead of a round nobody could resume.
+// park records the round's asks, lets go of the response and starts the
+// expiry clock (detached or resumed → parked). Once the gateway is
+// shutting down (cancelBridges ran) it parks nothing and reports false:
+// the call is being cancelled, and its client gets the shutdown error
+// instead of a round nobody could resume.
 func (bc *bridgeCall) park(asks []*ask) bool {
+	b := &bc.h.bridges
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
 	bc.mu.Lock()
+	bc.state = bridgeParked
 	bc.out = nil
 	bc.round++
 	bc.pending = asks
 	bc.timer = time.AfterFunc(bc.h.o.StateTTL, bc.expire)
 	bc.mu.Unlock()
-	b := &bc.h.bridges
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		bc.mu.Lock()
-		bc.timer.Stop()
-		bc.mu.Unlock()
-		return false
-	}
 	b.parked[bc.key()] = bc
 	return true
 }
@@ -115,8 +114,8 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 }
 
 // resume takes the parked call a requestState names, if it is parked in
-// that round: the state of an earlier round, or of a call resumed already,
-// is a replay.
+// that round (parked → resumed): the state of an earlier round, or of a
+// call resumed already, is a replay.
 func (h *handler) resume(st *reqstate.State) (*bridgeCall, error) {
 	h.bridges.mu.Lock()
 	defer h.bridges.mu.Unlock()
@@ -126,7 +125,7 @@ func (h *handler) resume(st *reqstate.State) (*bridgeCall, error) {
 	}
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
-	if bc.round != st.Round {
+	if bc.round != st.Round || !bc.move(bridgeParked, bridgeResumed) {
 		return nil, errParkGone
 	}
 	delete(h.bridges.parked, st.ID)
