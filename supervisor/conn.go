@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -44,7 +45,7 @@ const writeTimeout = 10 * time.Second
 // request ids, so ids from different clients never collide upstream.
 type conn struct {
 	name string
-	log  *Log
+	log  *logfile.Log
 	proc *process
 
 	wmu sync.Mutex
@@ -73,7 +74,7 @@ type conn struct {
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
 
-func newConn(name string, log *Log, p *process) *conn {
+func newConn(name string, log *logfile.Log, p *process) *conn {
 	return &conn{
 		name:    name,
 		log:     log,

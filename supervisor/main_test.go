@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 )
 
 func TestMain(m *testing.M) {
@@ -54,7 +55,7 @@ func fake(t *testing.T, env map[string]string) (*Supervisor, *Upstream, *syncBuf
 	}
 	logBuf := &syncBuffer{}
 	s := New([]adapters.Server{{Name: "fake", Spec: adapters.LaunchSpec{Argv: fakeserver.Argv(), Env: e}}}, Options{
-		Log:          NewLog(logBuf),
+		Log:          logfile.New(logBuf),
 		StartTimeout: 20 * time.Second,
 		Stop:         StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
 	})

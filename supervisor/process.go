@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 )
 
 // TokenEnv is the variable that carries the gateway token. It is removed
@@ -101,7 +103,7 @@ func Environ(base []string, extra map[string]string) []string {
 //
 // deathSig is what the child gets when the daemon dies: SIGKILL for a plain
 // server, SIGHUP for the shim (which then kills the server's whole tree).
-func startProcess(argv []string, dir string, env []string, deathSig syscall.Signal, log *Log, name string) (*process, error) {
+func startProcess(argv []string, dir string, env []string, deathSig syscall.Signal, log *logfile.Log, name string) (*process, error) {
 	theirs, ours, err := stdio()
 	if err != nil {
 		return nil, err
@@ -133,7 +135,7 @@ func startProcess(argv []string, dir string, env []string, deathSig syscall.Sign
 	}
 	go func() {
 		defer close(p.stderrDone)
-		copyLines(log, name, errR, func(s string) { p.tail.add(log.Mask(s)) })
+		log.CopyLines(name, errR, func(s string) { p.tail.add(log.Mask(s)) })
 	}()
 	go p.waitExit(errR)
 	return p, nil

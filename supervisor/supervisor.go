@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 )
 
 // DefaultStartTimeout bounds one server's start: prepare, spawn,
@@ -18,7 +19,7 @@ const DefaultStartTimeout = 55 * time.Second
 
 // Options configures a Supervisor.
 type Options struct {
-	Log    *Log         // server stderr and gateway lines; required
+	Log    *logfile.Log // server stderr and gateway lines; required
 	Logger *slog.Logger // defaults to Log.Logger()
 	// BaseEnv is the environment children start from; TokenEnv is always
 	// removed. Defaults to os.Environ().
