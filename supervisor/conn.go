@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // Peer is the client side of one call: where what the upstream server sends
@@ -46,7 +47,7 @@ const writeTimeout = 10 * time.Second
 type conn struct {
 	name string
 	log  *logfile.Log
-	proc *process
+	proc *proc.Process
 
 	wmu sync.Mutex
 	w   *os.File
@@ -74,12 +75,12 @@ type conn struct {
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
 
-func newConn(name string, log *logfile.Log, p *process) *conn {
+func newConn(name string, log *logfile.Log, p *proc.Process) *conn {
 	return &conn{
 		name:    name,
 		log:     log,
 		proc:    p,
-		w:       p.stdin,
+		w:       p.Stdin(),
 		pending: map[int64]*pendingCall{},
 		dead:    make(chan struct{}),
 	}
@@ -110,7 +111,7 @@ func (c *conn) write(line []byte) error {
 	if _, err := c.w.Write(buf); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			c.log.Line(c.name, "[gateway] server stopped reading stdin; killing it")
-			c.proc.kill()
+			c.proc.Kill()
 		}
 		return fmt.Errorf("write to server stdin: %w", err)
 	}

@@ -1,6 +1,7 @@
 // Package supervisor owns the upstream MCP servers: one child process per
 // configured server, its stdio JSON-RPC session, its restarts, and its
-// stderr in the log (SPEC §7).
+// stderr in the log (SPEC §7). How a child is started, waited for and
+// stopped is package proc's; the log file is package internal/logfile's.
 //
 //   - Each server runs in its own process group with the daemon's
 //     environment minus GATEWAY_ACCESS_TOKEN, plus its own envs (§7.1).
@@ -32,19 +33,20 @@
 // Each run of a server (one child process) has three goroutines for its
 // whole life, after the model of Nomad's raw-exec handle (STYLE §3):
 //
-//   - waitExit (process.go), the child's owner: the only caller of
-//     cmd.Wait. When the child exits it kills the rest of its process
-//     group, waits for the two pipe readers below (bounded), records the
-//     exit under process.mu and closes process.exited. Everyone else
-//     learns of the exit from exited: serveRun, and the stop sequence.
-//   - the stderr copier (process.go): stderr to the log and to the tail
-//     kept for error messages. waitExit waits for it.
-//   - serveRun (run.go), the reader: reads stdout and dispatches each
-//     message (dispatch.go). At the end of stdout it waits for exited,
-//     fails the calls still pending, waits for the goroutines the run
-//     started (below), records the end of the run in the Upstream and
-//     closes session.done. Upstream.sessions counts it; shutdown waits for
-//     it, and Stop, Restart and a failed start wait on session.done.
+//   - the child's owner, in package proc: the only caller of cmd.Wait.
+//     When the child exits it kills the rest of its process group, waits
+//     for the two pipe readers below (bounded), records the exit and
+//     closes Process.Exited. Everyone else learns of the exit from
+//     Exited: serveRun, and the stop sequence.
+//   - the stderr copier, in package proc: stderr to the log and to the
+//     tail kept for error messages. The owner waits for it.
+//   - serveRun (run.go), the reader: reads stdout (Process.ReadStdout)
+//     and dispatches each message (dispatch.go). At the end of stdout it
+//     waits for Exited, fails the calls still pending, waits for the
+//     goroutines the run started (below), records the end of the run in
+//     the Upstream and closes session.done. Upstream.sessions counts it;
+//     shutdown waits for it, and Stop, Restart and a failed start wait on
+//     session.done.
 //
 // Others exist only while there is work, and each is waited for:
 //
@@ -58,8 +60,8 @@
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
 //
-// Under the shim (shim.go) the child is the shim process, which runs the
-// server with one goroutine of its own calling Wait.
+// Under the shim (proc.ShimArgv) the child is the shim process, which
+// runs the server with one goroutine of its own calling Wait.
 //
 // Restarts and back-off are decided here, in run.go, reload.go and
 // backoff.go, and nowhere else.
@@ -67,9 +69,8 @@
 // # Waits
 //
 // Every wait is named, with what it bounds: the stop sequence's
-// StopTimeouts (defaultCloseWait, defaultTermWait); the drain of a dead
-// child's pipes (stdoutDrain, stderrDrain) and the exit of a server that
-// closed its stdout (exitGrace); a write to stdin (writeTimeout); a start
+// proc.StopTimeouts and the drain of a dead child's pipes (package proc);
+// the exit of a server that closed its stdout (exitGrace); a write to stdin (writeTimeout); a start
 // and a re-list (Options.StartTimeout, DefaultStartTimeout); a modern
 // server's subscription acknowledgment (listenAckWait); a graceful
 // restart's drain (DefaultDrain, afterStopWait); and the back-off

@@ -145,7 +145,7 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate cha
 // (less if ctx or the supervisor ends first), stops old with the stop
 // sequence, and returns once every call on it has returned.
 func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Duration) {
-	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
+	log := u.opts.Logger.With("server", u.name, "pid", old.proc.PID())
 	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
 	drained := make(chan struct{})
 	go func() { old.active.Wait(); close(drained) }() // waited for below
@@ -159,12 +159,16 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Du
 	}
 	timer.Stop()
 	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
-	old.proc.stop(u.opts.ctx, u.opts.Stop)
+	old.proc.Stop(u.opts.ctx, u.opts.Stop)
 	<-old.done
 	// The run is over and its pending calls have failed, so each caller
 	// leaves the active group at once; the drain goroutine ends with the
 	// last of them and is waited for here, never left behind.
-	if !within(context.Background(), drained, afterStopWait) {
+	after := time.NewTimer(afterStopWait)
+	defer after.Stop()
+	select {
+	case <-drained:
+	case <-after.C:
 		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
 		<-drained
 	}

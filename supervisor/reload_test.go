@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // fakeSpec is the launch spec of a fake server whose echo says "from name".
@@ -35,7 +36,7 @@ func fakes(t *testing.T, onChanged func(string), servers ...adapters.Server) *Su
 	s := New(servers, Options{
 		Log:            logfile.New(&syncBuffer{}),
 		StartTimeout:   20 * time.Second,
-		Stop:           StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
+		Stop:           proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
 		OnToolsChanged: onChanged,
 	})
 	t.Cleanup(func() {

@@ -144,7 +144,7 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 	if u.stopped {
 		u.mu.Unlock()
 		close(done)
-		st.s.proc.stop(context.Background(), u.opts.Stop)
+		st.s.proc.Stop(context.Background(), u.opts.Stop)
 		<-st.s.done
 		return nil, u.errShuttingDown()
 	}
@@ -156,13 +156,37 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 	u.lastError = ""
 	u.mu.Unlock()
 	close(done)
-	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.s.proc.pid, "tools", len(st.tools),
+	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.s.proc.PID(), "tools", len(st.tools),
 		"protocolVersion", st.s.protocol, "era", st.s.era)
 	if changed && u.opts.OnToolsChanged != nil {
 		u.opts.OnToolsChanged(u.name)
 	}
 	return st.s, nil
 }
+
+// ExitError reports that a server's process ended. Calls pending at that
+// moment fail with it (SPEC §7.2).
+type ExitError struct {
+	Status string // "exit status 1", "signal: killed"
+	Stderr string // the last stderr lines, " | "-joined
+	Reason string // why the gateway stopped it; "" if it exited by itself
+}
+
+func (e *ExitError) Error() string {
+	msg := "server exited (" + e.Status + ")"
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	if e.Stderr != "" {
+		msg += "; last stderr: " + e.Stderr
+	}
+	return msg
+}
+
+// ErrExited matches any *ExitError with errors.Is.
+var ErrExited = errors.New("server exited")
+
+func (e *ExitError) Is(target error) bool { return target == ErrExited }
 
 // exitGrace is how long a server that closed its stdout may take to exit
 // by itself before its group is killed: without stdout the run is
@@ -176,18 +200,18 @@ const exitGrace = 500 * time.Millisecond
 // the run started, records the end of the run in u and closes s.done.
 func (u *Upstream) serveRun(s *session) {
 	defer u.sessions.Done()
-	s.proc.readStdout(s.conn.readLoop)
-	if !s.proc.waitFor(context.Background(), exitGrace) {
-		s.proc.kill()
-		<-s.proc.exited
+	s.proc.ReadStdout(s.conn.readLoop)
+	if !s.proc.WaitFor(context.Background(), exitGrace) {
+		s.proc.Kill()
+		<-s.proc.Exited()
 	}
-	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
+	exitErr := &ExitError{Status: s.proc.ExitStatus(), Stderr: s.proc.StderrTail()}
 	if r := s.stopReason.Load(); r != nil {
 		exitErr.Reason = *r
 	}
 	s.conn.fail(exitErr)
 	s.conn.handlers.Wait()
-	s.proc.stdin.Close()
+	s.proc.Stdin().Close()
 	logExit := u.recordEnd(s, exitErr)
 	close(s.done)
 	if logExit {
@@ -209,7 +233,7 @@ func (u *Upstream) recordEnd(s *session, exitErr *ExitError) bool {
 			u.state = StateExited
 			u.lastError = exitErr.Error()
 		}
-		if s.served.Load() || time.Since(s.proc.started) >= BackoffReset {
+		if s.served.Load() || time.Since(s.proc.Started()) >= BackoffReset {
 			u.failures = 0
 		} else {
 			u.failures++

@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 )
@@ -65,13 +65,13 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 	}
 	tools, err := u.handshake(ctx, s)
 	if err != nil {
-		s.proc.kill()
+		s.proc.Kill()
 		<-s.done
 		var step *stepError
 		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
 			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
-		if tail := s.proc.tail.String(); tail != "" {
+		if tail := s.proc.StderrTail(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
 		}
 		return started{}, err
@@ -89,16 +89,12 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*s
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	argv, deathSig := spec.Argv, syscall.SIGKILL
-	if len(u.opts.Shim) > 0 {
-		argv, deathSig = append(append([]string{}, u.opts.Shim...), argv...), syscall.SIGHUP
-	}
-	proc, err := startProcess(argv, spec.Dir, env, deathSig, u.opts.Log, u.name)
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name})
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(u.name, u.opts.Log, proc)
-	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
+	c := newConn(u.name, u.opts.Log, p)
+	s := &session{proc: p, conn: c, run: run, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(s) }
 	if f := u.opts.OnTaskStatus; f != nil {
 		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, run, method, params) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // DefaultStartTimeout bounds one server's start: prepare, spawn,
@@ -24,12 +25,12 @@ type Options struct {
 	// BaseEnv is the environment children start from; TokenEnv is always
 	// removed. Defaults to os.Environ().
 	BaseEnv []string
-	// Shim, if set, is prepended to every server's argv (see shim.go).
+	// Shim, if set, runs every server under the shim (proc.ShimArgv).
 	Shim []string
 	// StartTimeout bounds each start (default DefaultStartTimeout).
 	StartTimeout time.Duration
 	// Stop holds the waits of the stop sequence.
-	Stop StopTimeouts
+	Stop proc.StopTimeouts
 	// Version is sent upstream as clientInfo.version.
 	Version string
 	// OnToolsChanged is called after a server's tool list changed (restart

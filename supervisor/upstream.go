@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it
@@ -82,7 +83,7 @@ type Upstream struct {
 
 // session is one run of the server: its process and JSON-RPC connection.
 type session struct {
-	proc     *process
+	proc     *proc.Process
 	conn     *conn
 	protocol string
 	run      uint64         // this run's number, from 1; see CallRun
@@ -127,8 +128,8 @@ func (u *Upstream) Status() Status {
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
-		st.PID = u.cur.proc.pid
-		st.StartedAt = u.cur.proc.started
+		st.PID = u.cur.proc.PID()
+		st.StartedAt = u.cur.proc.Started()
 		st.Protocol = u.cur.protocol
 	}
 	return st
@@ -246,7 +247,7 @@ func (u *Upstream) Stop(ctx context.Context) {
 	if s == nil {
 		return
 	}
-	s.proc.stop(ctx, u.opts.Stop)
+	s.proc.Stop(ctx, u.opts.Stop)
 	<-s.done
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // stopServersTimeout bounds the graceful part of stopping every server
@@ -145,7 +146,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 // newGateway prepares the supervisor (nothing starts yet) and the
 // aggregator over its servers, rebuilt whenever a server's tools change.
 func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
-	shim, err := supervisor.ShimArgv()
+	shim, err := proc.ShimArgv()
 	if err != nil {
 		return nil, nil, err
 	}
