@@ -42,7 +42,7 @@ type Peer interface {
 // hangs on a full pipe.
 const writeTimeout = 10 * time.Second
 
-// conn is the JSON-RPC session on one process's stdio. It assigns its own
+// conn is the JSON-RPC connection to one run of a server, on its stdio. It assigns its own
 // request ids, so ids from different clients never collide upstream.
 type conn struct {
 	name string

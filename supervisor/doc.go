@@ -1,5 +1,5 @@
 // Package supervisor owns the upstream MCP servers: one child process per
-// configured server, its stdio JSON-RPC session, its restarts, and its
+// configured server, its stdio JSON-RPC connection, its restarts, and its
 // stderr in the log (SPEC §7). How a child is started, waited for and
 // stopped is package proc's; the log file is package internal/logfile's.
 //
@@ -44,9 +44,9 @@
 //     and dispatches each message (dispatch.go). At the end of stdout it
 //     waits for Exited, fails the calls still pending, waits for the
 //     goroutines the run started (below), records the end of the run in
-//     the Upstream and closes session.done. Upstream.sessions counts it;
+//     the Upstream and closes run.done. Upstream.runs counts it;
 //     shutdown waits for it, and Stop, Restart and a failed start wait on
-//     session.done.
+//     run.done.
 //
 // Others exist only while there is work, and each is waited for:
 //

@@ -38,10 +38,11 @@ type Options struct {
 	OnToolsChanged func(server string)
 	// OnTaskStatus is called with a server's notifications/tasks/status
 	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
-	// extension), its params raw, and the run (process) that sent it, so
-	// that the task it names can be told to its creator (SPEC §4.7). It is
-	// called on the server's read loop and must not block.
-	OnTaskStatus func(server string, run uint64, method string, params json.RawMessage)
+	// extension), its params raw, and num, the number of the run
+	// (process) that sent it, so that the task it names can be told to its
+	// creator (SPEC §4.7). It is called on the server's read loop and must
+	// not block.
+	OnTaskStatus func(server string, num uint64, method string, params json.RawMessage)
 
 	ctx context.Context
 }

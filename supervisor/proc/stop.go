@@ -17,7 +17,7 @@ type StopTimeouts struct {
 
 const (
 	// defaultCloseWait is how long a child may take to exit by itself once
-	// its stdin is closed, the polite end of an MCP stdio session.
+	// its stdin is closed, the polite end of an MCP stdio connection.
 	defaultCloseWait = 2 * time.Second
 	// defaultTermWait is how long its process group may take to exit after
 	// SIGTERM before it is killed.
