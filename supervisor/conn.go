@@ -15,28 +15,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
-// Peer is the client side of one call: where what the upstream server sends
-// during the call goes (SPEC §3.8, §4.3). The aggregator implements it on
-// top of the calling client's session.
-type Peer interface {
-	// Notify relays a notification (notifications/progress with the
-	// client's own progressToken restored, notifications/message).
-	Notify(ctx context.Context, method string, params json.RawMessage)
-	// Request relays a server-to-client request (sampling/createMessage,
-	// elicitation/create, roots/list) and returns the client's result. A
-	// *jsonrpc.Error is passed back to the server as it is.
-	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Session identifies the client session, so that what a server sends
-	// outside any request is relayed only when one session can have caused
-	// it.
-	Session() string
-	// Client describes the calling client for a modern upstream's request
-	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
-	// whether the client takes an InputRequiredResult itself (Modern) or
-	// the supervisor must ask it through Request (SPEC §4.6).
-	Client() ClientInfo
-}
-
 // writeTimeout bounds one write to a server's stdin. A server that stops
 // reading for this long is considered hung and is killed, so a call never
 // hangs on a full pipe.

@@ -173,26 +173,3 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Durati
 		<-drained
 	}
 }
-
-// acquire returns the live run with the call counted in its active
-// group, so that a graceful restart waits for it. A run taken out of
-// service between liveRun and the count is not used: the call waits for
-// its successor instead.
-func (u *Upstream) acquire(ctx context.Context) (*run, error) {
-	for {
-		r, err := u.liveRun(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u.mu.Lock()
-		if u.cur == r {
-			r.active.Add(1)
-			u.mu.Unlock()
-			return r, nil
-		}
-		u.mu.Unlock()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-}

@@ -3,14 +3,11 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
@@ -141,91 +138,6 @@ func (u *Upstream) Status() Status {
 func (u *Upstream) Start(ctx context.Context) error {
 	_, err := u.liveRun(ctx)
 	return err
-}
-
-// Call sends a request (tools/call) to the server, starting it first if it
-// is not running (SPEC §7.2), and returns the raw result. It is CallRun on
-// any run; see there for modern servers and errors.
-func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
-	res, _, err := u.CallRun(ctx, 0, method, params, peer)
-	return res, err
-}
-
-// ErrRunEnded is CallRun's error when the run it names is no longer the
-// server's live process: the state a modern server's requestState refers
-// to is gone with it (SPEC §4.6). The client must start the call over.
-var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
-
-// CallRun sends a request to one run (process) of the server and returns
-// the raw result and the number of the run that served it. num 0 means
-// any: the live run, started first if none is (SPEC §7.2). A non-zero num
-// that is not the live process's fails at once with an error naming the
-// server and matching ErrRunEnded; nothing is started for it.
-//
-// For a modern server (SPEC §7.8) the request carries request _meta from
-// peer.Client() (see ClientInfo), and a tools/call, prompts/get or
-// resources/read answered with an InputRequiredResult ({"resultType":
-// "input_required", "inputRequests": {key: {"method", "params"}},
-// "requestState": string}) is returned as sent if the client is modern;
-// for a legacy client the supervisor asks it through peer.Request and
-// retries on the same run, round after round (mrtr.go; SPEC §4.6).
-// Retries of a modern client's rounds go to the run that answered, so
-// the caller passes servedBy back as num.
-//
-// Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
-// ctx's errors as they are; other errors name the server and say why
-// (exited with status and stderr tail, backing off, …). A peer that is a
-// Detacher and detaches while the call waits gets a *DetachedCall, whose
-// Wait returns the rest (detach.go).
-func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
-	u.calls.Add(1)
-	r, err := u.acquireRun(ctx, num)
-	if err != nil {
-		return nil, 0, err
-	}
-	res, err := u.exchange(ctx, r, method, params, peer)
-	var w *detachedWait
-	if errors.As(err, &w) {
-		return nil, r.num, &DetachedCall{wait: func(ctx context.Context) (json.RawMessage, uint64, error) {
-			res, err := w.c.await(ctx, w.id, w.pc, nil, nil)
-			return u.endCall(r, res, err)
-		}}
-	}
-	return u.endCall(r, res, err)
-}
-
-// endCall ends a call on run r: it leaves r's active calls, marks r as
-// having served when the server answered, and names the server in an
-// error that is not the server's own or ctx's.
-func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (json.RawMessage, uint64, error) {
-	defer r.active.Done()
-	var rpcErr *jsonrpc.Error
-	if err == nil || errors.As(err, &rpcErr) {
-		r.served.Store(true) // the server answered: it is not crash-looping
-	}
-	if err != nil {
-		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, r.num, err
-		}
-		return nil, r.num, fmt.Errorf("server %q: %w", u.name, err)
-	}
-	return res, r.num, nil
-}
-
-// acquireRun is acquire for CallRun: num 0 is any run, another must be
-// the live one.
-func (u *Upstream) acquireRun(ctx context.Context, num uint64) (*run, error) {
-	if num == 0 {
-		return u.acquire(ctx)
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	r := u.cur
-	if r == nil || r.num != num || r.conn.failure() != nil {
-		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, num, ErrRunEnded)
-	}
-	r.active.Add(1)
-	return r, nil
 }
 
 // Notify sends a notification to the running server; it does nothing if
