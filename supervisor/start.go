@@ -93,8 +93,8 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(u.name, u.opts.Log, p)
-	r := &run{proc: p, conn: c, num: num, done: make(chan struct{})}
+	c := newConn(u.name, u.opts.Log)
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(r) }
 	if f := u.opts.OnTaskStatus; f != nil {
 		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }

@@ -79,10 +79,12 @@ type Upstream struct {
 }
 
 // run is one run of the server (one child process, from its start to
-// its exit): its process and JSON-RPC connection.
+// its exit): its process, its JSON-RPC connection and the stdio
+// transport under it.
 type run struct {
 	proc     *proc.Process
 	conn     *conn
+	stdio    *stdio // conn's transport, read by serveRun
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
 	era      string         // EraLegacy or EraModern, set by the handshake
