@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -55,7 +56,7 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 	}
 	logBuf := &bytes.Buffer{}
 	var logMu sync.Mutex
-	log := supervisor.NewLog(writerFunc(func(p []byte) (int, error) {
+	log := logfile.New(writerFunc(func(p []byte) (int, error) {
 		logMu.Lock()
 		defer logMu.Unlock()
 		return logBuf.Write(p)

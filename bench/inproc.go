@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -30,7 +31,7 @@ type Inproc struct {
 // StartInproc starts the upstream echo (its path) and the gateway around
 // it. Close stops both.
 func StartInproc(echo string) (*Inproc, error) {
-	log := supervisor.NewLog(io.Discard)
+	log := logfile.New(io.Discard)
 	var gw *aggregator.Gateway
 	sup := supervisor.New([]adapters.Server{{Name: "echo", Spec: adapters.LaunchSpec{Argv: []string{echo}}}},
 		supervisor.Options{Log: log, OnToolsChanged: func(string) {

@@ -3,52 +3,26 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// Peer is the client side of one call: where what the upstream server sends
-// during the call goes (SPEC §3.8, §4.3). The aggregator implements it on
-// top of the calling client's session.
-type Peer interface {
-	// Notify relays a notification (notifications/progress with the
-	// client's own progressToken restored, notifications/message).
-	Notify(ctx context.Context, method string, params json.RawMessage)
-	// Request relays a server-to-client request (sampling/createMessage,
-	// elicitation/create, roots/list) and returns the client's result. A
-	// *jsonrpc.Error is passed back to the server as it is.
-	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Session identifies the client session, so that what a server sends
-	// outside any request is relayed only when one session can have caused
-	// it.
-	Session() string
-	// Client describes the calling client for a modern upstream's request
-	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
-	// whether the client takes an InputRequiredResult itself (Modern) or
-	// the supervisor must ask it through Request (SPEC §4.6).
-	Client() ClientInfo
-}
-
-// writeTimeout bounds one write to a server's stdin. A server that stops
-// reading for this long is considered hung and is killed, so a call never
-// hangs on a full pipe.
-const writeTimeout = 10 * time.Second
-
-// conn is the JSON-RPC session on one process's stdio. It assigns its own
-// request ids, so ids from different clients never collide upstream.
+// conn is the JSON-RPC connection to one run of a server: what its
+// messages mean, whichever transport carries them. It assigns its own
+// request ids, so ids from different clients never collide upstream; it
+// keeps the calls pending until their answers, swaps a client's
+// progressToken for its own and back, stamps request _meta for a modern
+// server (modern.go), hands what the server sends to the calls and
+// clients it is for (dispatch.go), and keeps the gateway's own
+// subscription on a modern server (listen.go).
 type conn struct {
-	name string
-	log  *Log
-	proc *process
-
-	wmu sync.Mutex
-	w   *os.File
+	name      string
+	log       *logfile.Log
+	transport transport // set once, before the first message
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -56,10 +30,10 @@ type conn struct {
 	err     error         // set once the connection is dead
 	dead    chan struct{} // closed with err
 
-	// onToolsChanged is called (on the read goroutine) when the server sends
+	// onToolsChanged is called (on dispatch's goroutine) when the server sends
 	// notifications/tools/list_changed (modern: tagged with sub's id).
 	onToolsChanged func()
-	// onTaskStatus is called (on the read goroutine) with a task status
+	// onTaskStatus is called (on dispatch's goroutine) with a task status
 	// notification (Options.OnTaskStatus); nil: dropped.
 	onTaskStatus func(method string, params json.RawMessage)
 
@@ -73,12 +47,46 @@ type conn struct {
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
 
-func newConn(name string, log *Log, p *process) *conn {
+// transport carries one connection's messages to its server and back:
+// the seam between what the messages mean (conn) and how they travel.
+// The one today is stdio (stdio.go): a line per message on the child's
+// stdin and stdout (MCP basic/transports "stdio").
+//
+//   - Out: conn calls send with one encoded JSON-RPC message (a request,
+//     a notification, or its answer to the server's request), from any
+//     goroutine. send returns once the message is handed over, within a
+//     bounded time, or fails fast saying why; a request whose send fails
+//     fails with that error, and nothing waits for its answer.
+//   - In: every message the server sends, whatever carried it, goes to
+//     the one entry point conn.dispatch, in the order it arrived on its
+//     stream (a call's notifications before its response). An answer that
+//     arrived for request id but cannot be handed over (too long,
+//     undecodable) fails that call through conn.reject.
+//   - Death: whoever learns that the transport is dead calls conn.fail
+//     with why, which fails every pending call at once (SPEC §7.2). For
+//     stdio that is serveRun, at the end of stdout, with the exit.
+//
+// A Streamable HTTP transport (SPEC §5.6, §7.9) takes the same seam:
+// send POSTs the message (with the session id, once initialize has
+// answered with one) and fails fast on a refused connection or an error
+// status; each message of every response body, whether one JSON message
+// or an SSE stream, and of the GET stream goes to dispatch; a stream that
+// ends before its request's answer rejects that request; losing the
+// server calls fail.
+//
+// A caveat: dispatch is not told which request's stream carried a
+// message. stdio cannot tell, so a server's own requests and log messages
+// are relayed only when one client's calls are in flight (soleCaller). An
+// HTTP transport knows the stream, and could route by it; that would be
+// a parameter of dispatch to add then, not a change to send.
+type transport interface {
+	send(msg []byte) error
+}
+
+func newConn(name string, log *logfile.Log) *conn {
 	return &conn{
 		name:    name,
 		log:     log,
-		proc:    p,
-		w:       p.stdin,
 		pending: map[int64]*pendingCall{},
 		dead:    make(chan struct{}),
 	}
@@ -99,21 +107,6 @@ func (c *conn) fail(err error) {
 	for _, pc := range pending {
 		pc.reply <- reply{err: err}
 	}
-}
-
-func (c *conn) write(line []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_ = c.w.SetWriteDeadline(time.Now().Add(writeTimeout))
-	buf := append(line, '\n')
-	if _, err := c.w.Write(buf); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			c.log.Line(c.name, "[gateway] server stopped reading stdin; killing it")
-			c.proc.kill()
-		}
-		return fmt.Errorf("write to server stdin: %w", err)
-	}
-	return nil
 }
 
 // call sends a request and waits for its response, ctx, or the death of the
@@ -142,7 +135,7 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 	c.pending[id] = pc
 	c.mu.Unlock()
 
-	if err := c.write(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
+	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
 		return nil, err
@@ -177,7 +170,7 @@ func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 func (c *conn) cancelCall(id int64) {
 	if c.forget(id) {
 		cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
-		_ = c.write(jsonrpc.Notification("notifications/cancelled", cancel))
+		_ = c.transport.send(jsonrpc.Notification("notifications/cancelled", cancel))
 	}
 }
 
@@ -201,7 +194,7 @@ func (c *conn) stamp(pc *pendingCall, id int64, params json.RawMessage) (json.Ra
 }
 
 func (c *conn) notify(method string, params json.RawMessage) error {
-	return c.write(jsonrpc.Notification(method, params))
+	return c.transport.send(jsonrpc.Notification(method, params))
 }
 
 func (c *conn) inFlight() int {

@@ -1,83 +1,13 @@
 package supervisor
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// readLoop reads the server's stdout until EOF. It returns when the stream
-// ends; its caller, Upstream.serveRun, then fails pending calls.
-func (c *conn) readLoop(r io.Reader) {
-	rd := jsonrpc.NewReader(r)
-	for {
-		line, err := rd.ReadLine()
-		if err != nil {
-			var long *jsonrpc.LineTooLongError
-			if errors.As(err, &long) {
-				if long.Unterminated {
-					// Endless output: nothing more can be read from this
-					// run. serveRun stops it and fails its calls.
-					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
-					return
-				}
-				c.tooLong(long)
-				continue
-			}
-			return
-		}
-		if len(line) == 0 {
-			continue
-		}
-		msg, err := jsonrpc.Decode(line)
-		if err != nil {
-			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
-			c.undecodable(line, err)
-			continue
-		}
-		c.dispatch(msg)
-	}
-}
-
-// tooLong fails the call whose response is too long to read, if its id
-// can be found: near the start of the line as soon as it crosses the
-// limit, or near its end once it ends.
-func (c *conn) tooLong(e *jsonrpc.LineTooLongError) {
-	if !e.Partial {
-		c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
-	}
-	for _, part := range [][]byte{e.Head, e.Tail} {
-		if id, ok := findID(part); ok {
-			pc := c.take(id)
-			if pc != nil {
-				pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-					Message: fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", jsonrpc.DefaultMaxLine>>20)}}
-			}
-			return
-		}
-	}
-}
-
-// undecodable fails the call a JSON-looking line answered, if its id can
-// be found at the start of the line (a response nested too deep to decode,
-// say), so the call does not wait for an answer that already came.
-func (c *conn) undecodable(line []byte, err error) {
-	if len(line) == 0 || line[0] != '{' {
-		return
-	}
-	id, ok := findID(line[:min(len(line), 256)])
-	if !ok {
-		return
-	}
-	pc := c.take(id)
-	if pc != nil {
-		pc.reply <- reply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)}}
-	}
-}
-
+// dispatch is the connection's one entry point for what the server sends
+// (see transport): a response goes to the call waiting for it, a
+// notification to the call or client it is for, or to the gateway's own
+// use; a request is answered or relayed (serverrequest.go).
 func (c *conn) dispatch(msg *jsonrpc.Message) {
 	switch {
 	case msg.IsResponse():
@@ -104,6 +34,14 @@ func (c *conn) dispatch(msg *jsonrpc.Message) {
 		c.request(msg)
 	default:
 		c.log.Line(c.name, "[gateway] message that is neither request, response nor notification; dropped")
+	}
+}
+
+// reject fails call id with err, if it is still pending: the transport
+// received its answer but cannot hand it over (see transport).
+func (c *conn) reject(id int64, err error) {
+	if pc := c.take(id); pc != nil {
+		pc.reply <- reply{err: err}
 	}
 }
 

@@ -1,23 +1,35 @@
-// Package supervisor owns the upstream MCP servers: one child process per
-// configured server, its stdio JSON-RPC session, its restarts, and its
-// stderr in the log (SPEC §7).
+// Package supervisor owns the upstream MCP servers and the policy that
+// keeps them (SPEC §7): one Upstream per configured server; its runs (a
+// run is one child process, from its start to its exit); when a run
+// starts, ends and is replaced; and the JSON-RPC connection to each run.
+// How a child is started, waited for and stopped is package proc's
+// (STYLE §15); the log file and its masking are package
+// internal/logfile's.
 //
 //   - Each server runs in its own process group with the daemon's
-//     environment minus GATEWAY_ACCESS_TOKEN, plus its own envs (§7.1).
+//     environment minus GATEWAY_ACCESS_TOKEN, plus its own envs (§7.1,
+//     env.go).
 //   - A server that exits is restarted by the next call, not in the
 //     background; calls pending at the exit fail at once (§7.2). Quick
 //     repeated failures back off (§7.3, see backoff.go).
-//   - stdout is read as newline-delimited JSON-RPC by our own reader, lines
-//     up to 64 MiB; non-JSON lines are logged and skipped (§7.4).
-//   - stderr goes to the log line by line with secrets masked (§7.4, §7.5).
+//   - The ordinary call reads top to bottom in call.go, which states its
+//     contract: start on demand, errors, run pinning, detaching.
+//   - The connection (conn.go) gives every request its own id, keeps it
+//     pending until its answer, swaps a client's progressToken, and hands
+//     what the server sends to the call or client it is for (dispatch.go,
+//     pending.go, serverrequest.go). It sits on a transport; today that is
+//     stdio (stdio.go): stdout is read as newline-delimited JSON-RPC by
+//     our own reader, lines up to 64 MiB; non-JSON lines are logged and
+//     skipped (§7.4). stderr goes to the log line by line with secrets
+//     masked (§7.4, §7.5).
 //   - Servers of either era (§7.8): each is first sent initialize at the
-//     newest legacy version; one that refuses with -32022 listing only
-//     modern versions (2026-07-28 on) is driven as modern: server/discover,
-//     request _meta on every request (meta.go), its own
+//     newest legacy version (start.go); one that refuses with -32022
+//     listing only modern versions (2026-07-28 on) is driven as modern:
+//     server/discover, request _meta on every request (meta.go), its own
 //     subscriptions/listen for tool list changes (listen.go). Status.Era
 //     says which (modern.go). A modern server's InputRequiredResult goes
 //     back as sent to a modern client, whose retry CallRun sends to the
-//     same process; for a legacy client the supervisor asks the client and
+//     same run; for a legacy client the supervisor asks the client and
 //     retries itself (mrtr.go, SPEC §4.6). A caller may stop waiting for a
 //     call that goes on (a Detacher peer; detach.go): the wait then passes
 //     to a goroutine of the caller's, through DetachedCall.Wait.
@@ -27,24 +39,25 @@
 //
 // Results, params and errors are relayed as raw JSON; see package jsonrpc.
 //
-// # Goroutines of a child
+// # Goroutines of a run
 //
-// Each run of a server (one child process) has three goroutines for its
-// whole life, after the model of Nomad's raw-exec handle (STYLE §3):
+// Each run has three goroutines for its whole life, after the model of
+// Nomad's raw-exec handle (STYLE §3):
 //
-//   - waitExit (process.go), the child's owner: the only caller of
-//     cmd.Wait. When the child exits it kills the rest of its process
-//     group, waits for the two pipe readers below (bounded), records the
-//     exit under process.mu and closes process.exited. Everyone else
-//     learns of the exit from exited: serveRun, and the stop sequence.
-//   - the stderr copier (process.go): stderr to the log and to the tail
-//     kept for error messages. waitExit waits for it.
-//   - serveRun (run.go), the reader: reads stdout and dispatches each
-//     message (dispatch.go). At the end of stdout it waits for exited,
-//     fails the calls still pending, waits for the goroutines the run
-//     started (below), records the end of the run in the Upstream and
-//     closes session.done. Upstream.sessions counts it; shutdown waits for
-//     it, and Stop, Restart and a failed start wait on session.done.
+//   - the child's owner, in package proc: the only caller of cmd.Wait.
+//     When the child exits it kills the rest of its process group, waits
+//     for the two pipe readers below (bounded), records the exit and
+//     closes Process.Exited. Everyone else learns of the exit from
+//     Exited: serveRun, and the stop sequence.
+//   - the stderr copier, in package proc: stderr to the log and to the
+//     tail kept for error messages. The owner waits for it.
+//   - serveRun (run.go), the reader: reads stdout (Process.ReadStdout,
+//     stdio.read) and hands each message to the connection (dispatch.go).
+//     At the end of stdout it waits for Exited, fails the calls still
+//     pending, waits for the goroutines the run started (below), records
+//     the end of the run in the Upstream and closes run.done.
+//     Upstream.runs counts it; shutdown waits for it, and Stop, Restart
+//     and a failed start wait on run.done.
 //
 // Others exist only while there is work, and each is waited for:
 //
@@ -58,8 +71,8 @@
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
 //
-// Under the shim (shim.go) the child is the shim process, which runs the
-// server with one goroutine of its own calling Wait.
+// Under the shim (proc.ShimArgv) the child is the shim process, which
+// runs the server with one goroutine of its own calling Wait.
 //
 // Restarts and back-off are decided here, in run.go, reload.go and
 // backoff.go, and nowhere else.
@@ -67,11 +80,11 @@
 // # Waits
 //
 // Every wait is named, with what it bounds: the stop sequence's
-// StopTimeouts (defaultCloseWait, defaultTermWait); the drain of a dead
-// child's pipes (stdoutDrain, stderrDrain) and the exit of a server that
-// closed its stdout (exitGrace); a write to stdin (writeTimeout); a start
-// and a re-list (Options.StartTimeout, DefaultStartTimeout); a modern
-// server's subscription acknowledgment (listenAckWait); a graceful
-// restart's drain (DefaultDrain, afterStopWait); and the back-off
-// (BackoffBase, BackoffMax, BackoffReset).
+// proc.StopTimeouts and the drain of a dead child's pipes (package proc);
+// the exit of a server that closed its stdout (exitGrace); a write to
+// stdin (writeTimeout); a start and a re-list (Options.StartTimeout,
+// DefaultStartTimeout); a modern server's subscription acknowledgment
+// (listenAckWait); a graceful restart's drain (DefaultDrain,
+// afterStopWait); and the back-off (BackoffBase, BackoffMax,
+// BackoffReset).
 package supervisor

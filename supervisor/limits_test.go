@@ -64,30 +64,6 @@ func TestEnvironmentKeepsToolingVariables(t *testing.T) {
 	}
 }
 
-func TestLogIsRotated(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "gateway.log")
-	log, err := OpenLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	line := strings.Repeat("z", 1000)
-	for range (LogMaxMB + 2) << 10 { // a bit over LogMaxMB megabytes
-		log.Line("chatty", line)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Size() > LogMaxMB<<20 {
-		t.Errorf("log is %d bytes, want at most %d", st.Size(), LogMaxMB<<20)
-	}
-	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "gateway-*.log"))
-	if len(old) == 0 {
-		t.Error("no rotated file")
-	}
-}
-
 func TestSecretsAreMaskedInServerStderr(t *testing.T) {
 	_, u, log := fake(t, nil)
 	u.opts.Log.AddSecrets("hunter2-secret")

@@ -46,7 +46,7 @@ func (c *conn) listen() (*subscription, error) {
 	}
 	sub := &subscription{id: c.nextID.Add(1), acked: make(chan struct{}), ended: make(chan struct{})}
 	c.sub.Store(sub)
-	if err := c.write(jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", params)); err != nil {
+	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", params)); err != nil {
 		return nil, err
 	}
 	return sub, nil
@@ -122,8 +122,8 @@ func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
 // made after the tools/list that follows is missed. A server that refuses
 // or does not acknowledge in time is logged and run without it; only the
 // run's death or ctx fail the start.
-func (u *Upstream) openListen(ctx context.Context, s *session) error {
-	sub, err := s.conn.listen()
+func (u *Upstream) openListen(ctx context.Context, r *run) error {
+	sub, err := r.conn.listen()
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,8 @@ func (u *Upstream) openListen(ctx context.Context, s *session) error {
 	case <-sub.ended:
 	case <-t.C:
 		u.opts.Logger.Warn("server did not acknowledge subscriptions/listen in time; going on", "server", u.name, "wait", listenAckWait)
-	case <-s.conn.dead:
-		return s.conn.failure()
+	case <-r.conn.dead:
+		return r.conn.failure()
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -15,11 +15,13 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == ShimCommand {
-		os.Exit(ShimMain(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == proc.ShimCommand {
+		os.Exit(proc.ShimMain(os.Args[2:]))
 	}
 	if fakeserver.Enabled() {
 		os.Exit(fakeserver.Main())
@@ -54,9 +56,9 @@ func fake(t *testing.T, env map[string]string) (*Supervisor, *Upstream, *syncBuf
 	}
 	logBuf := &syncBuffer{}
 	s := New([]adapters.Server{{Name: "fake", Spec: adapters.LaunchSpec{Argv: fakeserver.Argv(), Env: e}}}, Options{
-		Log:          NewLog(logBuf),
+		Log:          logfile.New(logBuf),
 		StartTimeout: 20 * time.Second,
-		Stop:         StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
+		Stop:         proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -135,6 +137,6 @@ func waitFor(t *testing.T, cond func() bool) {
 func fakeWithShim(t *testing.T, env map[string]string) (*Supervisor, *Upstream, *syncBuffer) {
 	s, u, log := fake(t, env)
 	self, _ := os.Executable()
-	s.opts.Shim = []string{self, ShimCommand, strconv.Itoa(os.Getpid()), "--"}
+	s.opts.Shim = []string{self, proc.ShimCommand, strconv.Itoa(os.Getpid()), "--"}
 	return s, u, log
 }

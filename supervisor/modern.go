@@ -107,10 +107,10 @@ func (d *discovery) toolsListChanged() bool {
 // server/discover (request _meta from now on, see stampMeta), its own
 // subscriptions/listen for tool list changes if it declares them
 // (listen.go), then tools/list.
-func (u *Upstream) handshakeModern(ctx context.Context, s *session, version string) ([]Tool, error) {
+func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) ([]Tool, error) {
 	self, _ := json.Marshal(map[string]string{"name": "mcp-gateway", "version": u.opts.Version})
-	s.conn.modern.Store(&modernConn{version: version, self: self})
-	res, err := s.conn.call(ctx, "server/discover", nil, nil)
+	r.conn.modern.Store(&modernConn{version: version, self: self})
+	res, err := r.conn.call(ctx, "server/discover", nil, nil)
 	if err != nil {
 		return nil, &stepError{"server/discover", err}
 	}
@@ -122,16 +122,16 @@ func (u *Upstream) handshakeModern(ctx context.Context, s *session, version stri
 		return nil, &stepError{"server/discover", fmt.Errorf("the server lists versions %s, not %s, which it asked for",
 			strings.Join(d.Supported, ", "), version)}
 	}
-	s.protocol, s.era = version, EraModern
-	s.capabilities, s.serverInfo = d.Capabilities, d.Meta.ServerInfo
+	r.protocol, r.era = version, EraModern
+	r.capabilities, r.serverInfo = d.Capabilities, d.Meta.ServerInfo
 	u.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", u.name,
 		"protocolVersion", version, "serverInfo", string(d.Meta.ServerInfo), "capabilities", string(d.Capabilities))
 	if d.toolsListChanged() {
-		if err := u.openListen(ctx, s); err != nil {
+		if err := u.openListen(ctx, r); err != nil {
 			return nil, &stepError{"subscriptions/listen", err}
 		}
 	}
-	tools, err := listTools(ctx, s.conn)
+	tools, err := listTools(ctx, r.conn)
 	if err != nil {
 		return nil, &stepError{"tools/list", err}
 	}

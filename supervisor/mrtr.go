@@ -19,17 +19,6 @@ const MaxInputRounds = 16
 // Requests").
 var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
-// exchange makes one call on run s. For a legacy client of a modern
-// server it also runs the InputRequiredResult rounds (inputRounds); any
-// other result, a nil peer's included, is returned as the server sent it.
-func (u *Upstream) exchange(ctx context.Context, s *session, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
-	res, err := s.conn.call(ctx, method, params, peer)
-	if err != nil || s.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
-		return res, err
-	}
-	return inputRounds(ctx, s.conn, method, params, peer, res)
-}
-
 // inputRequired is an InputRequiredResult (MCP 2026-07-28 basic/patterns/
 // mrtr): requests is the inputRequests object's members in the server's
 // order, each {"method": …, "params": …}; state is requestState, raw, nil

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -161,3 +162,5 @@ func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawM
 func containsToken(params json.RawMessage) bool {
 	return bytesContains(params, `"progressToken"`) || bytesContains(params, `\u`)
 }
+
+func bytesContains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

@@ -102,19 +102,19 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	}
 	u.mu.Unlock()
 
-	if _, err := u.session(u.opts.ctx); err != nil {
+	if _, err := u.liveRun(u.opts.ctx); err != nil {
 		return true, err // names the server; a shutdown that began meanwhile stopped the run
 	}
 	return true, nil
 }
 
 // takeOutOfService waits for a start in flight (it may be on the old
-// spec), then takes the running session out of service: from then on new
+// spec), then takes the live run out of service: from then on new
 // calls see a start in progress and wait on gate, which the caller closes
 // once the new run is up; calls already counted in old.active finish on
 // the old run. old is nil if the server is not running (or ctx ended, or
 // the gateway is shutting down: then err says so).
-func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate chan struct{}, err error) {
+func (u *Upstream) takeOutOfService(ctx context.Context) (old *run, gate chan struct{}, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for u.cur == nil && u.starting != nil && !u.stopped {
@@ -144,8 +144,8 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *session, gate cha
 // drainAndStop lets the calls in flight on old finish, for up to drain
 // (less if ctx or the supervisor ends first), stops old with the stop
 // sequence, and returns once every call on it has returned.
-func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Duration) {
-	log := u.opts.Logger.With("server", u.name, "pid", old.proc.pid)
+func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Duration) {
+	log := u.opts.Logger.With("server", u.name, "pid", old.proc.PID())
 	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
 	drained := make(chan struct{})
 	go func() { old.active.Wait(); close(drained) }() // waited for below
@@ -159,36 +159,17 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *session, drain time.Du
 	}
 	timer.Stop()
 	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
-	old.proc.stop(u.opts.ctx, u.opts.Stop)
+	old.proc.Stop(u.opts.ctx, u.opts.Stop)
 	<-old.done
 	// The run is over and its pending calls have failed, so each caller
 	// leaves the active group at once; the drain goroutine ends with the
 	// last of them and is waited for here, never left behind.
-	if !within(context.Background(), drained, afterStopWait) {
+	after := time.NewTimer(afterStopWait)
+	defer after.Stop()
+	select {
+	case <-drained:
+	case <-after.C:
 		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
 		<-drained
-	}
-}
-
-// acquire returns the live session with the call counted in its active
-// group, so that a graceful restart waits for it. A session taken out of
-// service between session() and the count is not used: the call waits for
-// its successor instead.
-func (u *Upstream) acquire(ctx context.Context) (*session, error) {
-	for {
-		s, err := u.session(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u.mu.Lock()
-		if u.cur == s {
-			s.active.Add(1)
-			u.mu.Unlock()
-			return s, nil
-		}
-		u.mu.Unlock()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 	}
 }

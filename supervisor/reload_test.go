@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // fakeSpec is the launch spec of a fake server whose echo says "from name".
@@ -32,9 +34,9 @@ func call(u *Upstream, tool, args string) (string, error) {
 func fakes(t *testing.T, onChanged func(string), servers ...adapters.Server) *Supervisor {
 	t.Helper()
 	s := New(servers, Options{
-		Log:            NewLog(&syncBuffer{}),
+		Log:            logfile.New(&syncBuffer{}),
 		StartTimeout:   20 * time.Second,
-		Stop:           StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
+		Stop:           proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
 		OnToolsChanged: onChanged,
 	})
 	t.Cleanup(func() {

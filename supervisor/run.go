@@ -9,26 +9,26 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 )
 
-// session returns the live session, starting one if needed. Concurrent
+// liveRun returns the live run, starting one if needed. Concurrent
 // callers share one start; a run that is ending is waited out and
 // replaced; while the server backs off, the call fails at once.
-func (u *Upstream) session(ctx context.Context) (*session, error) {
+func (u *Upstream) liveRun(ctx context.Context) (*run, error) {
 	for {
 		u.mu.Lock()
 		if u.stopped {
 			u.mu.Unlock()
 			return nil, u.errShuttingDown()
 		}
-		if s := u.cur; s != nil {
+		if r := u.cur; r != nil {
 			u.mu.Unlock()
-			ended, err := awaitEnd(ctx, s)
+			ended, err := awaitEnd(ctx, r)
 			if err != nil {
 				return nil, err
 			}
 			if ended {
 				continue
 			}
-			return s, nil
+			return r, nil
 		}
 		if wait := u.starting; wait != nil {
 			u.mu.Unlock()
@@ -46,17 +46,17 @@ func (u *Upstream) errShuttingDown() error {
 	return fmt.Errorf("server %q: the gateway is shutting down", u.name)
 }
 
-// awaitEnd reports whether run s has ended. A run whose connection died
-// is ending: once its reader has recorded the exit (s.done), the caller
+// awaitEnd reports whether run r has ended. A run whose connection died
+// is ending: once its reader has recorded the exit (r.done), the caller
 // starts a new one rather than fail on the dead one.
-func awaitEnd(ctx context.Context, s *session) (ended bool, err error) {
+func awaitEnd(ctx context.Context, r *run) (ended bool, err error) {
 	select {
-	case <-s.conn.dead:
+	case <-r.conn.dead:
 	default:
 		return false, nil
 	}
 	select {
-	case <-s.done:
+	case <-r.done:
 		return true, nil
 	case <-ctx.Done():
 		return false, ctx.Err()
@@ -65,17 +65,17 @@ func awaitEnd(ctx context.Context, s *session) (ended bool, err error) {
 
 // joinStart waits for the start in flight (wait closes when it is over)
 // and returns its run, or why it failed.
-func (u *Upstream) joinStart(ctx context.Context, wait <-chan struct{}) (*session, error) {
+func (u *Upstream) joinStart(ctx context.Context, wait <-chan struct{}) (*run, error) {
 	select {
 	case <-wait:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	u.mu.Lock()
-	s, lastErr := u.cur, u.lastError
+	r, lastErr := u.cur, u.lastError
 	u.mu.Unlock()
-	if s != nil {
-		return s, nil
+	if r != nil {
+		return r, nil
 	}
 	return nil, fmt.Errorf("server %q: %s", u.name, lastErr)
 }
@@ -95,18 +95,18 @@ func (u *Upstream) backingOff() error {
 // startRun starts a new run and makes it the current one. Call it with
 // u.mu held and no start in flight; it unlocks u.mu. Callers that come
 // meanwhile wait on u.starting.
-func (u *Upstream) startRun() (*session, error) {
+func (u *Upstream) startRun() (*run, error) {
 	done := make(chan struct{})
 	u.starting = done
 	u.state = StateStarting
-	if u.runs > 0 {
+	if u.lastNum > 0 {
 		u.restarts++
 	}
-	u.runs++
-	spec, prepared, run := u.spec, u.prepared, uint64(u.runs)
+	u.lastNum++
+	spec, prepared, num := u.spec, u.prepared, u.lastNum
 	u.mu.Unlock()
 
-	st, err := u.start(spec, prepared, run)
+	st, err := u.start(spec, prepared, num)
 	if err != nil {
 		return nil, u.startFailed(done, err)
 	}
@@ -135,7 +135,7 @@ func (u *Upstream) startFailed(done chan struct{}, err error) error {
 // done go, and announces a changed tool list. If shutdown began while the
 // run started, it found nothing to stop: the run is stopped here instead,
 // or it would outlive the daemon.
-func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, st started) (*session, error) {
+func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, st started) (*run, error) {
 	u.mu.Lock()
 	u.starting = nil
 	if spec.Prepare != nil {
@@ -144,25 +144,49 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 	if u.stopped {
 		u.mu.Unlock()
 		close(done)
-		st.s.proc.stop(context.Background(), u.opts.Stop)
-		<-st.s.done
+		st.run.proc.Stop(context.Background(), u.opts.Stop)
+		<-st.run.done
 		return nil, u.errShuttingDown()
 	}
 	changed := !sameTools(u.tools, st.tools)
 	u.tools = st.tools
-	u.cur = st.s
-	u.era = st.s.era
+	u.cur = st.run
+	u.era = st.run.era
 	u.state = StateRunning
 	u.lastError = ""
 	u.mu.Unlock()
 	close(done)
-	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.s.proc.pid, "tools", len(st.tools),
-		"protocolVersion", st.s.protocol, "era", st.s.era)
+	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.run.proc.PID(), "tools", len(st.tools),
+		"protocolVersion", st.run.protocol, "era", st.run.era)
 	if changed && u.opts.OnToolsChanged != nil {
 		u.opts.OnToolsChanged(u.name)
 	}
-	return st.s, nil
+	return st.run, nil
 }
+
+// ExitError reports that a server's process ended. Calls pending at that
+// moment fail with it (SPEC §7.2).
+type ExitError struct {
+	Status string // "exit status 1", "signal: killed"
+	Stderr string // the last stderr lines, " | "-joined
+	Reason string // why the gateway stopped it; "" if it exited by itself
+}
+
+func (e *ExitError) Error() string {
+	msg := "server exited (" + e.Status + ")"
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	if e.Stderr != "" {
+		msg += "; last stderr: " + e.Stderr
+	}
+	return msg
+}
+
+// ErrExited matches any *ExitError with errors.Is.
+var ErrExited = errors.New("server exited")
+
+func (e *ExitError) Is(target error) bool { return target == ErrExited }
 
 // exitGrace is how long a server that closed its stdout may take to exit
 // by itself before its group is killed: without stdout the run is
@@ -170,38 +194,38 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 const exitGrace = 500 * time.Millisecond
 
 // serveRun is the run's reader goroutine: it reads the server's stdout
-// (conn.readLoop) until the pipe ends, then ends the run: it waits for the
+// (stdio.read) until the pipe ends, then ends the run: it waits for the
 // exit that the process's owner records (killing the group after
 // exitGrace), fails the calls still pending with it, waits for the relays
-// the run started, records the end of the run in u and closes s.done.
-func (u *Upstream) serveRun(s *session) {
-	defer u.sessions.Done()
-	s.proc.readStdout(s.conn.readLoop)
-	if !s.proc.waitFor(context.Background(), exitGrace) {
-		s.proc.kill()
-		<-s.proc.exited
+// the run started, records the end of the run in u and closes r.done.
+func (u *Upstream) serveRun(r *run) {
+	defer u.runs.Done()
+	r.proc.ReadStdout(r.stdio.read)
+	if !r.proc.WaitFor(context.Background(), exitGrace) {
+		r.proc.Kill()
+		<-r.proc.Exited()
 	}
-	exitErr := &ExitError{Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()}
-	if r := s.stopReason.Load(); r != nil {
-		exitErr.Reason = *r
+	exitErr := &ExitError{Status: r.proc.ExitStatus(), Stderr: r.proc.StderrTail()}
+	if why := r.stopReason.Load(); why != nil {
+		exitErr.Reason = *why
 	}
-	s.conn.fail(exitErr)
-	s.conn.handlers.Wait()
-	s.proc.stdin.Close()
-	logExit := u.recordEnd(s, exitErr)
-	close(s.done)
+	r.conn.fail(exitErr)
+	r.conn.handlers.Wait()
+	r.proc.Stdin().Close()
+	logExit := u.recordEnd(r, exitErr)
+	close(r.done)
 	if logExit {
 		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
 	}
 }
 
-// recordEnd records the end of run s, if it is still the current one: its
+// recordEnd records the end of run r, if it is still the current one: its
 // exit, and a failure for the back-off unless it served or ran long. It
 // reports whether the exit is news to log: the run was current and the
 // gateway did not stop it for good.
-func (u *Upstream) recordEnd(s *session, exitErr *ExitError) bool {
+func (u *Upstream) recordEnd(r *run, exitErr *ExitError) bool {
 	u.mu.Lock()
-	wasCurrent := u.cur == s
+	wasCurrent := u.cur == r
 	if wasCurrent {
 		u.cur = nil
 		u.lastExit = exitErr.Status
@@ -209,7 +233,7 @@ func (u *Upstream) recordEnd(s *session, exitErr *ExitError) bool {
 			u.state = StateExited
 			u.lastError = exitErr.Error()
 		}
-		if s.served.Load() || time.Since(s.proc.started) >= BackoffReset {
+		if r.served.Load() || time.Since(r.proc.Started()) >= BackoffReset {
 			u.failures = 0
 		} else {
 			u.failures++

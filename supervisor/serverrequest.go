@@ -16,14 +16,14 @@ import (
 // wrong client, and the server gets an error.
 func (c *conn) request(msg *jsonrpc.Message) {
 	if msg.Method == "ping" {
-		_ = c.write(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
+		_ = c.transport.send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
 		return
 	}
 	c.mu.Lock()
 	pc, busy := c.soleCaller(false), c.clientCalls() > 0
 	c.mu.Unlock()
 	if pc == nil && busy && msg.Method != "roots/list" {
-		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("%s: calls from several client sessions are in flight on this server; the gateway cannot tell which one to ask", msg.Method)}))
 		return
 	}
@@ -31,11 +31,11 @@ func (c *conn) request(msg *jsonrpc.Message) {
 		// Outside a call there is no client to ask; no roots means "use
 		// what you were configured with" (server-filesystem keeps its
 		// command-line directories).
-		_ = c.write(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
+		_ = c.transport.send(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
 		return
 	}
 	if pc == nil {
-		_ = c.write(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: no client call is in progress to relay this request to", msg.Method)}))
 		return
 	}
@@ -48,9 +48,9 @@ func (c *conn) request(msg *jsonrpc.Message) {
 			if !errors.As(err, &rpcErr) {
 				rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
-			_ = c.write(jsonrpc.ErrorResponse(msg.ID, rpcErr))
+			_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, rpcErr))
 			return
 		}
-		_ = c.write(jsonrpc.Response(msg.ID, res))
+		_ = c.transport.send(jsonrpc.Response(msg.ID, res))
 	}()
 }

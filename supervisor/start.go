@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 )
@@ -38,13 +38,13 @@ func TimedOut(err error) []string {
 }
 
 type started struct {
-	s     *session
+	run   *run
 	tools []Tool
 }
 
 // start prepares (once), spawns, initialises and lists tools, bounded by
 // the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (started, error) {
+func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
 	env := Environ(u.opts.BaseEnv, spec.Env)
@@ -59,29 +59,29 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, run uint64) (s
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	s, err := u.spawn(spec, env, run)
+	r, err := u.spawn(spec, env, num)
 	if err != nil {
 		return started{}, err
 	}
-	tools, err := u.handshake(ctx, s)
+	tools, err := u.handshake(ctx, r)
 	if err != nil {
-		s.proc.kill()
-		<-s.done
+		r.proc.Kill()
+		<-r.done
 		var step *stepError
 		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
 			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
-		if tail := s.proc.tail.String(); tail != "" {
+		if tail := r.proc.StderrTail(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
 		}
 		return started{}, err
 	}
-	return started{s: s, tools: tools}, nil
+	return started{run: r, tools: tools}, nil
 }
 
-// spawn starts run number run of the server and its reader goroutine,
+// spawn starts run number num of the server and its reader goroutine,
 // serveRun, which ends the run when the process's stdout does.
-func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*session, error) {
+func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
 	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
 		return nil, err
 	}
@@ -89,23 +89,19 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, run uint64) (*s
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	argv, deathSig := spec.Argv, syscall.SIGKILL
-	if len(u.opts.Shim) > 0 {
-		argv, deathSig = append(append([]string{}, u.opts.Shim...), argv...), syscall.SIGHUP
-	}
-	proc, err := startProcess(argv, spec.Dir, env, deathSig, u.opts.Log, u.name)
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name})
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(u.name, u.opts.Log, proc)
-	s := &session{proc: proc, conn: c, run: run, done: make(chan struct{})}
-	c.onToolsChanged = func() { u.relist(s) }
+	c := newConn(u.name, u.opts.Log)
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{})}
+	c.onToolsChanged = func() { u.relist(r) }
 	if f := u.opts.OnTaskStatus; f != nil {
-		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, run, method, params) }
+		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }
 	}
-	u.sessions.Add(1)
-	go u.serveRun(s)
-	return s, nil
+	u.runs.Add(1)
+	go u.serveRun(r)
+	return r, nil
 }
 
 type stepError struct {
@@ -119,7 +115,7 @@ func (e *stepError) Unwrap() error { return e.err }
 // handshake runs initialize, notifications/initialized and tools/list. A
 // server that refuses initialize as modern only is driven as modern
 // instead (SPEC §7.8, modern.go).
-func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
+func (u *Upstream) handshake(ctx context.Context, r *run) ([]Tool, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities": map[string]any{
@@ -129,14 +125,14 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 		},
 		"clientInfo": map[string]any{"name": "mcp-gateway", "version": u.opts.Version},
 	})
-	res, err := s.conn.call(ctx, "initialize", params, nil)
+	res, err := r.conn.call(ctx, "initialize", params, nil)
 	if err != nil {
 		version, modern, verr := modernRefusal(err)
 		if verr != nil {
 			return nil, &stepError{"initialize", verr}
 		}
 		if modern {
-			return u.handshakeModern(ctx, s, version)
+			return u.handshakeModern(ctx, r, version)
 		}
 		return nil, &stepError{"initialize", err}
 	}
@@ -146,11 +142,11 @@ func (u *Upstream) handshake(ctx context.Context, s *session) ([]Tool, error) {
 	if err := json.Unmarshal(res, &init); err != nil {
 		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
-	s.protocol, s.era = init.ProtocolVersion, EraLegacy
-	if err := s.conn.notify("notifications/initialized", nil); err != nil {
+	r.protocol, r.era = init.ProtocolVersion, EraLegacy
+	if err := r.conn.notify("notifications/initialized", nil); err != nil {
 		return nil, &stepError{"initialize", err}
 	}
-	tools, err := listTools(ctx, s.conn)
+	tools, err := listTools(ctx, r.conn)
 	if err != nil {
 		return nil, &stepError{"tools/list", err}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // DefaultStartTimeout bounds one server's start: prepare, spawn,
@@ -18,17 +20,17 @@ const DefaultStartTimeout = 55 * time.Second
 
 // Options configures a Supervisor.
 type Options struct {
-	Log    *Log         // server stderr and gateway lines; required
+	Log    *logfile.Log // server stderr and gateway lines; required
 	Logger *slog.Logger // defaults to Log.Logger()
 	// BaseEnv is the environment children start from; TokenEnv is always
 	// removed. Defaults to os.Environ().
 	BaseEnv []string
-	// Shim, if set, is prepended to every server's argv (see shim.go).
+	// Shim, if set, runs every server under the shim (proc.ShimArgv).
 	Shim []string
 	// StartTimeout bounds each start (default DefaultStartTimeout).
 	StartTimeout time.Duration
 	// Stop holds the waits of the stop sequence.
-	Stop StopTimeouts
+	Stop proc.StopTimeouts
 	// Version is sent upstream as clientInfo.version.
 	Version string
 	// OnToolsChanged is called after a server's tool list changed (restart
@@ -36,10 +38,11 @@ type Options struct {
 	OnToolsChanged func(server string)
 	// OnTaskStatus is called with a server's notifications/tasks/status
 	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
-	// extension), its params raw, and the run (process) that sent it, so
-	// that the task it names can be told to its creator (SPEC §4.7). It is
-	// called on the server's read loop and must not block.
-	OnTaskStatus func(server string, run uint64, method string, params json.RawMessage)
+	// extension), its params raw, and num, the number of the run
+	// (process) that sent it, so that the task it names can be told to its
+	// creator (SPEC §4.7). It is called on the server's read loop and must
+	// not block.
+	OnTaskStatus func(server string, num uint64, method string, params json.RawMessage)
 
 	ctx context.Context
 }

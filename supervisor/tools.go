@@ -58,19 +58,19 @@ func listTools(ctx context.Context, c *conn) ([]Tool, error) {
 // run once more when it ends, never a second one alongside (20,000
 // notifications started 20,000 concurrent tools/list, and the daemon's
 // memory tripled).
-func (u *Upstream) relist(s *session) {
+func (u *Upstream) relist(r *run) {
 	u.mu.Lock()
-	if s.relisting {
-		s.relistAgain = true
+	if r.relisting {
+		r.relistAgain = true
 		u.mu.Unlock()
 		return
 	}
-	s.relisting = true
+	r.relisting = true
 	u.mu.Unlock()
-	s.conn.handlers.Add(1)
+	r.conn.handlers.Add(1)
 	go func() {
-		defer s.conn.handlers.Done()
-		for u.relistOnce(s) {
+		defer r.conn.handlers.Done()
+		for u.relistOnce(r) {
 		}
 	}()
 }
@@ -78,17 +78,17 @@ func (u *Upstream) relist(s *session) {
 // relistOnce lists the tools once and reports whether another
 // list_changed came meanwhile. The listing is bounded as a start's is, by
 // Options.StartTimeout.
-func (u *Upstream) relistOnce(s *session) (again bool) {
+func (u *Upstream) relistOnce(r *run) (again bool) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
-	tools, err := listTools(ctx, s.conn)
+	tools, err := listTools(ctx, r.conn)
 	u.mu.Lock()
-	again, s.relistAgain = s.relistAgain, false
-	if err != nil || u.cur != s {
+	again, r.relistAgain = r.relistAgain, false
+	if err != nil || u.cur != r {
 		again = false // the run failed or ended: nothing to list again
 	}
-	s.relisting = again
-	if err != nil || u.cur != s {
+	r.relisting = again
+	if err != nil || u.cur != r {
 		u.mu.Unlock()
 		if err != nil {
 			u.opts.Logger.Warn("re-list tools after list_changed failed", "server", u.name, "error", err)

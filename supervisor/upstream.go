@@ -3,14 +3,12 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it
@@ -63,11 +61,11 @@ type Upstream struct {
 	mu        sync.Mutex
 	spec      adapters.LaunchSpec
 	prepared  bool
-	cur       *session
+	cur       *run
 	starting  chan struct{} // non-nil while a start is in flight
 	state     State
 	restarts  int
-	runs      int
+	lastNum   uint64 // the number of the last run started; 0 before the first
 	failures  int
 	nextTry   time.Time
 	lastExit  string
@@ -77,15 +75,18 @@ type Upstream struct {
 	calls     atomic.Int64
 	stopped   bool
 
-	sessions sync.WaitGroup // owner goroutines of every session started
+	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
 }
 
-// session is one run of the server: its process and JSON-RPC connection.
-type session struct {
-	proc     *process
+// run is one run of the server (one child process, from its start to
+// its exit): its process, its JSON-RPC connection and the stdio
+// transport under it.
+type run struct {
+	proc     *proc.Process
 	conn     *conn
+	stdio    *stdio // conn's transport, read by serveRun
 	protocol string
-	run      uint64         // this run's number, from 1; see CallRun
+	num      uint64         // this run's number, from 1; see CallRun
 	era      string         // EraLegacy or EraModern, set by the handshake
 	done     chan struct{}  // closed when the run is over and pending calls failed
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
@@ -127,8 +128,8 @@ func (u *Upstream) Status() Status {
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
-		st.PID = u.cur.proc.pid
-		st.StartedAt = u.cur.proc.started
+		st.PID = u.cur.proc.PID()
+		st.StartedAt = u.cur.proc.Started()
 		st.Protocol = u.cur.protocol
 	}
 	return st
@@ -137,103 +138,18 @@ func (u *Upstream) Status() Status {
 // Start starts the server if it is not running, and waits until it has
 // answered initialize and tools/list. Concurrent callers share one start.
 func (u *Upstream) Start(ctx context.Context) error {
-	_, err := u.session(ctx)
+	_, err := u.liveRun(ctx)
 	return err
-}
-
-// Call sends a request (tools/call) to the server, starting it first if it
-// is not running (SPEC §7.2), and returns the raw result. It is CallRun on
-// any run; see there for modern servers and errors.
-func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
-	res, _, err := u.CallRun(ctx, 0, method, params, peer)
-	return res, err
-}
-
-// ErrRunEnded is CallRun's error when the run it names is no longer the
-// server's live process: the state a modern server's requestState refers
-// to is gone with it (SPEC §4.6). The client must start the call over.
-var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
-
-// CallRun sends a request to one run (process) of the server and returns
-// the raw result and the run that served it. run 0 means any: the live
-// run, started first if none is (SPEC §7.2). A non-zero run that is not
-// the live process fails at once with an error naming the server and
-// matching ErrRunEnded; nothing is started for it.
-//
-// For a modern server (SPEC §7.8) the request carries request _meta from
-// peer.Client() (see ClientInfo), and a tools/call, prompts/get or
-// resources/read answered with an InputRequiredResult ({"resultType":
-// "input_required", "inputRequests": {key: {"method", "params"}},
-// "requestState": string}) is returned as sent if the client is modern;
-// for a legacy client the supervisor asks it through peer.Request and
-// retries on the same run, round after round (mrtr.go; SPEC §4.6).
-// Retries of a modern client's rounds go to the run that answered, so
-// the caller passes servedBy back as run.
-//
-// Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
-// ctx's errors as they are; other errors name the server and say why
-// (exited with status and stderr tail, backing off, …). A peer that is a
-// Detacher and detaches while the call waits gets a *DetachedCall, whose
-// Wait returns the rest (detach.go).
-func (u *Upstream) CallRun(ctx context.Context, run uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
-	u.calls.Add(1)
-	s, err := u.acquireRun(ctx, run)
-	if err != nil {
-		return nil, 0, err
-	}
-	res, err := u.exchange(ctx, s, method, params, peer)
-	var w *detachedWait
-	if errors.As(err, &w) {
-		return nil, s.run, &DetachedCall{wait: func(ctx context.Context) (json.RawMessage, uint64, error) {
-			res, err := w.c.await(ctx, w.id, w.pc, nil, nil)
-			return u.endCall(s, res, err)
-		}}
-	}
-	return u.endCall(s, res, err)
-}
-
-// endCall ends a call on run s: it leaves s's active calls, marks s as
-// having served when the server answered, and names the server in an
-// error that is not the server's own or ctx's.
-func (u *Upstream) endCall(s *session, res json.RawMessage, err error) (json.RawMessage, uint64, error) {
-	defer s.active.Done()
-	var rpcErr *jsonrpc.Error
-	if err == nil || errors.As(err, &rpcErr) {
-		s.served.Store(true) // the server answered: it is not crash-looping
-	}
-	if err != nil {
-		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, s.run, err
-		}
-		return nil, s.run, fmt.Errorf("server %q: %w", u.name, err)
-	}
-	return res, s.run, nil
-}
-
-// acquireRun is acquire for CallRun: run 0 is any run, another must be
-// the live one.
-func (u *Upstream) acquireRun(ctx context.Context, run uint64) (*session, error) {
-	if run == 0 {
-		return u.acquire(ctx)
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	s := u.cur
-	if s == nil || s.run != run || s.conn.failure() != nil {
-		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, run, ErrRunEnded)
-	}
-	s.active.Add(1)
-	return s, nil
 }
 
 // Notify sends a notification to the running server; it does nothing if
 // the server is not running.
 func (u *Upstream) Notify(method string, params json.RawMessage) {
 	u.mu.Lock()
-	s := u.cur
+	r := u.cur
 	u.mu.Unlock()
-	if s != nil {
-		_ = s.conn.notify(method, params)
+	if r != nil {
+		_ = r.conn.notify(method, params)
 	}
 }
 
@@ -241,13 +157,13 @@ func (u *Upstream) Notify(method string, params json.RawMessage) {
 // A later call starts it again unless the supervisor is shutting down.
 func (u *Upstream) Stop(ctx context.Context) {
 	u.mu.Lock()
-	s := u.cur
+	r := u.cur
 	u.mu.Unlock()
-	if s == nil {
+	if r == nil {
 		return
 	}
-	s.proc.stop(ctx, u.opts.Stop)
-	<-s.done
+	r.proc.Stop(ctx, u.opts.Stop)
+	<-r.done
 }
 
 // shutdown stops the server for good.
@@ -260,7 +176,7 @@ func (u *Upstream) shutdown(ctx context.Context) {
 	}
 	u.mu.Unlock()
 	u.Stop(ctx)
-	u.sessions.Wait()
+	u.runs.Wait()
 }
 
 func ptr[T any](v T) *T { return &v }

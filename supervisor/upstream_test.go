@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -197,7 +198,7 @@ func TestCrashLoopBacksOff(t *testing.T) {
 }
 
 func TestMissingCommandIsClear(t *testing.T) {
-	s := New([]adapters.Server{{Name: "ghost", Spec: adapters.LaunchSpec{Argv: []string{"/nonexistent/mcp-server"}}}}, Options{Log: NewLog(&syncBuffer{})})
+	s := New([]adapters.Server{{Name: "ghost", Spec: adapters.LaunchSpec{Argv: []string{"/nonexistent/mcp-server"}}}}, Options{Log: logfile.New(&syncBuffer{})})
 	defer s.Shutdown(context.Background())
 	err := s.StartAll(context.Background())
 	if err == nil {
@@ -213,7 +214,7 @@ func TestStartAllFailsFast(t *testing.T) {
 	s := New([]adapters.Server{
 		{Name: "ghost", Spec: adapters.LaunchSpec{Argv: []string{"/nonexistent/mcp-server"}}},
 		{Name: "slow", Spec: fakeSpec("slow", map[string]string{"MCP_FAKE_START_DELAY": "30000"})},
-	}, Options{Log: NewLog(&syncBuffer{}), StartTimeout: 60 * time.Second})
+	}, Options{Log: logfile.New(&syncBuffer{}), StartTimeout: 60 * time.Second})
 	defer s.Shutdown(context.Background())
 	start := time.Now()
 	err := s.StartAll(context.Background())
@@ -405,7 +406,7 @@ func TestServerRequestDuringInitialize(t *testing.T) {
 		t.Skip("no cat")
 	}
 	s := New([]adapters.Server{{Name: "echoer", Spec: adapters.LaunchSpec{Argv: []string{cat}}}},
-		Options{Log: NewLog(&syncBuffer{}), StartTimeout: 10 * time.Second})
+		Options{Log: logfile.New(&syncBuffer{}), StartTimeout: 10 * time.Second})
 	defer s.Shutdown(context.Background())
 	err = s.StartAll(context.Background())
 	if err == nil {
@@ -422,7 +423,7 @@ func TestServerRequestDuringInitialize(t *testing.T) {
 // start's error (found by a new-user run).
 func TestFailedStartRecordsItsExit(t *testing.T) {
 	s := New([]adapters.Server{{Name: "quits", Spec: fakeSpec("quits", map[string]string{"MCP_FAKE_EXIT_AT_START": "3"})}},
-		Options{Log: NewLog(&syncBuffer{}), StartTimeout: 10 * time.Second})
+		Options{Log: logfile.New(&syncBuffer{}), StartTimeout: 10 * time.Second})
 	defer s.Shutdown(context.Background())
 	if err := s.StartAll(context.Background()); err == nil {
 		t.Fatal("a server that exits at start started")

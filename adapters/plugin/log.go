@@ -10,7 +10,7 @@ import (
 )
 
 // Log receives what adapters write, one line at a time, under the source
-// "adapter:<file>". *supervisor.Log implements it (its lines read
+// "adapter:<file>". *logfile.Log implements it (its lines read
 // "<time> [adapter:<file>] <text>", with secrets masked); WriterLog adapts a
 // plain io.Writer; nil discards.
 type Log interface {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -49,8 +49,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case daemonCommand:
 			return runDaemonChild(stderr)
-		case supervisor.ShimCommand:
-			return supervisor.ShimMain(args[1:])
+		case proc.ShimCommand:
+			return proc.ShimMain(args[1:])
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage+"\nThe launcher's flags:\n\n")
 			return runLaunch([]string{"--help"}, stdout, stdout)

@@ -23,8 +23,10 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // stopServersTimeout bounds the graceful part of stopping every server
@@ -121,8 +123,8 @@ func (d *daemon) serve() error {
 
 // openLog opens the log file with the token (and a mirror's credentials)
 // masked, and sends a crash's trace there too.
-func (d *daemon) openLog() (*supervisor.Log, error) {
-	log, err := supervisor.OpenLog(d.settings.LogFile)
+func (d *daemon) openLog() (*logfile.Log, error) {
+	log, err := logfile.Open(d.settings.LogFile)
 	if err != nil {
 		return nil, fmt.Errorf("open log file: %w", err)
 	}
@@ -143,8 +145,8 @@ func (d *daemon) openLog() (*supervisor.Log, error) {
 
 // newGateway prepares the supervisor (nothing starts yet) and the
 // aggregator over its servers, rebuilt whenever a server's tools change.
-func (d *daemon) newGateway(servers []adapters.Server, log *supervisor.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
-	shim, err := supervisor.ShimArgv()
+func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
+	shim, err := proc.ShimArgv()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,7 +183,7 @@ type taken struct {
 	gw        *aggregator.Gateway
 	servers   []adapters.Server
 	cat       *catalog.Catalog // the catalog the servers were resolved against
-	log       *supervisor.Log
+	log       *logfile.Log
 	ln        net.Listener
 	sigs, hup <-chan os.Signal // SIGTERM/SIGINT, and SIGHUP
 }

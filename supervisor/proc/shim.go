@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"errors"
@@ -30,7 +30,9 @@ import (
 const ShimCommand = "__shim"
 
 // ShimArgv returns the argv prefix that runs servers under the shim of
-// this executable for this daemon.
+// this executable for this daemon, for Command.Shim:
+// [<os.Executable()>, "__shim", <daemon pid>, "--"]. Its one error is
+// os.Executable's.
 func ShimArgv() ([]string, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -39,8 +41,13 @@ func ShimArgv() ([]string, error) {
 	return []string{self, ShimCommand, strconv.Itoa(os.Getpid()), "--"}, nil
 }
 
-// ShimMain runs the shim with args (after ShimCommand) and returns the exit
-// code for a normal exit.
+// ShimMain runs the shim with args, the command line after ShimCommand
+// (<daemon-pid> -- <argv>…), and returns the exit code for a normal exit:
+// the server's own; for a server killed by signal n, the shim kills itself
+// with n, or returns 128+n if that does not end it; 127 if the server
+// could not be started, 2 for a bad command line, 1 when the daemon died.
+// The binary's main calls it when its first argument is ShimCommand,
+// before anything else.
 func ShimMain(args []string) int {
 	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintln(os.Stderr, "mcp-gateway __shim: internal command; usage: __shim <daemon-pid> -- <argv>…")

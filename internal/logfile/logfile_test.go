@@ -1,0 +1,88 @@
+package logfile
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLogIsRotated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.log")
+	log, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	line := strings.Repeat("z", 1000)
+	for range (MaxMB + 2) << 10 { // a bit over MaxMB megabytes
+		log.Line("chatty", line)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > MaxMB<<20 {
+		t.Errorf("log is %d bytes, want at most %d", st.Size(), MaxMB<<20)
+	}
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "gateway-*.log"))
+	if len(old) == 0 {
+		t.Error("no rotated file")
+	}
+}
+
+func TestSecretsMaskedInEscapedForms(t *testing.T) {
+	buf := &bytes.Buffer{}
+	log := New(buf)
+	secret := "pässwörd\"quote\nline2-secret"
+	log.AddSecrets(secret)
+	log.Logger().Info("tool dropped", "tool", "t-"+secret)
+	log.Line("srv", `{"notif":"p\u00e4ssw\u00f6rd\"quote"}`)
+	log.Line("srv", "second line: line2-secret")
+	for _, form := range []string{"pässwörd", `p\u00e4ssw`, "line2-secret"} {
+		if strings.Contains(buf.String(), form) {
+			t.Errorf("log holds %q:\n%s", form, buf.String())
+		}
+	}
+	_ = slog.Default
+}
+
+// A secret that a long line's split would cut in two is never logged in
+// halves, whichever byte the split falls on, for server stderr (CopyLines)
+// and for install output (Writer). Before, a 16 KiB split put both halves
+// in the log, and one into the stderr tail that /health shows.
+func TestSecretsSurviveLongLineSplits(t *testing.T) {
+	const secret = "envsecretvalue_ABCDEFGHIJ"
+	for off := maxLine - len(secret) - 2; off <= maxLine+2; off++ {
+		line := strings.Repeat("a", off) + secret + strings.Repeat("b", 100) + "\n"
+		for name, write := range map[string]func(l *Log){
+			"stderr": func(l *Log) {
+				var tails []string
+				l.CopyLines("srv", strings.NewReader(line+line), func(s string) { tails = append(tails, l.Mask(s)) })
+				if joined := strings.Join(tails, "|"); strings.Contains(joined, "envsec") || strings.Contains(joined, "ABCDEF") {
+					t.Errorf("offset %d: the stderr tail holds part of the secret", off)
+				}
+			},
+			"writer": func(l *Log) {
+				w := l.Writer("srv")
+				_, _ = w.Write([]byte(line[:off+3])) // split inside the secret, too
+				_, _ = w.Write([]byte(line[off+3:]))
+				w.Close()
+			},
+		} {
+			buf := &bytes.Buffer{}
+			l := New(buf)
+			l.AddSecrets(secret)
+			write(l)
+			out := buf.String()
+			if strings.Contains(out, "envsec") || strings.Contains(out, "ABCDEF") || !strings.Contains(out, secretMask) {
+				t.Fatalf("%s, offset %d: the log holds part of the secret or no mask", name, off)
+			}
+			if got := strings.Count(out, "a") + strings.Count(out, "b"); got < (off+100)*strings.Count(line+line, "\n")/2 {
+				t.Fatalf("%s, offset %d: %d of the line's bytes logged, some were lost", name, off, got)
+			}
+		}
+	}
+}

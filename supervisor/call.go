@@ -1,0 +1,180 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file is the ordinary call, read top to bottom in the order a call
+// takes (STYLE §13): Call or CallRun → acquireRun → acquire (→ liveRun,
+// run.go) → exchange (→ conn.call, conn.go; inputRounds, mrtr.go) →
+// endCall. Starting a run (run.go, start.go), detaching (detach.go) and
+// graceful restarts (reload.go) hang off this spine.
+//
+// The contract of every request the aggregator relays to a server:
+//
+//   - Start on demand (SPEC §7.2): a server that is not running is
+//     started, initialised and listed first, once for all the callers that
+//     come meanwhile. One that keeps failing backs off (§7.3): its calls
+//     fail at once, saying when the next start is.
+//   - Errors: the server's JSON-RPC error comes back as *jsonrpc.Error,
+//     unchanged, and ctx's as it is. Every other error names the server
+//     once: the exit of the process, with its status and stderr tail
+//     (*ExitError), for calls pending when it died (§7.2); a failed start
+//     (*StartError); the back-off; a shutdown.
+//   - Run pinning (SPEC §4.6): a modern server's requestState means
+//     something only to the process that issued it. CallRun returns the
+//     number of the run that served; a retry passes it back and goes to
+//     that run, or fails with ErrRunEnded if it has ended; nothing is
+//     started for it.
+//   - Detach: a peer that is a Detacher may stop waiting while the call
+//     goes on upstream; DetachedCall.Wait, called by a goroutine of the
+//     caller's, then returns what CallRun would have (detach.go).
+//   - While it runs, a call is counted in its run's active calls, so that
+//     a graceful restart lets it finish first (reload.go); a detached
+//     call stays counted until its Wait returns.
+
+// Peer is the client side of one call: where what the upstream server sends
+// during the call goes (SPEC §3.8, §4.3). The aggregator implements it on
+// top of the calling client's session.
+type Peer interface {
+	// Notify relays a notification (notifications/progress with the
+	// client's own progressToken restored, notifications/message).
+	Notify(ctx context.Context, method string, params json.RawMessage)
+	// Request relays a server-to-client request (sampling/createMessage,
+	// elicitation/create, roots/list) and returns the client's result. A
+	// *jsonrpc.Error is passed back to the server as it is.
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Session identifies the client session, so that what a server sends
+	// outside any request is relayed only when one session can have caused
+	// it.
+	Session() string
+	// Client describes the calling client for a modern upstream's request
+	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
+	// whether the client takes an InputRequiredResult itself (Modern) or
+	// the supervisor must ask it through Request (SPEC §4.6).
+	Client() ClientInfo
+}
+
+// Call sends a request (tools/call) to the server, starting it first if it
+// is not running (SPEC §7.2), and returns the raw result. It is CallRun on
+// any run; see there for modern servers and errors.
+func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, _, err := u.CallRun(ctx, 0, method, params, peer)
+	return res, err
+}
+
+// ErrRunEnded is CallRun's error when the run it names is no longer the
+// server's live process: the state a modern server's requestState refers
+// to is gone with it (SPEC §4.6). The client must start the call over.
+var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
+
+// CallRun sends a request to one run (process) of the server and returns
+// the raw result and the number of the run that served it. num 0 means
+// any: the live run, started first if none is (SPEC §7.2). A non-zero num
+// that is not the live process's fails at once with an error naming the
+// server and matching ErrRunEnded; nothing is started for it.
+//
+// For a modern server (SPEC §7.8) the request carries request _meta from
+// peer.Client() (see ClientInfo), and a tools/call, prompts/get or
+// resources/read answered with an InputRequiredResult ({"resultType":
+// "input_required", "inputRequests": {key: {"method", "params"}},
+// "requestState": string}) is returned as sent if the client is modern;
+// for a legacy client the supervisor asks it through peer.Request and
+// retries on the same run, round after round (mrtr.go; SPEC §4.6).
+// Retries of a modern client's rounds go to the run that answered, so
+// the caller passes servedBy back as num.
+//
+// Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
+// ctx's errors as they are; other errors name the server and say why
+// (exited with status and stderr tail, backing off, …). A peer that is a
+// Detacher and detaches while the call waits gets a *DetachedCall, whose
+// Wait returns the rest (detach.go).
+func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
+	u.calls.Add(1)
+	r, err := u.acquireRun(ctx, num)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := u.exchange(ctx, r, method, params, peer)
+	var w *detachedWait
+	if errors.As(err, &w) {
+		return nil, r.num, &DetachedCall{wait: func(ctx context.Context) (json.RawMessage, uint64, error) {
+			res, err := w.c.await(ctx, w.id, w.pc, nil, nil)
+			return u.endCall(r, res, err)
+		}}
+	}
+	return u.endCall(r, res, err)
+}
+
+// acquireRun is acquire for CallRun: num 0 is any run, another must be
+// the live one.
+func (u *Upstream) acquireRun(ctx context.Context, num uint64) (*run, error) {
+	if num == 0 {
+		return u.acquire(ctx)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	r := u.cur
+	if r == nil || r.num != num || r.conn.failure() != nil {
+		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, num, ErrRunEnded)
+	}
+	r.active.Add(1)
+	return r, nil
+}
+
+// acquire returns the live run with the call counted in its active
+// group, so that a graceful restart waits for it. A run taken out of
+// service between liveRun and the count is not used: the call waits for
+// its successor instead.
+func (u *Upstream) acquire(ctx context.Context) (*run, error) {
+	for {
+		r, err := u.liveRun(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u.mu.Lock()
+		if u.cur == r {
+			r.active.Add(1)
+			u.mu.Unlock()
+			return r, nil
+		}
+		u.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// exchange makes one call on run r. For a legacy client of a modern
+// server it also runs the InputRequiredResult rounds (inputRounds); any
+// other result, a nil peer's included, is returned as the server sent it.
+func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, err := r.conn.call(ctx, method, params, peer)
+	if err != nil || r.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
+		return res, err
+	}
+	return inputRounds(ctx, r.conn, method, params, peer, res)
+}
+
+// endCall ends a call on run r: it leaves r's active calls, marks r as
+// having served when the server answered, and names the server in an
+// error that is not the server's own or ctx's.
+func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (json.RawMessage, uint64, error) {
+	defer r.active.Done()
+	var rpcErr *jsonrpc.Error
+	if err == nil || errors.As(err, &rpcErr) {
+		r.served.Store(true) // the server answered: it is not crash-looping
+	}
+	if err != nil {
+		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, r.num, err
+		}
+		return nil, r.num, fmt.Errorf("server %q: %w", u.name, err)
+	}
+	return res, r.num, nil
+}

@@ -1,0 +1,88 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+)
+
+// start runs sh -c script and reads its stdout into the returned
+// function's result, which waits for the child's exit (bounded).
+func start(t *testing.T, log *logfile.Log, script string) (*Process, func() string) {
+	t.Helper()
+	p, err := Start(Command{Argv: []string{"/bin/sh", "-c", script}, Log: log, Source: "child"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	go p.ReadStdout(func(r io.Reader) { _, _ = io.Copy(&out, r) }) // the owner waits for it; Exited follows it
+	t.Cleanup(func() {
+		p.Kill()
+		<-p.Exited()
+	})
+	return p, func() string {
+		t.Helper()
+		testwait.For(t, 0, "the child's exit", func() bool {
+			select {
+			case <-p.Exited():
+				return true
+			default:
+				return false
+			}
+		})
+		return out.String()
+	}
+}
+
+func TestStartRecordsExitAndStderr(t *testing.T) {
+	buf := &bytes.Buffer{} // read once the child has exited: the stderr copier is done by then
+	log := logfile.New(buf)
+	log.AddSecrets("hunter2-secret")
+	p, wait := start(t, log, "echo out; echo the secret is hunter2-secret >&2; exit 3")
+	if out := wait(); out != "out\n" {
+		t.Errorf("stdout = %q", out)
+	}
+	if got := p.ExitStatus(); got != "exit status 3" {
+		t.Errorf("ExitStatus = %q", got)
+	}
+	if got := p.StderrTail(); got != "the secret is [REDACTED]" {
+		t.Errorf("StderrTail = %q", got)
+	}
+	if !strings.Contains(buf.String(), "[child] the secret is [REDACTED]") || strings.Contains(buf.String(), "hunter2") {
+		t.Errorf("log = %q", buf.String())
+	}
+}
+
+func TestStopEndsAtTheFirstStepThatWorks(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, status string
+	}{
+		{"stdin closed", "exec cat", "exit status 0"},
+		{"SIGTERM", "exec sleep 1000", "signal: terminated"},
+		{"SIGKILL", "trap '' TERM; exec sleep 1000", "signal: killed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, wait := start(t, logfile.New(io.Discard), tc.script)
+			p.Stop(context.Background(), StopTimeouts{CloseWait: 100 * time.Millisecond, TermWait: 100 * time.Millisecond})
+			wait()
+			if got := p.ExitStatus(); got != tc.status {
+				t.Errorf("ExitStatus = %q, want %q", got, tc.status)
+			}
+		})
+	}
+}
+
+func TestStartOfAMissingProgram(t *testing.T) {
+	_, err := Start(Command{Argv: []string{"/nonexistent/server"}, Log: logfile.New(io.Discard)})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "start /nonexistent/server: ") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,204 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+)
+
+// Command is what Start runs.
+type Command struct {
+	// Argv is the program and its arguments, as exec.Command takes them
+	// (a name without a slash is looked up in the daemon's PATH).
+	Argv []string
+	// Dir is the working directory; "" is the daemon's own.
+	Dir string
+	// Env is the child's whole environment, "NAME=value" each. Which
+	// variables a child gets is the caller's policy (SPEC §7.1).
+	Env []string
+	// Shim, if set, is the argv prefix that runs Argv under the shim
+	// (ShimArgv; shim.go): the child is then the shim, which takes the
+	// server's whole tree down with it if the daemon dies.
+	Shim []string
+	// Log receives stderr, line by line under Source (the server's name),
+	// with its secrets masked (SPEC §7.4, §7.5).
+	Log    *logfile.Log
+	Source string
+}
+
+// Process is one running child, in a process group of its own (its pid
+// is the group's id). Its owner goroutine, waitExit, is the only caller
+// of cmd.Wait; it records the exit under mu and closes exited. Everyone
+// else learns of the exit from Exited.
+type Process struct {
+	cmd    *exec.Cmd
+	pid    int
+	stdin  *os.File // our end of the child's stdin
+	stdout *os.File // our end of the child's stdout
+	tail   *tail
+
+	started    time.Time
+	stdoutDone chan struct{} // closed by ReadStdout when the reader returns
+	stderrDone chan struct{} // closed by the stderr copier when it returns
+	exited     chan struct{} // closed by waitExit once the exit is recorded
+	mu         sync.Mutex
+	state      *os.ProcessState
+	waitErr    error
+}
+
+// Start starts c in its own process group, and two goroutines: its owner
+// (waitExit) and its stderr copier, which the owner waits for. The caller
+// must read stdout with ReadStdout, once; the owner waits for that reader
+// too, for up to stdoutDrain after the exit.
+//
+// The child gets SIGKILL when the daemon dies (Pdeathsig, SPEC §7.6); a
+// shim gets SIGHUP instead, and kills the server's whole tree. Errors:
+// "make stdin pipe: …" and the like, or "start <program>: …" wrapping
+// exec's error (a missing program is exec.ErrNotFound or fs.ErrNotExist).
+// On error nothing is left running or open.
+func Start(c Command) (*Process, error) {
+	argv, deathSig := c.Argv, syscall.SIGKILL
+	if len(c.Shim) > 0 {
+		argv, deathSig = append(append([]string{}, c.Shim...), argv...), syscall.SIGHUP
+	}
+	theirs, ours, err := pipes()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs[0], theirs[1], theirs[2]
+	// Own process group, so stop signals reach grandchildren (sh -c …);
+	// deathSig if the daemon dies (SPEC §7.6).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig}
+	err = cmd.Start()
+	closeAll(theirs[:])
+	if err != nil {
+		closeAll(ours[:])
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	inW, outR, errR := ours[0], ours[1], ours[2]
+	p := &Process{
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		stdin:      inW,
+		stdout:     outR,
+		tail:       newTail(20),
+		started:    time.Now(),
+		stdoutDone: make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	log := c.Log
+	go func() {
+		defer close(p.stderrDone)
+		log.CopyLines(c.Source, errR, func(s string) { p.tail.add(log.Mask(s)) })
+	}()
+	go p.waitExit(errR)
+	return p, nil
+}
+
+// pipes makes the child's stdin, stdout and stderr pipes: theirs are the
+// ends the child gets, ours the ends the gateway keeps, in that order. On
+// error none is left open.
+func pipes() (theirs, ours [3]*os.File, err error) {
+	for i, name := range []string{"stdin", "stdout", "stderr"} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(theirs[:i])
+			closeAll(ours[:i])
+			return theirs, ours, fmt.Errorf("make %s pipe: %w", name, err)
+		}
+		if i == 0 {
+			theirs[i], ours[i] = r, w // the child reads its stdin
+		} else {
+			theirs[i], ours[i] = w, r
+		}
+	}
+	return theirs, ours, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// waitExit is the child's owner (STYLE §3): the one goroutine that calls
+// cmd.Wait. Once the child has exited it kills what is left of its process
+// group, so that grandchildren cannot hold its pipes open, lets the
+// stdout reader and the stderr copier reach the end
+// of their pipes (for up to stdoutDrain and stderrDrain from the exit),
+// records the exit under mu and closes exited.
+func (p *Process) waitExit(errR *os.File) {
+	err := p.cmd.Wait()
+	p.Kill()
+	exited := time.Now()
+	drain(p.stdout, p.stdoutDone, time.Until(exited.Add(stdoutDrain)))
+	drain(errR, p.stderrDone, time.Until(exited.Add(stderrDrain)))
+	p.mu.Lock()
+	p.state = p.cmd.ProcessState
+	p.waitErr = err
+	p.mu.Unlock()
+	close(p.exited)
+}
+
+// drain waits up to d for the reader of pipe to finish (done). Past that
+// it closes pipe, which ends the reader, and waits for it.
+func drain(pipe *os.File, done <-chan struct{}, d time.Duration) {
+	if !within(context.Background(), done, d) {
+		pipe.Close() // a setsid'd grandchild holds the pipe open; stop reading
+		<-done
+	}
+	pipe.Close()
+}
+
+// ReadStdout runs read on the child's stdout in the calling goroutine
+// until it returns (at EOF, or once the owner closed the pipe, at most
+// stdoutDrain after the exit), then closes the pipe and tells the owner.
+// Call it exactly once.
+func (p *Process) ReadStdout(read func(io.Reader)) {
+	read(p.stdout)
+	p.stdout.Close()
+	close(p.stdoutDone)
+}
+
+// Stdin is the gateway's end of the child's stdin. Writes to it may use
+// a deadline (SetWriteDeadline); Stop closes it first.
+func (p *Process) Stdin() *os.File { return p.stdin }
+
+// PID is the child's process id, which is also its process group's.
+func (p *Process) PID() int { return p.pid }
+
+// Started is when the child was started.
+func (p *Process) Started() time.Time { return p.started }
+
+// Exited is closed once the child has exited, its pipes are drained and
+// its exit is recorded (ExitStatus).
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitStatus describes how the process ended: "exit status 1" or
+// "signal: killed". Empty while it runs.
+func (p *Process) ExitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == nil {
+		if p.waitErr != nil {
+			return p.waitErr.Error()
+		}
+		return ""
+	}
+	return p.state.String()
+}
+
+// StderrTail is the last lines of the child's stderr, up to 10 of them,
+// masked, each cut at 500 bytes, joined with " | "; "" if it wrote none.
+func (p *Process) StderrTail() string { return p.tail.String() }

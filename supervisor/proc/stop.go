@@ -1,0 +1,89 @@
+package proc
+
+import (
+	"context"
+	"syscall"
+	"time"
+)
+
+// StopTimeouts are the waits of the stop sequence (SPEC §7.6; STYLE §4;
+// MCP 2025-06-18 lifecycle §Shutdown/stdio): close stdin, wait CloseWait;
+// SIGTERM the process group, wait TermWait; then SIGKILL the group. A
+// zero field takes its default.
+type StopTimeouts struct {
+	CloseWait time.Duration // default defaultCloseWait (2 s)
+	TermWait  time.Duration // default defaultTermWait (2 s)
+}
+
+const (
+	// defaultCloseWait is how long a child may take to exit by itself once
+	// its stdin is closed, the polite end of an MCP stdio connection.
+	defaultCloseWait = 2 * time.Second
+	// defaultTermWait is how long its process group may take to exit after
+	// SIGTERM before it is killed.
+	defaultTermWait = 2 * time.Second
+	// stderrDrain bounds how long a child's stderr is still read after the
+	// child has exited and its group was killed. Only a grandchild that
+	// left the group (setsid) can hold the pipe open past that; the pipe is
+	// then closed, and what the grandchild writes later is not logged.
+	stderrDrain = 2 * time.Second
+	// stdoutDrain bounds how long, after the child has exited and its
+	// group was killed, the reader may still take to reach the end of its
+	// stdout. As with stderr, only a grandchild that left the group can
+	// hold it open; the pipe is then closed, which ends the reader.
+	stdoutDrain = 1 * time.Second
+)
+
+func (t StopTimeouts) withDefaults() StopTimeouts {
+	if t.CloseWait <= 0 {
+		t.CloseWait = defaultCloseWait
+	}
+	if t.TermWait <= 0 {
+		t.TermWait = defaultTermWait
+	}
+	return t
+}
+
+// Stop runs the stop sequence and returns once the child has exited and
+// its exit is recorded. ctx cuts the graceful waits short: the group is
+// then killed at once. It may be called more than once, and concurrently.
+func (p *Process) Stop(ctx context.Context, t StopTimeouts) {
+	t = t.withDefaults()
+	p.stdin.Close()
+	if p.WaitFor(ctx, t.CloseWait) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	if p.WaitFor(ctx, t.TermWait) {
+		return
+	}
+	p.Kill()
+	<-p.exited
+}
+
+// WaitFor waits up to d for the child to exit (Exited), or until ctx
+// ends, and reports whether it exited.
+func (p *Process) WaitFor(ctx context.Context, d time.Duration) bool {
+	return within(ctx, p.exited, d)
+}
+
+// Kill sends SIGKILL to the whole process group at once. It does not
+// wait: Exited says when the child is gone.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+}
+
+// within waits up to d for done to close, or until ctx ends, and reports
+// whether done closed. d is always one of the named waits above.
+func within(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}

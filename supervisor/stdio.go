@@ -1,0 +1,133 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+)
+
+// writeTimeout bounds one write to a server's stdin. A server that stops
+// reading for this long is considered hung and is killed, so a call never
+// hangs on a full pipe.
+const writeTimeout = 10 * time.Second
+
+// stdio is the transport over a child's stdin and stdout (MCP
+// basic/transports "stdio"; SPEC §7.4): one JSON-RPC message per line,
+// each way. Its reader, read, runs on the run's serveRun goroutine and
+// hands each message to conn.dispatch; a line that is not JSON-RPC is
+// logged and skipped.
+type stdio struct {
+	conn *conn
+	proc *proc.Process
+	mu   sync.Mutex // one write at a time, so lines never interleave
+}
+
+// newStdio makes the stdio transport over p's pipes the transport of c.
+func newStdio(c *conn, p *proc.Process) *stdio {
+	t := &stdio{conn: c, proc: p}
+	c.transport = t
+	return t
+}
+
+// send writes msg and a newline to the child's stdin, within
+// writeTimeout; past it the child is killed (its run then ends and fails
+// its calls).
+func (t *stdio) send(msg []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.proc.Stdin()
+	_ = w.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := w.Write(append(msg, '\n')); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.conn.log.Line(t.conn.name, "[gateway] server stopped reading stdin; killing it")
+			t.proc.Kill()
+		}
+		return fmt.Errorf("write to server stdin: %w", err)
+	}
+	return nil
+}
+
+// read reads the server's stdout until EOF, or a line with no end in
+// sight, and hands each message to conn.dispatch. Its caller,
+// Upstream.serveRun, then ends the run and fails the pending calls.
+func (t *stdio) read(r io.Reader) {
+	c := t.conn
+	rd := jsonrpc.NewReader(r)
+	for {
+		line, err := rd.ReadLine()
+		if err != nil {
+			var long *jsonrpc.LineTooLongError
+			if errors.As(err, &long) {
+				if long.Unterminated {
+					// Endless output: nothing more can be read from this
+					// run. serveRun stops it and fails its calls.
+					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
+					return
+				}
+				t.tooLong(long)
+				continue
+			}
+			return
+		}
+		if len(line) == 0 {
+			continue
+		}
+		msg, err := jsonrpc.Decode(line)
+		if err != nil {
+			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
+			t.undecodable(line, err)
+			continue
+		}
+		c.dispatch(msg)
+	}
+}
+
+// tooLong fails the call whose response is too long to read, if its id
+// can be found: near the start of the line as soon as it crosses the
+// limit, or near its end once it ends.
+func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
+	if !e.Partial {
+		t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
+	}
+	for _, part := range [][]byte{e.Head, e.Tail} {
+		if id, ok := findID(part); ok {
+			t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+				Message: fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", jsonrpc.DefaultMaxLine>>20)})
+			return
+		}
+	}
+}
+
+// undecodable fails the call a JSON-looking line answered, if its id can
+// be found at the start of the line (a response nested too deep to decode,
+// say), so the call does not wait for an answer that already came.
+func (t *stdio) undecodable(line []byte, err error) {
+	if len(line) == 0 || line[0] != '{' {
+		return
+	}
+	if id, ok := findID(line[:min(len(line), 256)]); ok {
+		t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)})
+	}
+}
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?\d+)`)
+
+// findID looks for a numeric "id" member in a fragment of a JSON-RPC
+// message: a line too long or too deep to decode.
+func findID(fragment []byte) (int64, bool) {
+	m := idPattern.FindSubmatch(fragment)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(m[1]), 10, 64)
+	return n, err == nil
+}
