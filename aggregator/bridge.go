@@ -378,8 +378,9 @@ const cancelFirstWait = time.Second
 // token is the caller's token digest, for requestStates (state.go).
 func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
 
-// Session is the call's own: a modern client has no session.
-func (bc *bridgeCall) Session() string { return "modern:" + bc.key() }
+// ClientID is the call's own: a modern client has no session, and the
+// gateway tells apart only the calls it makes.
+func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
 
 // Client: a modern client; a modern server's InputRequiredResult comes
 // back to it as sent, and the request's own _meta is kept.

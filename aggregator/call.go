@@ -106,19 +106,19 @@ func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 	if c.route.tool != c.name {
 		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(c.route.tool))
 	}
-	res, served, err := c.route.upstream.CallRun(ctx, c.run, c.method, params, c.peer)
-	if d := (*supervisor.DetachedCall)(nil); errors.As(err, &d) {
-		return callOutcome{served: served, rt: c.route, detached: d}
+	rep, err := c.route.upstream.CallRun(ctx, c.run, c.method, params, c.peer)
+	if rep.Detached != nil {
+		return callOutcome{served: rep.Run, rt: c.route, detached: rep.Detached}
 	}
-	return resultOf(ctx, c.route, res, served, err)
+	return resultOf(ctx, c.route, rep.Result, rep.Run, err)
 }
 
 // awaitDetached waits, on ctx (the call's own, in place of its
 // request's), for the end of a call whose peer detached (o.detached) and
 // returns what call would have.
 func awaitDetached(ctx context.Context, o callOutcome) callOutcome {
-	res, served, err := o.detached.Wait(ctx)
-	return resultOf(ctx, o.rt, res, served, err)
+	rep, err := o.detached.Wait(ctx)
+	return resultOf(ctx, o.rt, rep.Result, rep.Run, err)
 }
 
 // resultOf is step 4, a call's outcome as the client gets it: an error as a

@@ -46,8 +46,8 @@ func (p *peer) wantsLevel(params json.RawMessage) bool {
 	return logLevels[level] >= logLevels[min]
 }
 
-// Session identifies the client session.
-func (p *peer) Session() string { return p.s.id }
+// ClientID is the session's id: a legacy client is its session.
+func (p *peer) ClientID() string { return p.s.id }
 
 // Client describes the session's legacy client for a modern upstream's
 // request _meta (SPEC §7.8): the capabilities and clientInfo it sent at

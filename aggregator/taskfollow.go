@@ -114,10 +114,11 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 			return nil, "", f.abandon(ctx, ctx.Err())
 		case <-wait.C:
 		}
-		var err error
-		if res, _, err = f.up.CallRun(ctx, f.run, "tasks/get", f.params(), f.p); err != nil {
+		rep, err := f.up.CallRun(ctx, f.run, "tasks/get", f.params(), f.p)
+		if err != nil {
 			return nil, "", f.abandon(ctx, err)
 		}
+		res = rep.Result
 		wait.Reset(pollEvery(res, key))
 	}
 }
@@ -128,7 +129,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 func (f *follower) abandon(ctx context.Context, err error) error {
 	cctx, cancel := context.WithTimeout(f.h.baseCtx, relayTimeout)
 	defer cancel()
-	_, _, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
+	_, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
 	if ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
@@ -175,7 +176,8 @@ func (f *follower) legacy(ctx context.Context) (json.RawMessage, error) {
 	if _, _, err := f.poll(ctx, nil, "pollInterval"); err != nil {
 		return nil, err
 	}
-	res, _, err := f.up.CallRun(ctx, f.run, "tasks/result", f.params(), f.p)
+	rep, err := f.up.CallRun(ctx, f.run, "tasks/result", f.params(), f.p)
+	res := rep.Result
 	var rpcErr *jsonrpc.Error
 	if err != nil && errors.As(err, &rpcErr) && ctx.Err() == nil {
 		return nil, rpcErr // the task's own outcome

@@ -171,7 +171,8 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 	req.Params = withoutMember(req.Params, "task")
 }
 
-// modernBase is the Session and Client of a modern gateway-made task.
+// modernBase is the ClientID and Client of a modern gateway-made task (or
+// of the gateway's own polls for a modern caller).
 type modernBase struct {
 	id   string
 	info supervisor.ClientInfo
@@ -181,7 +182,7 @@ func (b *modernBase) Notify(context.Context, string, json.RawMessage) {}
 func (b *modernBase) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no client to ask"}
 }
-func (b *modernBase) Session() string               { return "modern-task:" + b.id }
+func (b *modernBase) ClientID() string              { return "modern-task:" + b.id }
 func (b *modernBase) Client() supervisor.ClientInfo { return b.info }
 
 // renderModern is the extension's Task (CreateTaskResult when resultType

@@ -47,7 +47,7 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 	t := &task{id: newTaskID(), owner: owner, kind: taskRelayed, created: time.Now(), ttl: ttl,
 		relayedTask: &relayedTask{up: o.rt.upstream, run: o.served, upID: upID}}
 	if err := h.tasks.add(t); err != nil {
-		_, _, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		_, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return t, nil
@@ -95,7 +95,7 @@ func (h *handler) bindRelayed(t *task, bound context.Context) {
 		h.tasks.remove(t, nil)
 		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
 		defer cancel()
-		_, _, _ = t.up.CallRun(ctx, t.run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.upID))+`}`), nil)
+		_, _ = t.up.CallRun(ctx, t.run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.upID))+`}`), nil)
 	})
 }
 
@@ -119,7 +119,8 @@ func (h *handler) relayTask(ctx context.Context, t *task, method string, params 
 	if p != nil {
 		p = relatedPeer{p, t}
 	}
-	res, _, err := t.up.CallRun(ctx, t.run, method, params, p)
+	rep, err := t.up.CallRun(ctx, t.run, method, params, p)
+	res := rep.Result
 	if errors.Is(err, supervisor.ErrRunEnded) {
 		h.tasks.remove(t, nil)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(

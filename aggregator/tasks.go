@@ -332,5 +332,5 @@ func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMe
 	}
 }
 
-func (p *taskPeer) Session() string               { return p.base.Session() }
+func (p *taskPeer) ClientID() string              { return p.base.ClientID() }
 func (p *taskPeer) Client() supervisor.ClientInfo { return p.base.Client() }

@@ -32,8 +32,9 @@ import (
 //     that run, or fails with ErrRunEnded if it has ended; nothing is
 //     started for it.
 //   - Detach: a peer that is a Detacher may stop waiting while the call
-//     goes on upstream; DetachedCall.Wait, called by a goroutine of the
-//     caller's, then returns what CallRun would have (detach.go).
+//     goes on upstream: CallRun's Reply then holds the call that goes on
+//     (Reply.Detached), and its Wait, called by a goroutine of the
+//     caller's, returns what CallRun would have (detach.go).
 //   - While it runs, a call is counted in its run's active calls, so that
 //     a graceful restart lets it finish first (reload.go); a detached
 //     call stays counted until its Wait returns.
@@ -49,10 +50,12 @@ type Peer interface {
 	// elicitation/create, roots/list) and returns the client's result. A
 	// *jsonrpc.Error is passed back to the server as it is.
 	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Session identifies the client session, so that what a server sends
-	// outside any request is relayed only when one session can have caused
-	// it.
-	Session() string
+	// ClientID identifies the calling client as far as the gateway can
+	// tell clients apart (a legacy session; a modern client, which has no
+	// session, is its call), so that what a server sends outside any
+	// request (stdio ties it to none) is relayed only when one client can
+	// have caused it.
+	ClientID() string
 	// Client describes the calling client for a modern upstream's request
 	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
 	// whether the client takes an InputRequiredResult itself (Modern) or
@@ -62,10 +65,21 @@ type Peer interface {
 
 // Call sends a request (tools/call) to the server, starting it first if it
 // is not running (SPEC §7.2), and returns the raw result. It is CallRun on
-// any run; see there for modern servers and errors.
+// any run with a peer that does not detach; see there for modern servers
+// and errors.
 func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
-	res, _, err := u.CallRun(ctx, 0, method, params, peer)
-	return res, err
+	rep, err := u.CallRun(ctx, 0, method, params, peer)
+	return rep.Result, err
+}
+
+// Reply is how a call CallRun made came back: the server's result, raw
+// (nil with an error), and the number of the run that served it; or, when
+// the call's peer detached (a Detacher), Detached, the call that goes on
+// upstream, whose Wait returns the rest.
+type Reply struct {
+	Result   json.RawMessage
+	Run      uint64
+	Detached *DetachedCall
 }
 
 // ErrRunEnded is CallRun's error when the run it names is no longer the
@@ -74,7 +88,7 @@ func (u *Upstream) Call(ctx context.Context, method string, params json.RawMessa
 var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
 
 // CallRun sends a request to one run (process) of the server and returns
-// the raw result and the number of the run that served it. num 0 means
+// its Reply: the raw result and the number of the run that served it. num 0 means
 // any: the live run, started first if none is (SPEC §7.2). A non-zero num
 // that is not the live process's fails at once with an error naming the
 // server and matching ErrRunEnded; nothing is started for it.
@@ -87,26 +101,25 @@ var ErrRunEnded = errors.New("the server process that held this request's state 
 // for a legacy client the supervisor asks it through peer.Request and
 // retries on the same run, round after round (mrtr.go; SPEC §4.6).
 // Retries of a modern client's rounds go to the run that answered, so
-// the caller passes servedBy back as num.
+// the caller passes Reply.Run back as num.
 //
 // Upstream JSON-RPC errors come back as *jsonrpc.Error unchanged, and
 // ctx's errors as they are; other errors name the server and say why
 // (exited with status and stderr tail, backing off, …). A peer that is a
-// Detacher and detaches while the call waits gets a *DetachedCall, whose
-// Wait returns the rest (detach.go).
-func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (result json.RawMessage, servedBy uint64, err error) {
+// Detacher and detaches while the call waits gets a Reply whose Detached
+// is the call, going on (detach.go); its Run is the run it goes on on.
+func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (Reply, error) {
 	u.calls.Add(1)
 	r, err := u.acquireRun(ctx, num)
 	if err != nil {
-		return nil, 0, err
+		return Reply{}, err
 	}
-	res, err := u.exchange(ctx, r, method, params, peer)
-	var w *detachedWait
-	if errors.As(err, &w) {
-		return nil, r.num, &DetachedCall{wait: func(ctx context.Context) (json.RawMessage, uint64, error) {
-			res, err := w.c.await(ctx, w.id, w.pc, nil, nil)
+	res, w, err := u.exchange(ctx, r, method, params, peer)
+	if w != nil {
+		return Reply{Run: r.num, Detached: &DetachedCall{wait: func(ctx context.Context) (Reply, error) {
+			res, _, err := w.c.await(ctx, w.id, w.pc, nil, nil)
 			return u.endCall(r, res, err)
-		}}
+		}}}, nil
 	}
 	return u.endCall(r, res, err)
 }
@@ -153,18 +166,20 @@ func (u *Upstream) acquire(ctx context.Context) (*run, error) {
 // exchange makes one call on run r. For a legacy client of a modern
 // server it also runs the InputRequiredResult rounds (inputRounds); any
 // other result, a nil peer's included, is returned as the server sent it.
-func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
-	res, err := r.conn.call(ctx, method, params, peer)
-	if err != nil || r.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
-		return res, err
+// A call whose peer detached comes back as its wait (w).
+func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *detachedWait, err error) {
+	res, w, err = r.conn.roundTrip(ctx, method, params, peer)
+	if err != nil || w != nil || r.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
+		return res, w, err
 	}
-	return inputRounds(ctx, r.conn, method, params, peer, res)
+	res, err = inputRounds(ctx, r.conn, method, params, peer, res)
+	return res, nil, err
 }
 
 // endCall ends a call on run r: it leaves r's active calls, marks r as
 // having served when the server answered, and names the server in an
 // error that is not the server's own or ctx's.
-func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (json.RawMessage, uint64, error) {
+func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (Reply, error) {
 	defer r.active.Done()
 	var rpcErr *jsonrpc.Error
 	if err == nil || errors.As(err, &rpcErr) {
@@ -172,9 +187,9 @@ func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (json.RawMess
 	}
 	if err != nil {
 		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, r.num, err
+			return Reply{Run: r.num}, err
 		}
-		return nil, r.num, fmt.Errorf("server %q: %w", u.name, err)
+		return Reply{Run: r.num}, fmt.Errorf("server %q: %w", u.name, err)
 	}
-	return res, r.num, nil
+	return Reply{Result: res, Run: r.num}, nil
 }

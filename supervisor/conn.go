@@ -109,28 +109,37 @@ func (c *conn) fail(err error) {
 	}
 }
 
-// call sends a request and waits for its response, ctx, or the death of the
-// connection. If params carry _meta.progressToken, the upstream sees the
-// gateway's own token (this request's id) and progress notifications are
-// relayed to peer with the client's token put back. If ctx ends first,
-// notifications/cancelled goes upstream and a late response is dropped.
-// Upstream JSON-RPC errors are returned as *jsonrpc.Error, unchanged.
+// call is roundTrip for a request whose peer does not detach (nil, or not
+// a Detacher): the gateway's own requests, and an MRTR round's retry.
 func (c *conn) call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, _, err := c.roundTrip(ctx, method, params, peer)
+	return res, err
+}
+
+// roundTrip sends a request and waits for its response, ctx, or the death
+// of the connection. If params carry _meta.progressToken, the upstream
+// sees the gateway's own token (this request's id) and progress
+// notifications are relayed to peer with the client's token put back. If
+// ctx ends first, notifications/cancelled goes upstream and a late
+// response is dropped. Upstream JSON-RPC errors are returned as
+// *jsonrpc.Error, unchanged. A peer that detaches gets w, the call's
+// wait, instead (await).
+func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *detachedWait, err error) {
 	// Read before the request goes out: the server may ask, and so
 	// detach, before this goroutine runs again after the write.
 	detach, gone := detachOf(peer)
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
 	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx}
-	params, err := c.stamp(pc, id, params)
+	params, err = c.stamp(pc, id, params)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
 	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	c.pending[id] = pc
 	c.mu.Unlock()
@@ -138,17 +147,16 @@ func (c *conn) call(ctx context.Context, method string, params json.RawMessage, 
 	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
-		return nil, err
+		return nil, nil, err
 	}
 	return c.await(ctx, id, pc, detach, gone)
 }
 
 // await waits for the reply to call id: the server's, or ctx's end or
 // gone closing (the server then gets notifications/cancelled). When
-// detach closes first, it returns a *detachedWait at once, and the call
-// stays pending: its wait is this one's, without detach or gone
-// (detach.go).
-func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (json.RawMessage, error) {
+// detach closes first, it returns w at once, and the call stays pending:
+// its wait is this one's, without detach or gone (detach.go).
+func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (res json.RawMessage, w *detachedWait, err error) {
 	var r reply
 	select {
 	case r = <-pc.reply:
@@ -159,10 +167,10 @@ func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 		c.cancelCall(id)
 		r.err = context.Canceled
 	case <-detach:
-		return nil, &detachedWait{c: c, id: id, pc: pc}
+		return nil, &detachedWait{c: c, id: id, pc: pc}, nil
 	}
 	c.endNotes(pc)
-	return r.result, r.err
+	return r.result, nil, r.err
 }
 
 // cancelCall drops call id and, if it was still pending, tells the server

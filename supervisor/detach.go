@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // This file lets a caller stop waiting for a call that goes on: a modern
@@ -13,8 +12,8 @@ import (
 // costs no goroutine of its own.
 
 // A Detacher is a Peer whose caller may stop waiting for its call: once
-// the channel Detach returns is closed (nil: never), CallRun returns a
-// *DetachedCall at once, and the call goes on upstream. A channel closed
+// the channel Detach returns is closed (nil: never), CallRun returns at
+// once a Reply whose Detached is the call, which goes on upstream. A channel closed
 // already when a call starts does not detach it: a peer used again for
 // another call (a relayed task's tasks/cancel) waits for that one. Until then, Gone
 // closing (nil: never) cancels the call as ctx's end would (the server
@@ -27,21 +26,19 @@ type Detacher interface {
 	Gone() <-chan struct{}
 }
 
-// DetachedCall is the error CallRun returns when its peer detached (see
-// Detacher). The call is still pending, and still counted in its run's
-// active calls (a graceful restart waits for it). Wait blocks until it
-// ends and returns what CallRun would have; call it exactly once, from the
-// goroutine that now owns the call.
+// DetachedCall is a call whose peer detached (see Detacher), as CallRun's
+// Reply holds it: the call goes on, still pending, and still counted in
+// its run's active calls (a graceful restart waits for it). Wait blocks
+// until it ends and returns what CallRun would have; call it exactly
+// once, from the goroutine that now owns the call.
 type DetachedCall struct {
-	wait func(ctx context.Context) (json.RawMessage, uint64, error)
+	wait func(ctx context.Context) (Reply, error)
 }
 
-func (d *DetachedCall) Error() string { return "the caller stopped waiting; the call goes on" }
-
-// Wait returns the call's result, the run that served it, and its error,
-// as CallRun would have. ctx takes the place of CallRun's from here: the
+// Wait returns the call's Reply (never detached) and its error, as
+// CallRun would have. ctx takes the place of CallRun's from here: the
 // caller's own may end with the request that detached.
-func (d *DetachedCall) Wait(ctx context.Context) (json.RawMessage, uint64, error) {
+func (d *DetachedCall) Wait(ctx context.Context) (Reply, error) {
 	return d.wait(ctx)
 }
 
@@ -52,8 +49,6 @@ type detachedWait struct {
 	id int64
 	pc *pendingCall
 }
-
-func (w *detachedWait) Error() string { return "detached" }
 
 // startedAttached is detach, or nil when it is closed already (see
 // Detacher).

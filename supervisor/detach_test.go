@@ -37,7 +37,8 @@ func (p *detachingPeer) Request(_ context.Context, method string, params json.Ra
 	}
 }
 
-// A Detacher's call returns a *DetachedCall as soon as it detaches, while
+// A Detacher's call returns a Reply holding the call (Detached) as soon as
+// it detaches, while
 // the server still waits for its answer; Wait then gives the call's
 // result once the server has it (the MRTR bridge's parked call, SPEC §4.6).
 // A call that never detaches returns as usual; a detached one goes on
@@ -45,15 +46,15 @@ func (p *detachingPeer) Request(_ context.Context, method string, params json.Ra
 func TestDetachedCallGoesOn(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	p := &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}
-	_, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), p)
-	var d *DetachedCall
-	if !errors.As(err, &d) {
-		t.Fatalf("CallRun = %v, want a *DetachedCall once the server asked", err)
+	rep, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), p)
+	d := rep.Detached
+	if err != nil || d == nil {
+		t.Fatalf("CallRun = %+v, %v; want a detached call once the server asked", rep, err)
 	}
 	waited := make(chan string, 1)
 	go func() {
-		res, run, err := d.Wait(context.Background())
-		waited <- string(res) + " " + errString(err) + " run>0:" + map[bool]string{true: "yes", false: "no"}[run > 0]
+		rep, err := d.Wait(context.Background())
+		waited <- string(rep.Result) + " " + errString(err) + " run>0:" + map[bool]string{true: "yes", false: "no"}[rep.Run > 0]
 	}()
 	select {
 	case got := <-waited:
@@ -72,30 +73,31 @@ func TestDetachedCallGoesOn(t *testing.T) {
 
 	// Not asked anything: no detach.
 	q := &detachingPeer{detach: make(chan struct{})}
-	if res, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), q); err != nil || !strings.Contains(string(res), "hi") {
-		t.Errorf("echo with a Detacher peer: %s %v", res, err)
+	if rep, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), q); err != nil || rep.Detached != nil || !strings.Contains(string(rep.Result), "hi") {
+		t.Errorf("echo with a Detacher peer: %+v %v", rep, err)
 	}
 
 	// Detached: CallRun's ctx no longer governs the call (it may be the
 	// request's, which ends when the request does); Wait's does.
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}
-	if _, _, err = u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); !errors.As(err, &d) {
-		t.Fatalf("CallRun = %v, want a *DetachedCall", err)
+	if rep, err = u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); err != nil || rep.Detached == nil {
+		t.Fatalf("CallRun = %+v, %v; want a detached call", rep, err)
 	}
+	d = rep.Detached
 	cancel()
 	r.answer <- json.RawMessage(`{"action":"accept","content":{"n":8}}`)
-	if res, _, err := d.Wait(context.Background()); err != nil || !strings.Contains(string(res), `\"n\":8`) {
-		t.Errorf("Wait after CallRun's ctx ended = %s %v, want the result", res, err)
+	if rep, err := d.Wait(context.Background()); err != nil || !strings.Contains(string(rep.Result), `\"n\":8`) {
+		t.Errorf("Wait after CallRun's ctx ended = %s %v, want the result", rep.Result, err)
 	}
 	// Wait's ctx ending cancels the call.
 	r = &detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage)}
-	if _, _, err = u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); !errors.As(err, &d) {
-		t.Fatalf("CallRun = %v, want a *DetachedCall", err)
+	if rep, err = u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), r); err != nil || rep.Detached == nil {
+		t.Fatalf("CallRun = %+v, %v; want a detached call", rep, err)
 	}
 	waitCtx, waitCancel := context.WithCancel(context.Background())
 	waitCancel()
-	if _, _, err := d.Wait(waitCtx); !errors.Is(err, context.Canceled) {
+	if _, err := rep.Detached.Wait(waitCtx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Wait on an ended ctx = %v, want context.Canceled", err)
 	}
 	select { // let the server's request end with the test
@@ -121,7 +123,7 @@ func TestGoneCancelsAnAttachedCall(t *testing.T) {
 	p := &detachingPeer{detach: make(chan struct{}), gone: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
-		_, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":30000,"started":"`+started+`"}}`), p)
+		_, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"sleep","arguments":{"ms":30000,"started":"`+started+`"}}`), p)
 		errc <- err
 	}()
 	fakeserver.WaitFile(t, started)
@@ -167,19 +169,22 @@ func (p *slowPeer) Request(ctx context.Context, method string, params json.RawMe
 func TestServerAsksBeforeTheCallerWaits(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	p := &slowPeer{detachingPeer: detachingPeer{detach: make(chan struct{}), answer: make(chan json.RawMessage, 1)}, asked: make(chan struct{})}
-	errc := make(chan error, 1)
+	type called struct {
+		rep Reply
+		err error
+	}
+	returned := make(chan called, 1)
 	go func() {
-		_, _, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), p)
-		errc <- err
+		rep, err := u.CallRun(context.Background(), 0, "tools/call", json.RawMessage(`{"name":"elicit"}`), p)
+		returned <- called{rep, err}
 	}()
 	select {
-	case err := <-errc:
-		var d *DetachedCall
-		if !errors.As(err, &d) {
-			t.Fatalf("CallRun = %v, want a *DetachedCall", err)
+	case c := <-returned:
+		if c.err != nil || c.rep.Detached == nil {
+			t.Fatalf("CallRun = %+v, %v; want a detached call", c.rep, c.err)
 		}
 		p.answer <- json.RawMessage(`{"action":"decline"}`)
-		if _, _, err := d.Wait(context.Background()); err != nil {
+		if _, err := c.rep.Detached.Wait(context.Background()); err != nil {
 			t.Errorf("Wait = %v", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -23,7 +23,7 @@ type sessionPeer struct {
 	blockedOnce sync.Once
 }
 
-func (p *sessionPeer) Session() string { return p.id }
+func (p *sessionPeer) ClientID() string { return p.id }
 
 func (p *sessionPeer) Client() ClientInfo { return ClientInfo{} }
 

@@ -56,7 +56,7 @@ type modernPeer struct {
 	requests []string
 }
 
-func (p *modernPeer) Session() string    { return p.session }
+func (p *modernPeer) ClientID() string   { return p.session }
 func (p *modernPeer) Client() ClientInfo { return p.client }
 
 func (p *modernPeer) Notify(_ context.Context, method string, params json.RawMessage) {
@@ -302,7 +302,8 @@ func TestModernInputRequiredPassesToModernClient(t *testing.T) {
 	p := &modernPeer{session: "m", client: ClientInfo{Modern: true, Capabilities: json.RawMessage(`{"elicitation":{}}`)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, run, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1}}`), p)
+	rep, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"mrtr","arguments":{"rounds":1}}`), p)
+	res, run := rep.Result, rep.Run
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,8 @@ func TestModernInputRequiredPassesToModernClient(t *testing.T) {
 		t.Fatalf("result (-want +got):\n%s", diff)
 	}
 	retry := `{"name":"mrtr","arguments":{"rounds":1},"inputResponses":{"ask":{"action":"accept","content":{"name":"zed"}}},"requestState":"` + state + `"}`
-	res, servedBy, err := u.CallRun(ctx, run, "tools/call", json.RawMessage(retry), p)
+	rep, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(retry), p)
+	res, servedBy := rep.Result, rep.Run
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +332,8 @@ func TestCallRunOnAnEndedRunIsAClearError(t *testing.T) {
 	_, u, _ := modernFake(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, run, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	rep, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	run := rep.Run
 	if err != nil || run == 0 {
 		t.Fatalf("first call: run %d, err %v", run, err)
 	}
@@ -338,7 +341,7 @@ func TestCallRunOnAnEndedRunIsAClearError(t *testing.T) {
 		t.Fatalf("crash: err = %v, want the server's exit", err)
 	}
 	waitFor(t, func() bool { return u.Status().State == StateExited })
-	_, _, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	_, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
 	if !errors.Is(err, ErrRunEnded) {
 		t.Fatalf("call on the ended run: err = %v, want ErrRunEnded", err)
 	}
@@ -346,11 +349,12 @@ func TestCallRunOnAnEndedRunIsAClearError(t *testing.T) {
 	if st := u.Status(); st.State != StateExited {
 		t.Errorf("a call on an ended run started the server: state %s", st.State)
 	}
-	_, run2, err := u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	rep, err = u.CallRun(ctx, 0, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
+	run2 := rep.Run
 	if err != nil || run2 == run {
 		t.Fatalf("call on any run: run %d (old %d), err %v", run2, run, err)
 	}
-	if _, _, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{}}`), nil); !errors.Is(err, ErrRunEnded) {
+	if _, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{}}`), nil); !errors.Is(err, ErrRunEnded) {
 		t.Errorf("call on the old run after a restart: err = %v, want ErrRunEnded", err)
 	}
 }

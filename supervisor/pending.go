@@ -96,23 +96,23 @@ func (c *conn) forget(id int64) bool {
 }
 
 // soleCaller returns the most recent pending call with a client, if every
-// pending call with a client comes from the same session; else nil. With
-// logsOnly, only calls that asked for log messages count. Call with c.mu
-// held.
+// pending call with a client comes from the same client (Peer.ClientID);
+// else nil. With logsOnly, only calls that asked for log messages count.
+// Call with c.mu held.
 func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 	var (
-		best    int64
-		pc      *pendingCall
-		session string
+		best   int64
+		pc     *pendingCall
+		client string
 	)
 	for id, p := range c.pending {
 		if p.peer == nil || (logsOnly && !p.logs) {
 			continue
 		}
-		if pc != nil && p.peer.Session() != session {
+		if pc != nil && p.peer.ClientID() != client {
 			return nil
 		}
-		session = p.peer.Session()
+		client = p.peer.ClientID()
 		if pc == nil || id > best {
 			best, pc = id, p
 		}

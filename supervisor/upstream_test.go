@@ -241,7 +241,7 @@ func (p *recordingPeer) Notify(_ context.Context, method string, params json.Raw
 	p.notes = append(p.notes, method+" "+string(params))
 }
 
-func (p *recordingPeer) Session() string { return "s1" }
+func (p *recordingPeer) ClientID() string { return "s1" }
 
 func (p *recordingPeer) Client() ClientInfo { return ClientInfo{} }
 
