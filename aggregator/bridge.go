@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file bridges server-to-client requests for modern clients (MCP
@@ -291,118 +289,4 @@ func (bc *bridgeCall) missingCapabilities(reqs json.RawMessage) map[string]struc
 		return true
 	})
 	return missing
-}
-
-// The supervisor.Peer of a bridged call.
-var _ supervisor.Peer = (*bridgeCall)(nil)
-
-// Notify relays progress and log messages (at or above the request's
-// logLevel) on the attached response; while parked they are dropped.
-func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMessage) {
-	bc.mu.Lock()
-	out, level := bc.out, bc.level
-	bc.mu.Unlock()
-	if out == nil || !logPasses(method, params, level) {
-		return
-	}
-	_ = out.Event(jsonrpc.Notification(method, params))
-}
-
-// logPasses reports whether a modern caller that asked for log level
-// level ("" for none) gets the notification: any but a log message, and
-// a log message at or above level (MCP 2026-07-28 logging: a request
-// without _meta's logLevel gets no log messages).
-func logPasses(method string, params json.RawMessage, level string) bool {
-	if method != "notifications/message" {
-		return true
-	}
-	raw, _ := jsonrpc.Member(params, "level")
-	l, _ := jsonrpc.Text(raw)
-	return level != "" && logLevels[l] >= logLevels[level]
-}
-
-// Request parks the call on a legacy server's server-to-client request
-// and returns the client's answer from its retry. A client without the
-// capability gets none: the server gets -32601 (SPEC §4.6).
-func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !clientCan(bc.caps, method) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, capabilityOf(method))}
-	}
-	if bc.h.parkedCount() >= maxParked {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("%s: %d calls already wait for their clients' input; the gateway parks no more", method, maxParked)}
-	}
-	bc.mu.Lock()
-	bc.keys++
-	key := capabilityOf(method) + "-" + strconv.Itoa(bc.keys)
-	bc.mu.Unlock()
-	a := &ask{key: key, method: method, params: params, answer: make(chan json.RawMessage, 1)}
-	if !bc.detachNow() { // the request's goroutine now awaits the asks
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the call that asked has ended"}
-	}
-	// The call's own context from here, not the request's that started it
-	// (given as ctx), which ends when the call parks.
-	ctx := bc.ctx
-	select {
-	case bc.asks <- a:
-	case <-ctx.Done():
-		bc.cancelledFirst()
-		return nil, ctx.Err()
-	}
-	select {
-	case v := <-a.answer:
-		return v, nil
-	case <-ctx.Done():
-		bc.cancelledFirst()
-		return nil, ctx.Err()
-	}
-}
-
-// cancelledFirst waits, within cancelFirstWait, for a cancelled call's
-// end, so that its notifications/cancelled reaches the server before the
-// error for the server's request does: the server might otherwise answer
-// the call first and never learn it was cancelled.
-func (bc *bridgeCall) cancelledFirst() {
-	select {
-	case <-bc.ended:
-	case <-time.After(cancelFirstWait):
-	}
-}
-
-// cancelFirstWait bounds how long a cancelled call's pending
-// server-to-client request waits for the call's own cancellation to be
-// sent upstream first.
-const cancelFirstWait = time.Second
-
-// token is the caller's token digest, for requestStates (state.go).
-func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
-
-// ClientID is the call's own: a modern client has no session, and the
-// gateway tells apart only the calls it makes.
-func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
-
-// Client: a modern client; a modern server's InputRequiredResult comes
-// back to it as sent, and the request's own _meta is kept.
-func (bc *bridgeCall) Client() supervisor.ClientInfo { return supervisor.ClientInfo{Modern: true} }
-
-// capabilityOf names the client capability a server-to-client request
-// needs.
-func capabilityOf(method string) string {
-	switch method {
-	case "sampling/createMessage":
-		return "sampling"
-	case "elicitation/create":
-		return "elicitation"
-	case "roots/list":
-		return "roots"
-	}
-	return method
-}
-
-func orEmpty(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("{}")
-	}
-	return b
 }

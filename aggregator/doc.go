@@ -1,31 +1,38 @@
 // Package aggregator owns what clients see (SPEC §3, §4): the merged tool
-// registry and its collision naming, and the MCP Streamable HTTP endpoint
-// on /mcp: the gateway's own relay, which reads only each message's
-// envelope and passes every other byte through as the client or server
-// wrote it.
+// registry, and the MCP Streamable HTTP endpoint on /mcp: the gateway's
+// own relay, which reads only each message's envelope and passes every
+// other byte through as the client or server wrote it. Its leaves are
+// packages of their own: wire (framing: a body's messages, an answer as
+// JSON or SSE), names (exported names, §4.2) and reqstate (the sealed
+// MRTR requestState, §4.6).
 //
-// Where to find a rule:
+// Where to find a rule, in the order a request meets them:
 //
-//	http.go       Handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3)
-//	transport.go  /mcp by HTTP method, version header, Accept, error bodies
+//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3)
+//	transport.go  /mcp by HTTP method, version header, Accept
 //	post.go       POST: body limits, session rule, batches, 202
-//	envelope.go   parsing a body into messages (ids, methods) (§4.3)
-//	sessions.go   the session table: cap, idle expiry, DELETE (§3.5)
-//	get.go        the GET stream and list_changed fan-out (§3.6, §4.5)
-//	stream.go     a response as JSON or SSE, keep-alive, write limits
-//	methods.go    initialize, ping, logging/setLevel, tools/list (§3.8)
-//	gateway.go    tools/call routing and the registry swap (§4.3, §4.5)
-//	relay.go      what a server sends during a call, to its client (§4.3)
-//	modern.go     MCP 2026-07-28 requests (§3.1, §3.10)
-//	registry.go, names.go  the merged list and collision naming (§4.1, §4.2)
-//	bridge.go, state.go    server-to-client requests across eras (§4.6)
-//	park.go, detach.go     parking a call for its client's retry; running it
-//	                       on its request until the server asks (§4.6)
-//	tasktable.go  task ids, their binding to callers, limits, TTL (§4.7)
+//	sessions.go   the legacy session table: cap, idle expiry, DELETE (§3.5)
+//	methods.go    a session's method table: initialize, ping, logging/setLevel,
+//	              tools/list, tools/call (§3.7, §3.8)
+//	modern.go     MCP 2026-07-28 requests (§3.1, §3.10); headers.go checks
+//	              their headers against the body
+//	call.go       the spine of every tools/call: route, check, call, result
+//	              (§4.3, §4.4), and what hangs off it
+//	peer.go       what a server sends during a session's call, to its client
+//	bridge.go     a modern client's call: attached, detached, parked, resumed
+//	              (§4.6); bridgepeer.go its Peer side; park.go the rounds and
+//	              expiry; detach.go running it on its request until the
+//	              server asks
+//	get.go        a session's GET stream and list_changed fan-out (§3.6, §4.5)
+//	listen.go     subscriptions/listen streams (§3.10, §4.5)
+//	gateway.go    the Gateway: the registry swap, shutdown (§4.5, §7.6)
+//	registry.go   the merged list (§4.1, §4.4)
+//	health.go     the /health document (§3.3)
+//	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
-//	tasklegacy.go the task methods of a legacy session (§4.7)
-//	taskrelay.go  servers' own tasks, routed by task id to their process
+//	tasklegacy.go the task methods of a legacy session
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
+//	taskrelay.go  servers' own tasks, routed by task id to their process
 //	tasknotify.go task status notifications, to the creator only
 //	taskpoll.go   a relayed task's changes, polled for its creator's listen
 //	taskfollow.go a server's task followed for a caller of the other era
