@@ -1,0 +1,249 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sequentialCalls makes n calls one after another and returns their
+// latencies in µs.
+func sequentialCalls(ctx context.Context, call callFunc, params []byte, n int) ([]float64, error) {
+	lat := make([]float64, n)
+	for i := range n {
+		t0 := time.Now()
+		res, err := call(ctx, "tools/call", params)
+		lat[i] = micros(time.Since(t0))
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(res, []byte("hello")) {
+			return nil, fmt.Errorf("unexpected result %s", truncate(res, 200))
+		}
+	}
+	return lat, nil
+}
+
+// interleaved makes n timed sequential calls with each of calls, in
+// blocks that alternate between them (the first caller rotates), so that
+// noise on the shared machine hits every caller alike. It returns each
+// caller's latencies (µs) and its CPU per call: this process first, then
+// each of pids.
+func interleaved(ctx context.Context, calls []callFunc, n int, pids ...int) ([][]float64, [][]float64, error) {
+	const blocks = 50
+	lat := make([][]float64, len(calls))
+	cpu := make([][]time.Duration, len(calls))
+	for k := range calls {
+		lat[k] = make([]float64, 0, n)
+		cpu[k] = make([]time.Duration, 1+len(pids))
+	}
+	for b := range blocks {
+		size := n / blocks
+		if b == blocks-1 {
+			size = n - size*(blocks-1)
+		}
+		for j := range calls {
+			k := (b + j) % len(calls)
+			self0, p0 := SelfCPU(), procCPUs(pids)
+			l, err := sequentialCalls(ctx, calls[k], echoParams, size)
+			if err != nil {
+				return nil, nil, err
+			}
+			self1, p1 := SelfCPU(), procCPUs(pids)
+			lat[k] = append(lat[k], l...)
+			cpu[k][0] += self1 - self0
+			for i := range pids {
+				cpu[k][1+i] += p1[i] - p0[i]
+			}
+		}
+	}
+	per := make([][]float64, len(calls))
+	for k := range calls {
+		per[k] = make([]float64, len(cpu[k]))
+		for i, d := range cpu[k] {
+			per[k][i] = perCall(d, n)
+		}
+	}
+	return lat, per, nil
+}
+
+// sequential is figure 1: Calls sequential tools/call after Warmup, direct
+// then through a gateway with that one server. With detailed (the Go
+// echo), it also measures the floor proxy, modern (MCP 2026-07-28) calls
+// beside legacy ones through the floor and the gateway (interleaved, same
+// process), splits the CPU per call between client, daemon and upstream,
+// and measures the TCPSession and go-sdk clients.
+func (r *runner) sequential(ctx context.Context, name string, argv []string, detailed bool) error {
+	cfg := r.cfg
+	// Direct.
+	c, err := StartStdio(argv)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.Initialize(ctx); err != nil {
+		return err
+	}
+	if _, err := sequentialCalls(ctx, c.Call, echoParams, cfg.Warmup); err != nil {
+		return err
+	}
+	self0, up0 := SelfCPU(), ProcCPU(c.PID())
+	lat, err := sequentialCalls(ctx, c.Call, echoParams, cfg.Calls)
+	if err != nil {
+		return err
+	}
+	self1, up1 := SelfCPU(), ProcCPU(c.PID())
+	c.Close()
+	r.add("seq."+name+".p50", "direct", percentile(lat, 50))
+	r.add("seq."+name+".p99", "direct", percentile(lat, 99))
+	if !detailed {
+		return r.sequentialGateway(ctx, name, argv, false)
+	}
+	// The direct call is the same in both eras: the gateway speaks legacy
+	// JSON-RPC to a legacy server either way.
+	for _, id := range []string{"seq." + name + ".modern.p50", "seq." + name + ".tcpclient.p50"} {
+		r.add(id, "direct", percentile(lat, 50))
+	}
+	r.add("seq."+name+".modern.p99", "direct", percentile(lat, 99))
+	r.add("cpu.seq.client", "direct", perCall(self1-self0, cfg.Calls))
+	r.add("cpu.seq.upstream", "direct", perCall(up1-up0, cfg.Calls))
+	if cfg.SDKCalls > 0 {
+		if err := r.sdkFigures(ctx, "direct", func() (*mcp.ClientSession, error) { return sdkStdio(ctx, argv) }, false); err != nil {
+			return err
+		}
+		// go-sdk's direct call is legacy stdio in both rows.
+		v := r.vals["client.sdk.p50"]["direct"]
+		r.add("client.sdk.modern.p50", "direct", v[len(v)-1])
+	}
+	if err := r.sequentialFloor(ctx, name, argv); err != nil {
+		return err
+	}
+	return r.sequentialGateway(ctx, name, argv, true)
+}
+
+// sequentialGateway is the gateway side of figure 1.
+func (r *runner) sequentialGateway(ctx context.Context, name string, argv []string, detailed bool) error {
+	cfg := r.cfg
+	g, err := r.launch(ctx, config(map[string]string{name: runCmd(argv)}), cfg.TempDir)
+	if err != nil {
+		return err
+	}
+	defer g.Stop()
+	hc := NewHTTPClient(g.URL, g.Token)
+	defer hc.CloseIdle()
+	s, err := hc.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Warmup); err != nil {
+		return err
+	}
+	if !detailed {
+		lat, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Calls)
+		if err != nil {
+			return err
+		}
+		r.add("seq."+name+".p50", "gateway", percentile(lat, 50))
+		r.add("seq."+name+".p99", "gateway", percentile(lat, 99))
+		s.Close()
+		return g.Stop()
+	}
+	m := hc.Modern()
+	if _, err := sequentialCalls(ctx, m.Call, echoParams, cfg.Warmup); err != nil {
+		return err
+	}
+	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, cfg.Calls, g.PID, g.upstreamPID(0))
+	if err != nil {
+		return err
+	}
+	for k, era := range []string{"", ".modern"} {
+		r.add("seq."+name+era+".p50", "gateway", percentile(lat[k], 50))
+		r.add("seq."+name+era+".p99", "gateway", percentile(lat[k], 99))
+		r.add("cpu.seq"+era+".client", "gateway", cpu[k][0])
+		r.add("cpu.seq"+era+".daemon", "gateway", cpu[k][1])
+		r.add("cpu.seq"+era+".upstream", "gateway", cpu[k][2])
+	}
+	p50, err := tcpClientP50(ctx, g.URL, g.Token, cfg)
+	if err != nil {
+		return err
+	}
+	r.add("seq."+name+".tcpclient.p50", "gateway", p50)
+	if cfg.SDKCalls > 0 {
+		for _, v := range []string{LegacyVersion, ModernVersion} {
+			connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, g.URL, g.Token, v) }
+			if err := r.sdkFigures(ctx, "gateway", connect, v == ModernVersion); err != nil {
+				return err
+			}
+		}
+	}
+	s.Close()
+	return g.Stop()
+}
+
+// sequentialFloor measures the sequential calls through the floor proxy,
+// legacy and modern interleaved as through the gateway (the floor forwards
+// either without looking at _meta or the headers: what the larger modern
+// request costs HTTP itself), and go-sdk's legacy client through it.
+func (r *runner) sequentialFloor(ctx context.Context, name string, argv []string) error {
+	f, err := StartFloor(r.cfg.Bin.Floor, argv)
+	if err != nil {
+		return err
+	}
+	defer f.Stop()
+	hc := NewHTTPClient(f.URL, "")
+	defer hc.CloseIdle()
+	s, err := hc.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	m := hc.Modern()
+	for _, call := range []callFunc{s.Call, m.Call} {
+		if _, err := sequentialCalls(ctx, call, echoParams, r.cfg.Warmup); err != nil {
+			return err
+		}
+	}
+	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, r.cfg.Calls, f.PID())
+	if err != nil {
+		return err
+	}
+	for k, era := range []string{"", ".modern"} {
+		r.add("seq."+name+era+".p50", "floor", percentile(lat[k], 50))
+		r.add("seq."+name+era+".p99", "floor", percentile(lat[k], 99))
+		r.add("cpu.seq"+era+".client", "floor", cpu[k][0])
+		r.add("cpu.seq"+era+".daemon", "floor", cpu[k][1])
+	}
+	p50, err := tcpClientP50(ctx, f.URL, "", r.cfg)
+	if err != nil {
+		return err
+	}
+	r.add("seq."+name+".tcpclient.p50", "floor", p50)
+	if r.cfg.SDKCalls > 0 {
+		connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, f.URL, "", LegacyVersion) }
+		if err := r.sdkFigures(ctx, "floor", connect, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tcpClientP50 is the sequential p50 through url with TCPSession, the
+// client without net/http's Transport.
+func tcpClientP50(ctx context.Context, url, token string, cfg Config) (float64, error) {
+	s, err := DialSession(ctx, url, token)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	if _, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Warmup); err != nil {
+		return 0, err
+	}
+	lat, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Calls)
+	if err != nil {
+		return 0, err
+	}
+	return percentile(lat, 50), nil
+}

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ready is figure 3: `mcp-gateway --config` with n fake servers that each
+// take StartDelay to answer initialize (launcher start → exit 0), against
+// the slowest of n such servers spawned directly in parallel
+// (spawn → initialize response).
+func (r *runner) ready(ctx context.Context) error {
+	cfg := r.cfg
+	argv := []string{cfg.Bin.Echo, "--start-delay", cfg.StartDelay.String()}
+	for _, n := range cfg.ReadyServers {
+		times := make([]time.Duration, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := StartStdio(argv)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer c.Close()
+				at, err := c.Initialize(ctx)
+				times[i], errs[i] = at.Sub(c.Started()), err
+			}()
+		}
+		wg.Wait()
+		slowest := time.Duration(0)
+		for i := range n {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			slowest = max(slowest, times[i])
+		}
+		servers := map[string]string{}
+		for i := range n {
+			servers[fmt.Sprintf("s%d", i+1)] = runCmd(argv)
+		}
+		g, err := r.launch(ctx, config(servers), cfg.TempDir)
+		if err != nil {
+			return err
+		}
+		if err := g.Stop(); err != nil {
+			return err
+		}
+		id := fmt.Sprintf("ready.%d", n)
+		r.add(id, "direct", millis(slowest))
+		r.add(id, "gateway", millis(g.Ready))
+	}
+	return nil
+}
