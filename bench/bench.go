@@ -10,8 +10,8 @@
 package bench
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -139,7 +139,17 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	return r.results(time.Since(start)), nil
 }
 
+// echoParams are the params of the echo call most figures make.
 var echoParams = []byte(`{"name":"echo","arguments":{"message":"hello"}}`)
+
+// echoed returns err, or an error if res, a call's result, does not hold
+// the echoed "hello".
+func echoed(res []byte, err error) error {
+	if err == nil && !bytes.Contains(res, []byte("hello")) {
+		err = fmt.Errorf("unexpected result %s", truncate(res, 200))
+	}
+	return err
+}
 
 type callFunc func(ctx context.Context, method string, params []byte) ([]byte, error)
 
@@ -149,20 +159,6 @@ func procCPUs(pids []int) []time.Duration {
 		out[i] = ProcCPU(p)
 	}
 	return out
-}
-
-func (r *runner) launch(ctx context.Context, config string, dir string) (*Gateway, error) {
-	return LaunchGateway(ctx, r.cfg.Bin.Gateway, config, dir, r.cfg.GatewayEnv...)
-}
-
-// config renders a gateway config of local servers: name → runCmd.
-func config(servers map[string]string) string {
-	m := map[string]map[string]string{}
-	for name, cmd := range servers {
-		m[name] = map[string]string{"runCmd": cmd}
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }
 
 func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

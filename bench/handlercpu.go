@@ -47,29 +47,32 @@ import (
 // load of the shared machine moves both medians by more than their
 // difference from one run to the next, and a pair alike.
 func (r *runner) handlerCPU(ctx context.Context) error {
-	p, err := StartInproc(r.cfg.Bin.Echo)
+	in, err := startInprocGateway(r.cfg.Bin.Echo)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	s, err := p.hc.NewSession(ctx)
+	defer in.close()
+	s, err := in.open(ctx, eraLegacy)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	legacy, err := s.Wire("tools/call", echoParams)
 	if err != nil {
 		return err
 	}
 	for _, m := range []struct {
-		id   string
-		sess *Session
-	}{{"cpu.handler.modern", p.hc.Modern()}, {"cpu.handler.askable", p.hc.ModernAskable()}} {
-		modern, err := m.sess.Wire("tools/call", echoParams)
+		id  string
+		era era
+	}{{"cpu.handler.modern", eraModern}, {"cpu.handler.askable", eraAskable}} {
+		sess, err := in.open(ctx, m.era)
 		if err != nil {
 			return err
 		}
-		cpu, err := serveTimed(p.Handler, [2][]byte{legacy, modern}, r.cfg.Warmup, r.cfg.HandlerCalls)
+		modern, err := sess.Wire("tools/call", echoParams)
+		if err != nil {
+			return err
+		}
+		cpu, err := serveTimed(in.proc.Handler, [2][]byte{legacy, modern}, r.cfg.Warmup, r.cfg.HandlerCalls)
 		if err != nil {
 			return err
 		}
@@ -79,7 +82,7 @@ func (r *runner) handlerCPU(ctx context.Context) error {
 		r.add(m.id, "gateway", percentile(cpu[1], 50))
 		r.add(m.id+".diff", "gateway", percentile(pairDiffs(cpu[1], cpu[0]), 50))
 	}
-	return nil
+	return in.close()
 }
 
 // pairDiffs is a[i] − b[i] for each i: the difference of two calls made

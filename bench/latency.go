@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,11 +15,8 @@ func sequentialCalls(ctx context.Context, call callFunc, params []byte, n int) (
 		t0 := time.Now()
 		res, err := call(ctx, "tools/call", params)
 		lat[i] = micros(time.Since(t0))
-		if err != nil {
+		if err := echoed(res, err); err != nil {
 			return nil, err
-		}
-		if !bytes.Contains(res, []byte("hello")) {
-			return nil, fmt.Errorf("unexpected result %s", truncate(res, 200))
 		}
 	}
 	return lat, nil
@@ -77,16 +72,26 @@ func interleaved(ctx context.Context, calls []callFunc, n int, pids ...int) ([][
 // process), splits the CPU per call between client, daemon and upstream,
 // and measures the TCPSession and go-sdk clients.
 func (r *runner) sequential(ctx context.Context, name string, argv []string, detailed bool) error {
+	if err := r.sequentialDirect(ctx, name, argv, detailed); err != nil {
+		return err
+	}
+	if detailed {
+		if err := r.sequentialFloor(ctx, name, argv); err != nil {
+			return err
+		}
+	}
+	return r.sequentialGateway(ctx, name, argv, detailed)
+}
+
+// sequentialDirect is the direct side of figure 1, and of go-sdk's client
+// with detailed.
+func (r *runner) sequentialDirect(ctx context.Context, name string, argv []string, detailed bool) error {
 	cfg := r.cfg
-	// Direct.
-	c, err := StartStdio(argv)
+	c, err := startDirect(ctx, argv)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if _, err := c.Initialize(ctx); err != nil {
-		return err
-	}
 	if _, err := sequentialCalls(ctx, c.Call, echoParams, cfg.Warmup); err != nil {
 		return err
 	}
@@ -100,7 +105,7 @@ func (r *runner) sequential(ctx context.Context, name string, argv []string, det
 	r.add("seq."+name+".p50", "direct", percentile(lat, 50))
 	r.add("seq."+name+".p99", "direct", percentile(lat, 99))
 	if !detailed {
-		return r.sequentialGateway(ctx, name, argv, false)
+		return nil
 	}
 	// The direct call is the same in both eras: the gateway speaks legacy
 	// JSON-RPC to a legacy server either way.
@@ -118,70 +123,27 @@ func (r *runner) sequential(ctx context.Context, name string, argv []string, det
 		v := r.vals["client.sdk.p50"]["direct"]
 		r.add("client.sdk.modern.p50", "direct", v[len(v)-1])
 	}
-	if err := r.sequentialFloor(ctx, name, argv); err != nil {
-		return err
-	}
-	return r.sequentialGateway(ctx, name, argv, true)
+	return nil
 }
 
 // sequentialGateway is the gateway side of figure 1.
 func (r *runner) sequentialGateway(ctx context.Context, name string, argv []string, detailed bool) error {
-	cfg := r.cfg
-	g, err := r.launch(ctx, config(map[string]string{name: runCmd(argv)}), cfg.TempDir)
+	gw, err := r.startGateway(ctx, map[string]string{name: runCmd(argv)})
 	if err != nil {
 		return err
 	}
-	defer g.Stop()
-	hc := NewHTTPClient(g.URL, g.Token)
-	defer hc.CloseIdle()
-	s, err := hc.NewSession(ctx)
+	defer gw.close()
+	if detailed {
+		g := gw.proc
+		err = r.sequentialEras(ctx, name, gw, seqSide{side: "gateway", url: g.URL, token: g.Token,
+			pids: []int{g.PID, g.upstreamPID(0)}, sdk: []string{LegacyVersion, ModernVersion}})
+	} else {
+		err = r.sequentialLegacy(ctx, name, gw)
+	}
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	if _, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Warmup); err != nil {
-		return err
-	}
-	if !detailed {
-		lat, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Calls)
-		if err != nil {
-			return err
-		}
-		r.add("seq."+name+".p50", "gateway", percentile(lat, 50))
-		r.add("seq."+name+".p99", "gateway", percentile(lat, 99))
-		s.Close()
-		return g.Stop()
-	}
-	m := hc.Modern()
-	if _, err := sequentialCalls(ctx, m.Call, echoParams, cfg.Warmup); err != nil {
-		return err
-	}
-	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, cfg.Calls, g.PID, g.upstreamPID(0))
-	if err != nil {
-		return err
-	}
-	for k, era := range []string{"", ".modern"} {
-		r.add("seq."+name+era+".p50", "gateway", percentile(lat[k], 50))
-		r.add("seq."+name+era+".p99", "gateway", percentile(lat[k], 99))
-		r.add("cpu.seq"+era+".client", "gateway", cpu[k][0])
-		r.add("cpu.seq"+era+".daemon", "gateway", cpu[k][1])
-		r.add("cpu.seq"+era+".upstream", "gateway", cpu[k][2])
-	}
-	p50, err := tcpClientP50(ctx, g.URL, g.Token, cfg)
-	if err != nil {
-		return err
-	}
-	r.add("seq."+name+".tcpclient.p50", "gateway", p50)
-	if cfg.SDKCalls > 0 {
-		for _, v := range []string{LegacyVersion, ModernVersion} {
-			connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, g.URL, g.Token, v) }
-			if err := r.sdkFigures(ctx, "gateway", connect, v == ModernVersion); err != nil {
-				return err
-			}
-		}
-	}
-	s.Close()
-	return g.Stop()
+	return gw.close()
 }
 
 // sequentialFloor measures the sequential calls through the floor proxy,
@@ -189,41 +151,91 @@ func (r *runner) sequentialGateway(ctx context.Context, name string, argv []stri
 // either without looking at _meta or the headers: what the larger modern
 // request costs HTTP itself), and go-sdk's legacy client through it.
 func (r *runner) sequentialFloor(ctx context.Context, name string, argv []string) error {
-	f, err := StartFloor(r.cfg.Bin.Floor, argv)
+	fl, err := r.startFloor(argv)
 	if err != nil {
 		return err
 	}
-	defer f.Stop()
-	hc := NewHTTPClient(f.URL, "")
-	defer hc.CloseIdle()
-	s, err := hc.NewSession(ctx)
+	defer fl.close()
+	f := fl.proc
+	if err := r.sequentialEras(ctx, name, fl, seqSide{side: "floor", url: f.URL, pids: []int{f.PID()}, sdk: []string{LegacyVersion}}); err != nil {
+		return err
+	}
+	return fl.close()
+}
+
+// sequentialLegacy is the gateway side of figure 1 without detail: Calls
+// calls in a legacy session, after Warmup.
+func (r *runner) sequentialLegacy(ctx context.Context, name string, e httpSide) error {
+	s, err := e.open(ctx, eraLegacy)
 	if err != nil {
 		return err
 	}
-	m := hc.Modern()
+	if _, err := sequentialCalls(ctx, s.Call, echoParams, r.cfg.Warmup); err != nil {
+		return err
+	}
+	lat, err := sequentialCalls(ctx, s.Call, echoParams, r.cfg.Calls)
+	if err != nil {
+		return err
+	}
+	r.add("seq."+name+".p50", "gateway", percentile(lat, 50))
+	r.add("seq."+name+".p99", "gateway", percentile(lat, 99))
+	return nil
+}
+
+// seqSide is an HTTP side of figure 1 in detail: the floor proxy or the
+// gateway.
+type seqSide struct {
+	side       string // "floor" or "gateway"
+	url, token string
+	pids       []int    // the server's (cpu.seq.*.daemon), then the upstream's (cpu.seq.*.upstream), if measured
+	sdk        []string // the protocol versions go-sdk's client is measured in
+}
+
+// cpuSeqWho names the CPU figures of interleaved's columns: this process,
+// then seqSide.pids.
+var cpuSeqWho = []string{"client", "daemon", "upstream"}
+
+// sequentialEras is figure 1 in detail through one HTTP side: a legacy
+// session and a modern caller, Warmup calls of each, then Calls of each
+// interleaved, with the CPU per call of this process and of side.pids;
+// then the TCPSession client and go-sdk's client.
+func (r *runner) sequentialEras(ctx context.Context, name string, e httpSide, side seqSide) error {
+	cfg := r.cfg
+	s, err := e.open(ctx, eraLegacy)
+	if err != nil {
+		return err
+	}
+	m, err := e.open(ctx, eraModern)
+	if err != nil {
+		return err
+	}
 	for _, call := range []callFunc{s.Call, m.Call} {
-		if _, err := sequentialCalls(ctx, call, echoParams, r.cfg.Warmup); err != nil {
+		if _, err := sequentialCalls(ctx, call, echoParams, cfg.Warmup); err != nil {
 			return err
 		}
 	}
-	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, r.cfg.Calls, f.PID())
+	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, cfg.Calls, side.pids...)
 	if err != nil {
 		return err
 	}
 	for k, era := range []string{"", ".modern"} {
-		r.add("seq."+name+era+".p50", "floor", percentile(lat[k], 50))
-		r.add("seq."+name+era+".p99", "floor", percentile(lat[k], 99))
-		r.add("cpu.seq"+era+".client", "floor", cpu[k][0])
-		r.add("cpu.seq"+era+".daemon", "floor", cpu[k][1])
+		r.add("seq."+name+era+".p50", side.side, percentile(lat[k], 50))
+		r.add("seq."+name+era+".p99", side.side, percentile(lat[k], 99))
+		for i, who := range cpuSeqWho[:len(cpu[k])] {
+			r.add("cpu.seq"+era+"."+who, side.side, cpu[k][i])
+		}
 	}
-	p50, err := tcpClientP50(ctx, f.URL, "", r.cfg)
+	p50, err := tcpClientP50(ctx, side.url, side.token, cfg)
 	if err != nil {
 		return err
 	}
-	r.add("seq."+name+".tcpclient.p50", "floor", p50)
-	if r.cfg.SDKCalls > 0 {
-		connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, f.URL, "", LegacyVersion) }
-		if err := r.sdkFigures(ctx, "floor", connect, false); err != nil {
+	r.add("seq."+name+".tcpclient.p50", side.side, p50)
+	if cfg.SDKCalls == 0 {
+		return nil
+	}
+	for _, v := range side.sdk {
+		connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, side.url, side.token, v) }
+		if err := r.sdkFigures(ctx, side.side, connect, v == ModernVersion); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,12 +19,44 @@ func (r *runner) memory(ctx context.Context) error {
 	for i := range cfg.MemServers {
 		servers[string(rune('a'+i))] = runCmd([]string{cfg.Bin.Echo})
 	}
-	g, err := r.launch(ctx, config(servers), cfg.TempDir)
+	gw, err := r.startGateway(ctx, servers)
 	if err != nil {
 		return err
 	}
-	defer g.Stop()
+	defer gw.close()
 	time.Sleep(500 * time.Millisecond) // let the daemon settle after start
+	if err := r.memoryIdle(gw.proc); err != nil {
+		return err
+	}
+	first, err := gw.open(ctx, eraLegacy)
+	if err != nil {
+		return err
+	}
+	tools, err := toolNames(ctx, first)
+	if err != nil {
+		return err
+	}
+	rest, retries, err := openSessions(ctx, gw, cfg.MemSessions-1)
+	if err != nil {
+		return err
+	}
+	r.add("mem.sessions.retries", "gateway", float64(retries))
+	if err := spreadCalls(ctx, append([]*Session{first}, rest...), tools, cfg.MemCalls); err != nil {
+		return err
+	}
+	after, err := ReadMem(gw.proc.PID)
+	if err != nil {
+		return err
+	}
+	r.add("mem.sessions.rss", "gateway", mib(after.RSS))
+	r.add("mem.sessions.hwm", "gateway", mib(after.HWM))
+	r.add("mem.sessions.anon", "gateway", mib(after.Anon))
+	return gw.close()
+}
+
+// memoryIdle reads the idle daemon's memory, and its shims' and
+// upstreams' (per server, from /health).
+func (r *runner) memoryIdle(g *Gateway) error {
 	idle, err := ReadMem(g.PID)
 	if err != nil {
 		return err
@@ -45,39 +76,30 @@ func (r *runner) memory(ctx context.Context) error {
 	r.add("mem.shim.rss", "gateway", shimRSS)
 	r.add("mem.shim.anon", "gateway", shimAnon)
 	r.add("mem.upstream.rss", "gateway", upRSS)
+	return nil
+}
 
-	hc := NewHTTPClient(g.URL, g.Token)
-	defer hc.CloseIdle()
-	first, err := hc.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	tools, err := toolNames(ctx, first)
-	if err != nil {
-		return err
-	}
-	sessions := make([]*Session, cfg.MemSessions)
-	sessions[0] = first
-	// Sessions are opened by up to 16 clients at once. Concurrent
-	// initializes near the cap can get a 503 although fewer than
-	// MaxSessions sessions exist (sessionCap counts a session that go-sdk
-	// has registered but whose initialize is still in flight twice), so a
-	// 503 is retried and counted.
+// openSessions opens n legacy sessions, up to 16 at once, and returns
+// them with the number of 503s it retried.
+//
+// Concurrent initializes near the cap can get a 503 although fewer than
+// MaxSessions sessions exist (sessionCap counts a session that go-sdk has
+// registered but whose initialize is still in flight twice), so a 503 is
+// retried and counted.
+func openSessions(ctx context.Context, e httpSide, n int) ([]*Session, int64, error) {
+	sessions := make([]*Session, n)
 	var retries atomic.Int64
-	errs := make([]error, cfg.MemSessions)
+	errs := make([]error, n)
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
 	for i := range sessions {
-		if sessions[i] != nil {
-			continue
-		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			for try := 0; ; try++ {
-				sessions[i], errs[i] = hc.NewSession(ctx)
+				sessions[i], errs[i] = e.open(ctx, eraLegacy)
 				if errs[i] == nil || !strings.Contains(errs[i].Error(), "HTTP 503") || try == 50 {
 					return
 				}
@@ -89,23 +111,25 @@ func (r *runner) memory(ctx context.Context) error {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
-	r.add("mem.sessions.retries", "gateway", float64(retries.Load()))
+	return sessions, retries.Load(), nil
+}
+
+// spreadCalls makes calls echo calls on each of sessions at once, each
+// call to the next of tools, so that every server gets its share.
+func spreadCalls(ctx context.Context, sessions []*Session, tools []string, calls int) error {
+	errs := make([]error, len(sessions))
+	var wg sync.WaitGroup
 	for i := range sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range cfg.MemCalls {
+			for j := range calls {
 				tool := tools[(i+j)%len(tools)]
 				params := []byte(`{"name":"` + tool + `","arguments":{"message":"hello"}}`)
-				res, err := sessions[i].Call(ctx, "tools/call", params)
-				if err == nil && !bytes.Contains(res, []byte("hello")) {
-					err = fmt.Errorf("unexpected result %s", truncate(res, 200))
-				}
-				if err != nil {
-					errs[i] = err
+				if errs[i] = echoed(sessions[i].Call(ctx, "tools/call", params)); errs[i] != nil {
 					return
 				}
 			}
@@ -117,17 +141,7 @@ func (r *runner) memory(ctx context.Context) error {
 			return err
 		}
 	}
-	after, err := ReadMem(g.PID)
-	if err != nil {
-		return err
-	}
-	r.add("mem.sessions.rss", "gateway", mib(after.RSS))
-	r.add("mem.sessions.hwm", "gateway", mib(after.HWM))
-	r.add("mem.sessions.anon", "gateway", mib(after.Anon))
-	for _, s := range sessions {
-		s.Close()
-	}
-	return g.Stop()
+	return nil
 }
 
 func toolNames(ctx context.Context, s *Session) ([]string, error) {

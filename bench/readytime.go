@@ -15,45 +15,55 @@ func (r *runner) ready(ctx context.Context) error {
 	cfg := r.cfg
 	argv := []string{cfg.Bin.Echo, "--start-delay", cfg.StartDelay.String()}
 	for _, n := range cfg.ReadyServers {
-		times := make([]time.Duration, n)
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c, err := StartStdio(argv)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				defer c.Close()
-				at, err := c.Initialize(ctx)
-				times[i], errs[i] = at.Sub(c.Started()), err
-			}()
-		}
-		wg.Wait()
-		slowest := time.Duration(0)
-		for i := range n {
-			if errs[i] != nil {
-				return errs[i]
-			}
-			slowest = max(slowest, times[i])
+		slowest, err := readyDirect(ctx, argv, n)
+		if err != nil {
+			return err
 		}
 		servers := map[string]string{}
 		for i := range n {
 			servers[fmt.Sprintf("s%d", i+1)] = runCmd(argv)
 		}
-		g, err := r.launch(ctx, config(servers), cfg.TempDir)
+		gw, err := r.startGateway(ctx, servers)
 		if err != nil {
 			return err
 		}
-		if err := g.Stop(); err != nil {
+		if err := gw.close(); err != nil {
 			return err
 		}
 		id := fmt.Sprintf("ready.%d", n)
 		r.add(id, "direct", millis(slowest))
-		r.add(id, "gateway", millis(g.Ready))
+		r.add(id, "gateway", millis(gw.proc.Ready))
 	}
 	return nil
+}
+
+// readyDirect spawns n servers argv in parallel and returns the slowest
+// one's time from spawn to its initialize response.
+func readyDirect(ctx context.Context, argv []string, n int) (time.Duration, error) {
+	times := make([]time.Duration, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := StartStdio(argv)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer c.Close()
+			at, err := c.Initialize(ctx)
+			times[i], errs[i] = at.Sub(c.Started()), err
+		}()
+	}
+	wg.Wait()
+	slowest := time.Duration(0)
+	for i := range n {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		slowest = max(slowest, times[i])
+	}
+	return slowest, nil
 }

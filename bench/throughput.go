@@ -1,16 +1,130 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
+// throughput is figure 2: Concurrency clients calling as fast as they can,
+// directly (all in flight on one pipe, as the gateway multiplexes them),
+// and through the floor proxy and the gateway: legacy with one shared
+// session, then legacy with one session each and modern (no session)
+// taking turns (rates), so that the two eras are compared in one run.
+func (r *runner) throughput(ctx context.Context) error {
+	for _, side := range []func(context.Context) error{r.throughputDirect, r.throughputFloor, r.throughputGateway} {
+		if err := side(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// throughputDirect is the direct side of figure 2: every worker's calls
+// on one StdioClient. Its rate stands beside each gateway row.
+func (r *runner) throughputDirect(ctx context.Context) error {
+	c, err := startDirect(ctx, []string{r.cfg.Bin.Echo})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	direct, cpu, err := r.rate(ctx, r.cfg.Concurrency, echoCall(c.Call), c.PID())
+	if err != nil {
+		return err
+	}
+	r.add("tput.1session", "direct", direct)
+	r.add("tput.sessions", "direct", direct)
+	r.add("tput.modern", "direct", direct)
+	r.add("cpu.tput.client", "direct", cpu[0])
+	r.add("cpu.tput.upstream", "direct", cpu[1])
+	return nil
+}
+
+// throughputFloor is the floor side of figure 2: its one session, and
+// modern requests, taking turns.
+func (r *runner) throughputFloor(ctx context.Context) error {
+	fl, err := r.startFloor([]string{r.cfg.Bin.Echo})
+	if err != nil {
+		return err
+	}
+	defer fl.close()
+	s, err := fl.open(ctx, eraLegacy)
+	if err != nil {
+		return err
+	}
+	m, err := fl.open(ctx, eraModern)
+	if err != nil {
+		return err
+	}
+	floor, cpus, err := r.rates(ctx, r.cfg.Concurrency, []workerCall{echoCall(s.Call), echoCall(m.Call)}, fl.proc.PID())
+	if err != nil {
+		return err
+	}
+	r.add("tput.1session", "floor", floor[0])
+	r.add("tput.sessions", "floor", floor[0])
+	r.add("cpu.tput.client", "floor", cpus[0][0])
+	r.add("cpu.tput.daemon", "floor", cpus[0][1])
+	r.add("tput.modern", "floor", floor[1])
+	r.add("cpu.tput.modern.daemon", "floor", cpus[1][1])
+	return fl.close()
+}
+
+// throughputGateway is the gateway side of figure 2: one shared session
+// first, then one session each and modern callers taking turns.
+func (r *runner) throughputGateway(ctx context.Context) error {
+	cfg := r.cfg
+	gw, err := r.startGateway(ctx, r.echoServer())
+	if err != nil {
+		return err
+	}
+	defer gw.close()
+	one, err := gw.open(ctx, eraLegacy)
+	if err != nil {
+		return err
+	}
+	upPID := gw.proc.upstreamPID(0)
+	shared, _, err := r.rate(ctx, cfg.Concurrency, echoCall(one.Call))
+	if err != nil {
+		return err
+	}
+	one.Close()
+	r.add("tput.1session", "gateway", shared)
+	sessions := make([]*Session, cfg.Concurrency)
+	for i := range sessions {
+		if sessions[i], err = gw.open(ctx, eraLegacy); err != nil {
+			return err
+		}
+	}
+	// One session each, and modern (no sessions; each client sends its
+	// own requests, _meta and headers on every one), taking turns.
+	m, err := gw.open(ctx, eraModern)
+	if err != nil {
+		return err
+	}
+	each, cpus, err := r.rates(ctx, cfg.Concurrency, []workerCall{
+		func(ctx context.Context, w int) error { return echoed(sessions[w].Call(ctx, "tools/call", echoParams)) },
+		echoCall(m.Call),
+	}, gw.proc.PID, upPID)
+	if err != nil {
+		return err
+	}
+	r.add("tput.sessions", "gateway", each[0])
+	r.add("cpu.tput.client", "gateway", cpus[0][0])
+	r.add("cpu.tput.daemon", "gateway", cpus[0][1])
+	r.add("cpu.tput.upstream", "gateway", cpus[0][2])
+	r.add("tput.modern", "gateway", each[1])
+	r.add("cpu.tput.modern.daemon", "gateway", cpus[1][1])
+	return gw.close()
+}
+
 // workerCall is one throughput worker's call.
 type workerCall func(ctx context.Context, worker int) error
+
+// echoCall is a worker's echo call with call, whichever the worker.
+func echoCall(call callFunc) workerCall {
+	return func(ctx context.Context, _ int) error { return echoed(call(ctx, "tools/call", echoParams)) }
+}
 
 // rate runs call from n workers for the throughput window (after a warm-up
 // of a fifth of it) and returns calls per second and the CPU per call of
@@ -33,28 +147,6 @@ const rateRounds = 4
 // throughput window. It returns each call's calls per second and CPU per
 // call of this process and of the pids.
 func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...int) ([]float64, [][]float64, error) {
-	window := func(call workerCall, d time.Duration) (int64, error) {
-		var count atomic.Int64
-		var firstErr error
-		var once sync.Once
-		stop := time.Now().Add(d)
-		var wg sync.WaitGroup
-		for w := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Now().Before(stop) {
-					if err := call(ctx, w); err != nil {
-						once.Do(func() { firstErr = err })
-						return
-					}
-					count.Add(1)
-				}
-			}()
-		}
-		wg.Wait()
-		return count.Load(), firstErr
-	}
 	rounds := 1
 	if len(calls) > 1 {
 		rounds = rateRounds
@@ -63,7 +155,7 @@ func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...i
 	elapsed := make([]time.Duration, len(calls))
 	cpu := make([][]time.Duration, len(calls))
 	for k, call := range calls {
-		if _, err := window(call, r.cfg.ThroughputDuration/5); err != nil {
+		if _, err := rateWindow(ctx, n, call, r.cfg.ThroughputDuration/5); err != nil {
 			return nil, nil, err
 		}
 		cpu[k] = make([]time.Duration, 1+len(pids))
@@ -73,7 +165,7 @@ func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...i
 			k := (round + j) % len(calls)
 			cpu0 := append([]time.Duration{SelfCPU()}, procCPUs(pids)...)
 			start := time.Now()
-			count, err := window(calls[k], r.cfg.ThroughputDuration/time.Duration(rounds))
+			count, err := rateWindow(ctx, n, calls[k], r.cfg.ThroughputDuration/time.Duration(rounds))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -97,112 +189,28 @@ func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...i
 	return rate, per, nil
 }
 
-// throughput is figure 2: Concurrency clients calling as fast as they can,
-// directly (all in flight on one pipe, as the gateway multiplexes them),
-// and through the floor proxy and the gateway: legacy with one shared
-// session, then legacy with one session each and modern (no session)
-// taking turns (rates), so that the two eras are compared in one run.
-func (r *runner) throughput(ctx context.Context) error {
-	cfg := r.cfg
-	check := func(res []byte, err error) error {
-		if err == nil && !bytes.Contains(res, []byte("hello")) {
-			err = fmt.Errorf("unexpected result %s", truncate(res, 200))
-		}
-		return err
+// rateWindow runs call from n workers, each calling again as soon as its
+// call returns, for d; it returns how many calls completed, and the first
+// error (a worker stops at its first).
+func rateWindow(ctx context.Context, n int, call workerCall, d time.Duration) (int64, error) {
+	var count atomic.Int64
+	var firstErr error
+	var once sync.Once
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				if err := call(ctx, w); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				count.Add(1)
+			}
+		}()
 	}
-	c, err := StartStdio([]string{cfg.Bin.Echo})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if _, err := c.Initialize(ctx); err != nil {
-		return err
-	}
-	direct, cpu, err := r.rate(ctx, cfg.Concurrency, func(ctx context.Context, _ int) error {
-		return check(c.Call(ctx, "tools/call", echoParams))
-	}, c.PID())
-	if err != nil {
-		return err
-	}
-	c.Close()
-	r.add("tput.1session", "direct", direct)
-	r.add("tput.sessions", "direct", direct)
-	r.add("tput.modern", "direct", direct)
-	r.add("cpu.tput.client", "direct", cpu[0])
-	r.add("cpu.tput.upstream", "direct", cpu[1])
-
-	f, err := StartFloor(cfg.Bin.Floor, []string{cfg.Bin.Echo})
-	if err != nil {
-		return err
-	}
-	defer f.Stop()
-	fc := NewHTTPClient(f.URL, "")
-	defer fc.CloseIdle()
-	fs, err := fc.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	fm := fc.Modern()
-	floor, cpus, err := r.rates(ctx, cfg.Concurrency, []workerCall{
-		func(ctx context.Context, _ int) error { return check(fs.Call(ctx, "tools/call", echoParams)) },
-		func(ctx context.Context, _ int) error { return check(fm.Call(ctx, "tools/call", echoParams)) },
-	}, f.PID())
-	if err != nil {
-		return err
-	}
-	f.Stop()
-	r.add("tput.1session", "floor", floor[0])
-	r.add("tput.sessions", "floor", floor[0])
-	r.add("cpu.tput.client", "floor", cpus[0][0])
-	r.add("cpu.tput.daemon", "floor", cpus[0][1])
-	r.add("tput.modern", "floor", floor[1])
-	r.add("cpu.tput.modern.daemon", "floor", cpus[1][1])
-
-	g, err := r.launch(ctx, config(map[string]string{"echo": runCmd([]string{cfg.Bin.Echo})}), cfg.TempDir)
-	if err != nil {
-		return err
-	}
-	defer g.Stop()
-	hc := NewHTTPClient(g.URL, g.Token)
-	defer hc.CloseIdle()
-	one, err := hc.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	upPID := g.upstreamPID(0)
-	shared, _, err := r.rate(ctx, cfg.Concurrency, func(ctx context.Context, _ int) error {
-		return check(one.Call(ctx, "tools/call", echoParams))
-	})
-	if err != nil {
-		return err
-	}
-	one.Close()
-	r.add("tput.1session", "gateway", shared)
-	sessions := make([]*Session, cfg.Concurrency)
-	for i := range sessions {
-		if sessions[i], err = hc.NewSession(ctx); err != nil {
-			return err
-		}
-		defer sessions[i].Close()
-	}
-	// One session each, and modern (no sessions; each client sends its
-	// own requests, _meta and headers on every one), taking turns.
-	m := hc.Modern()
-	each, cpus, err := r.rates(ctx, cfg.Concurrency, []workerCall{
-		func(ctx context.Context, w int) error { return check(sessions[w].Call(ctx, "tools/call", echoParams)) },
-		func(ctx context.Context, _ int) error { return check(m.Call(ctx, "tools/call", echoParams)) },
-	}, g.PID, upPID)
-	if err != nil {
-		return err
-	}
-	r.add("tput.sessions", "gateway", each[0])
-	r.add("cpu.tput.client", "gateway", cpus[0][0])
-	r.add("cpu.tput.daemon", "gateway", cpus[0][1])
-	r.add("cpu.tput.upstream", "gateway", cpus[0][2])
-	r.add("tput.modern", "gateway", each[1])
-	r.add("cpu.tput.modern.daemon", "gateway", cpus[1][1])
-	for _, s := range sessions {
-		s.Close()
-	}
-	return g.Stop()
+	wg.Wait()
+	return count.Load(), firstErr
 }
