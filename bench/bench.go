@@ -160,14 +160,3 @@ func procCPUs(pids []int) []time.Duration {
 	}
 	return out
 }
-
-func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-func millis(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-func mib(kib int64) float64          { return float64(kib) / 1024 }
-
-func perCall(d time.Duration, n int) float64 {
-	if n == 0 {
-		return 0
-	}
-	return micros(d) / float64(n)
-}
