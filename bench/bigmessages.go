@@ -99,3 +99,19 @@ func (r *runner) bigRoundTrips(ctx context.Context, side string, call callFunc, 
 	}
 	return nil
 }
+
+// bigDefs are the rows of figure 5.
+func (cfg Config) bigDefs() []figDef {
+	return []figDef{
+		{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
+		{"big.argument", fmt.Sprintf("%s argument, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
+	}
+}
+
+// size is n bytes as the rows name it: "8 MiB", "256 KiB".
+func size(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}

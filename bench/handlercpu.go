@@ -179,3 +179,20 @@ func (w *memWriter) Flush()                           {}
 func (w *memWriter) SetWriteDeadline(time.Time) error { return nil }
 func (w *memWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *memWriter) FlushError() error                { return nil }
+
+// handlerDefs are the rows of the handler-CPU figure.
+func (cfg Config) handlerDefs() []figDef {
+	return []figDef{
+		{"cpu.handler", fmt.Sprintf("Gateway CPU per tools/call, legacy: %d calls on the serving thread, in-process", cfg.HandlerCalls), "µs", nil,
+			"from the client's request bytes (parsed by net/http) to the written response, Go echo upstream; CLOCK_THREAD_CPUTIME_ID; median (handlercpu.go)"},
+		{"cpu.handler.modern", fmt.Sprintf("Gateway CPU per tools/call, modern (%s): %d calls on the serving thread, in-process", ModernVersion, cfg.HandlerCalls), "µs", nil,
+			"alternating with the legacy calls: legacy, modern, modern, legacy, …"},
+		{"cpu.handler.modern.diff", "Gateway CPU per tools/call, modern − legacy: median of the differences of calls made back to back", "µs",
+			[]target{{on: "gateway", max: true, limit: 0, text: "a modern call costs the gateway no more than a legacy one (≤ 0)"}},
+			"the pairs of the two figures above"},
+		{"cpu.handler.askable", fmt.Sprintf("Gateway CPU per tools/call, modern, client declaring %s: %d calls on the serving thread, in-process", AskableCaps, cfg.HandlerCalls), "µs", nil,
+			"its calls to a legacy server could park (MRTR); alternating with legacy calls of its own"},
+		{"cpu.handler.askable.diff", "Gateway CPU per tools/call, modern declaring capabilities − legacy: median of the differences of calls made back to back", "µs", nil,
+			"the pairs of the figure above and its legacy calls; its request repeats the capabilities (+40 bytes of _meta) that a legacy client sends once, at initialize"},
+	}
+}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -259,3 +260,39 @@ func tcpClientP50(ctx context.Context, url, token string, cfg Config) (float64, 
 	}
 	return percentile(lat, 50), nil
 }
+
+// seqP50Defs are the rows of figure 1 that its targets are judged on;
+// they open the table.
+func (cfg Config) seqP50Defs() []figDef {
+	vsFloor := target{on: "floorDiff", max: true, limit: 60, text: "added p50 ≤ floor proxy's added + 60 µs"}
+	return []figDef{
+		{"seq.echo.p50", cfg.seqCalls() + ", Go echo, legacy (" + LegacyVersion + " session): p50", "µs", []target{vsFloor}, ""},
+		{"seq.echo.modern.p50", cfg.seqCalls() + ", Go echo, modern (" + ModernVersion + ", no session): p50", "µs", []target{vsFloor},
+			"_meta and MCP-Protocol-Version, Mcp-Method, Mcp-Name on every request; interleaved with the legacy calls in blocks of a fiftieth, " +
+				"through the same gateway (and floor) process. The request is larger than a legacy one (+130 bytes of _meta, one more header): " +
+				"compare modern − legacy through the gateway with the same through the floor proxy, which treats both alike"},
+	}
+}
+
+// seqDefs are the other rows of figure 1: p99s, the TCPSession client,
+// server-everything, and the CPU per call of each process.
+func (cfg Config) seqDefs() []figDef {
+	return []figDef{
+		{"seq.echo.p99", cfg.seqCalls() + ", Go echo, legacy: p99", "µs", nil, ""},
+		{"seq.echo.modern.p99", cfg.seqCalls() + ", Go echo, modern: p99", "µs", nil, ""},
+		{"seq.echo.tcpclient.p50", cfg.seqCalls() + ", Go echo, legacy: p50 with TCPSession (no net/http Transport)", "µs", nil,
+			"the same calls from a client that reads and writes its connection itself: the part of the added latency that is net/http's client"},
+		{"seq.everything.p50", cfg.seqCalls() + ", server-everything echo: p50", "µs", nil, ""},
+		{"seq.everything.p99", cfg.seqCalls() + ", server-everything echo: p99", "µs", nil, ""},
+		{"cpu.seq.client", "CPU per sequential call: load generator, legacy", "µs", nil,
+			"direct: StdioClient; gateway: raw net/http HTTPClient (keep-alive, SSE or JSON)"},
+		{"cpu.seq.modern.client", "CPU per sequential call: load generator, modern", "µs", nil, ""},
+		{"cpu.seq.daemon", "CPU per sequential call: gateway daemon (floor: the floor proxy), legacy", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
+		{"cpu.seq.modern.daemon", "CPU per sequential call: gateway daemon (floor: the floor proxy), modern", "µs", nil, ""},
+		{"cpu.seq.upstream", "CPU per sequential call: Go echo, legacy", "µs", nil, "from /proc/<pid>/task/*/schedstat"},
+		{"cpu.seq.modern.upstream", "CPU per sequential call: Go echo, modern", "µs", nil, ""},
+	}
+}
+
+// seqCalls names figure 1's measurement in its rows.
+func (cfg Config) seqCalls() string { return fmt.Sprintf("%d sequential tools/call", cfg.Calls) }

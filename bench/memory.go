@@ -166,3 +166,22 @@ func toolNames(ctx context.Context, s *Session) ([]string, error) {
 	}
 	return names, nil
 }
+
+// memoryDefs are the rows of figure 4.
+func (cfg Config) memoryDefs() []figDef {
+	return []figDef{
+		{"mem.idle.rss", fmt.Sprintf("Daemon VmRSS, idle, %d servers", cfg.MemServers), "MiB", nil, ""},
+		{"mem.idle.hwm", fmt.Sprintf("Daemon VmHWM, idle, %d servers", cfg.MemServers), "MiB", nil, ""},
+		{"mem.idle.anon", fmt.Sprintf("Daemon RssAnon, idle, %d servers", cfg.MemServers), "MiB", []target{{on: "gateway", max: true, limit: 4, text: "≤ 4 MiB"}},
+			"VmRSS minus the mapped pages of the executable (RssFile), which every mcp-gateway process shares"},
+		{"mem.sessions.rss", fmt.Sprintf("Daemon VmRSS after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", nil,
+			"sessions opened at once and still open when measured"},
+		{"mem.sessions.hwm", fmt.Sprintf("Daemon VmHWM after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", nil, ""},
+		{"mem.sessions.anon", fmt.Sprintf("Daemon RssAnon after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", []target{{on: "gateway", max: true, limit: 24, text: "≤ 24 MiB"}}, ""},
+		{"mem.sessions.retries", "503s retried while opening those sessions, 16 at a time", "count", nil,
+			"a 503 below the cap: sessionCap counts a session twice while its initialize is in flight"},
+		{"mem.shim.rss", "Shim VmRSS, per server (not the daemon's)", "MiB", nil, "one `mcp-gateway __shim` process per server"},
+		{"mem.shim.anon", "Shim RssAnon, per server: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
+		{"mem.upstream.rss", "Go echo VmRSS, per server", "MiB", nil, ""},
+	}
+}

@@ -67,3 +67,18 @@ func readyDirect(ctx context.Context, argv []string, n int) (time.Duration, erro
 	}
 	return slowest, nil
 }
+
+// readyDefs are the rows of figure 3, one per ReadyServers; the target is
+// judged on the last.
+func (cfg Config) readyDefs() []figDef {
+	var defs []figDef
+	for i, s := range cfg.ReadyServers {
+		d := figDef{fmt.Sprintf("ready.%d", s), fmt.Sprintf("Ready time, %d server(s) with a %s start delay", s, cfg.StartDelay), "ms", nil,
+			"direct: slowest of the servers spawned in parallel, spawn → initialize response; gateway: `mcp-gateway --config` start → exit 0"}
+		if i == len(cfg.ReadyServers)-1 {
+			d.ts = []target{{on: "diff", max: true, limit: 50, text: "≤ slowest server + 50 ms"}}
+		}
+		defs = append(defs, d)
+	}
+	return defs
+}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -213,4 +214,22 @@ func rateWindow(ctx context.Context, n int, call workerCall, d time.Duration) (i
 	}
 	wg.Wait()
 	return count.Load(), firstErr
+}
+
+// throughputDefs are the rows of figure 2.
+func (cfg Config) throughputDefs() []figDef {
+	n := cfg.Concurrency
+	tputFloor := target{on: "floorRatio", max: false, limit: 0.85, text: "≥ 0.85× the floor proxy's"}
+	return []figDef{
+		{"tput.1session", fmt.Sprintf("Throughput, %d clients, legacy, 1 session", n), "calls/s", []target{tputFloor},
+			fmt.Sprintf("direct: %d calls in flight on one stdio pipe", n)},
+		{"tput.sessions", fmt.Sprintf("Throughput, %d clients, legacy, %d sessions", n, n), "calls/s", []target{tputFloor},
+			"direct: the same measurement as above; floor: one session (it has no others)"},
+		{"tput.modern", fmt.Sprintf("Throughput, %d clients, modern (no session)", n), "calls/s", []target{tputFloor},
+			"direct: the same measurement as above; floor: the same modern requests"},
+		{"cpu.tput.client", fmt.Sprintf("CPU per call at %d clients: load generator, legacy", n), "µs", nil, fmt.Sprintf("gateway side: %d sessions", n)},
+		{"cpu.tput.daemon", fmt.Sprintf("CPU per call at %d clients: gateway daemon (floor: the floor proxy), legacy", n), "µs", nil, ""},
+		{"cpu.tput.modern.daemon", fmt.Sprintf("CPU per call at %d clients: gateway daemon (floor: the floor proxy), modern", n), "µs", nil, ""},
+		{"cpu.tput.upstream", fmt.Sprintf("CPU per call at %d clients: Go echo", n), "µs", nil, ""},
+	}
 }
