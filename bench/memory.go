@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -79,16 +78,12 @@ func (r *runner) memoryIdle(g *Gateway) error {
 	return nil
 }
 
-// openSessions opens n legacy sessions, up to 16 at once, and returns
-// them with the number of 503s it retried.
-//
-// Concurrent initializes near the cap can get a 503 although fewer than
-// MaxSessions sessions exist (sessionCap counts a session that go-sdk has
-// registered but whose initialize is still in flight twice), so a 503 is
-// retried and counted.
+// openSessions opens n legacy sessions on e, up to 16 at once, and
+// returns them with the number of 503s it retried.
 func openSessions(ctx context.Context, e httpSide, n int) ([]*Session, int64, error) {
+	o := &sessionOpener{e: e}
+	o.returned.L = &o.mu
 	sessions := make([]*Session, n)
-	var retries atomic.Int64
 	errs := make([]error, n)
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
@@ -98,14 +93,7 @@ func openSessions(ctx context.Context, e httpSide, n int) ([]*Session, int64, er
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			for try := 0; ; try++ {
-				sessions[i], errs[i] = e.open(ctx, eraLegacy)
-				if errs[i] == nil || !strings.Contains(errs[i].Error(), "HTTP 503") || try == 50 {
-					return
-				}
-				retries.Add(1)
-				time.Sleep(20 * time.Millisecond)
-			}
+			sessions[i], errs[i] = o.open(ctx)
 		}()
 	}
 	wg.Wait()
@@ -114,7 +102,48 @@ func openSessions(ctx context.Context, e httpSide, n int) ([]*Session, int64, er
 			return nil, 0, err
 		}
 	}
-	return sessions, retries.Load(), nil
+	return sessions, o.retries, nil
+}
+
+// sessionOpener opens legacy sessions from several goroutines, and
+// retries a 503 once no other open is in flight.
+//
+// A 503 below the cap came from gateways before c8ba90a, whose cap
+// counted a session twice from go-sdk's registering it until its
+// initialize response started: with no initialize in flight (the client
+// has seen every response start), none is counted twice. This tree's cap
+// (aggregator/sessions.go) counts each session once, so a 503 from it
+// means the cap is reached, and the retries end at once.
+type sessionOpener struct {
+	e        httpSide
+	mu       sync.Mutex
+	returned sync.Cond // broadcast when an open returns; L is &mu
+	inFlight int       // opens sent and not yet answered
+	retries  int64     // 503s retried
+}
+
+// maxOpenTries bounds the tries of one session's open.
+const maxOpenTries = 51
+
+func (o *sessionOpener) open(ctx context.Context) (*Session, error) {
+	for try := 1; ; try++ {
+		o.mu.Lock()
+		o.inFlight++
+		o.mu.Unlock()
+		s, err := o.e.open(ctx, eraLegacy)
+		o.mu.Lock()
+		o.inFlight--
+		o.returned.Broadcast()
+		if err == nil || !strings.Contains(err.Error(), "HTTP 503") || try == maxOpenTries {
+			o.mu.Unlock()
+			return s, err
+		}
+		o.retries++
+		for o.inFlight > 0 {
+			o.returned.Wait()
+		}
+		o.mu.Unlock()
+	}
 }
 
 // spreadCalls makes calls echo calls on each of sessions at once, each
