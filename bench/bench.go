@@ -7,6 +7,10 @@
 //
 // `make bench` runs it at full size (bench/cmd/bench); `go test ./bench/`
 // runs it at a small size so that it keeps working.
+//
+// Each figure has a file of its own (latency.go, throughput.go, …) with
+// its measurement and its rows, and sets up its sides with sides.go; Run
+// lists the phases, figDefs (figures.go) the rows' order.
 package bench
 
 import (
