@@ -53,6 +53,15 @@ type Config struct {
 	// as GOGC=200; the daemon and its servers inherit it).
 	GatewayEnv []string
 
+	// Baseline, if set, is another mcp-gateway binary (an older build),
+	// measured beside the tree's build in every figure that runs the
+	// gateway binary, with BaselineEnv added to its environment; Variants
+	// are more sides of the tree's build (ab.go). Each figure gets a twin
+	// row per side, and Results.Verdicts compares them (verdicts.go).
+	Baseline    string
+	BaselineEnv []string
+	Variants    []Variant
+
 	Bin      Binaries
 	TempDir  string
 	Progress io.Writer
@@ -85,8 +94,14 @@ func ShortConfig() Config {
 // runner collects per-repetition values: id → side → one value a rep.
 type runner struct {
 	cfg  Config
-	mu   sync.Mutex
-	vals map[string]map[string][]float64
+	rep  int                      // the repetition running, from 0
+	otlp map[string]*otlpReceiver // gateway side → the receiver it exports to (ab.go)
+
+	baselineVersion string // what Config.Baseline's `version` printed
+
+	mu      sync.Mutex
+	vals    map[string]map[string][]float64
+	samples map[string]map[string][]float64 // id → side → what the A/B verdicts pair up (verdicts.go)
 }
 
 func (r *runner) add(id, side string, v float64) {
@@ -96,6 +111,21 @@ func (r *runner) add(id, side string, v float64) {
 		r.vals[id] = map[string][]float64{}
 	}
 	r.vals[id][side] = append(r.vals[id][side], v)
+}
+
+// sample records samples of figure id on side, which the A/B verdicts
+// pair with the other sides' samples in the order they were recorded
+// (verdicts.go); a figure records them in every repetition alike.
+func (r *runner) sample(id, side string, v ...float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.samples == nil {
+		r.samples = map[string]map[string][]float64{}
+	}
+	if r.samples[id] == nil {
+		r.samples[id] = map[string][]float64{}
+	}
+	r.samples[id][side] = append(r.samples[id][side], v...)
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -108,8 +138,12 @@ func (r *runner) logf(format string, args ...any) {
 // loop, so that each figure's repetitions are spread over the run and a
 // burst of noise on the shared machine hits one of them, not all.
 func Run(ctx context.Context, cfg Config) (*Results, error) {
-	r := &runner{cfg: cfg, vals: map[string]map[string][]float64{}}
+	r := &runner{cfg: cfg, vals: map[string]map[string][]float64{}, otlp: map[string]*otlpReceiver{}}
 	start := time.Now()
+	if err := r.prepareSides(ctx); err != nil {
+		return nil, err
+	}
+	defer r.closeReceivers()
 	phases := []struct {
 		key, name string
 		fn        func(context.Context) error
@@ -130,6 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"big", "large messages", r.big},
 	}
 	for rep := range cfg.Reps {
+		r.rep = rep
 		for _, ph := range phases {
 			if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, ph.key) {
 				continue

@@ -10,7 +10,8 @@ import (
 
 // big is figure 5: a BigBytes result (from a small request) and a
 // BigBytes argument (with a small result), median of BigCalls round
-// trips each, after one untimed call each.
+// trips each, after one untimed call each. The gateway sides of an A/B
+// run all run at once, and take turns call by call.
 func (r *runner) big(ctx context.Context) error {
 	msgs := bigMessages(r.cfg.BigBytes)
 	echo := []string{r.cfg.Bin.Echo}
@@ -18,7 +19,7 @@ func (r *runner) big(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = r.bigRoundTrips(ctx, "direct", c.Call, msgs)
+	err = r.bigRoundTrips(ctx, []bigCaller{{"direct", c.Call}}, msgs)
 	c.Close()
 	if err != nil {
 		return err
@@ -27,14 +28,18 @@ func (r *runner) big(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.bigOverHTTP(ctx, "floor", fl, msgs); err != nil {
+	if err := r.bigOverHTTP(ctx, []httpSide{fl}, msgs); err != nil {
 		return err
 	}
-	gw, err := r.startGateway(ctx, r.echoServer())
+	gws, err := r.startGateways(ctx, r.echoServer())
 	if err != nil {
 		return err
 	}
-	return r.bigOverHTTP(ctx, "gateway", gw, msgs)
+	es := make([]httpSide, len(gws))
+	for i, gw := range gws {
+		es[i] = gw
+	}
+	return r.bigOverHTTP(ctx, es, msgs)
 }
 
 // bigMessage is one of figure 5's calls: its params, and how to tell its
@@ -62,40 +67,57 @@ func bigMessages(n int) []bigMessage {
 	}
 }
 
-// bigOverHTTP is bigRoundTrips in a legacy session on e, which it then
-// closes, whatever happened.
-func (r *runner) bigOverHTTP(ctx context.Context, side string, e httpSide, msgs []bigMessage) error {
-	defer e.close()
-	s, err := e.open(ctx, eraLegacy)
-	if err != nil {
+// bigCaller is a side of figure 5 and its call.
+type bigCaller struct {
+	side string
+	call callFunc
+}
+
+// bigOverHTTP is bigRoundTrips in a legacy session on each of es, which
+// it then closes, whatever happened.
+func (r *runner) bigOverHTTP(ctx context.Context, es []httpSide, msgs []bigMessage) error {
+	defer closeAll(es)
+	callers := make([]bigCaller, len(es))
+	for i, e := range es {
+		s, err := e.open(ctx, eraLegacy)
+		if err != nil {
+			return err
+		}
+		callers[i] = bigCaller{e.name(), s.Call}
+	}
+	if err := r.bigRoundTrips(ctx, callers, msgs); err != nil {
 		return err
 	}
-	if err := r.bigRoundTrips(ctx, side, s.Call, msgs); err != nil {
-		return err
-	}
-	return e.close()
+	return closeAll(es)
 }
 
 // bigRoundTrips makes BigCalls timed round trips of each of msgs with
-// call, after one untimed one, and records the median of each, in ms.
-func (r *runner) bigRoundTrips(ctx context.Context, side string, call callFunc, msgs []bigMessage) error {
+// each of callers (taking turns, the first rotating), after one untimed
+// one, and records the median of each, in ms.
+func (r *runner) bigRoundTrips(ctx context.Context, callers []bigCaller, msgs []bigMessage) error {
 	for _, m := range msgs {
-		times := make([]float64, 0, r.cfg.BigCalls)
+		times := make([][]float64, len(callers))
 		for i := range r.cfg.BigCalls + 1 {
-			t0 := time.Now()
-			res, err := call(ctx, "tools/call", m.params)
-			d := time.Since(t0)
-			if err != nil {
-				return fmt.Errorf("%s: %w", m.id, err)
-			}
-			if !m.check(res) {
-				return fmt.Errorf("%s: unexpected result of %d bytes: %s", m.id, len(res), truncate(res, 200))
-			}
-			if i > 0 {
-				times = append(times, millis(d))
+			for j := range callers {
+				k := (i + j) % len(callers)
+				t0 := time.Now()
+				res, err := callers[k].call(ctx, "tools/call", m.params)
+				d := time.Since(t0)
+				if err != nil {
+					return fmt.Errorf("%s: %w", m.id, err)
+				}
+				if !m.check(res) {
+					return fmt.Errorf("%s: unexpected result of %d bytes: %s", m.id, len(res), truncate(res, 200))
+				}
+				if i > 0 {
+					times[k] = append(times[k], millis(d))
+				}
 			}
 		}
-		r.add(m.id, side, percentile(times, 50))
+		for k, c := range callers {
+			r.add(m.id, c.side, percentile(times[k], 50))
+			r.sample(m.id, c.side, times[k]...)
+		}
 	}
 	return nil
 }

@@ -3,61 +3,74 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// timedCall is one call a figure times.
+type timedCall func(ctx context.Context) error
+
+// echoTimed is the echo call with call, failing unless it echoed.
+func echoTimed(call callFunc) timedCall {
+	return func(ctx context.Context) error { return echoed(call(ctx, "tools/call", echoParams)) }
+}
+
 // sequentialCalls makes n calls one after another and returns their
 // latencies in µs.
-func sequentialCalls(ctx context.Context, call callFunc, params []byte, n int) ([]float64, error) {
+func sequentialCalls(ctx context.Context, call timedCall, n int) ([]float64, error) {
 	lat := make([]float64, n)
 	for i := range n {
 		t0 := time.Now()
-		res, err := call(ctx, "tools/call", params)
+		err := call(ctx)
 		lat[i] = micros(time.Since(t0))
-		if err := echoed(res, err); err != nil {
+		if err != nil {
 			return nil, err
 		}
 	}
 	return lat, nil
 }
 
-// interleaved makes n timed sequential calls with each of calls, in
+// seqCaller is one caller interleaved compares: its call, and the
+// processes whose CPU its calls cost (beside this one's).
+type seqCaller struct {
+	call timedCall
+	pids []int
+}
+
+// interleaved makes n timed sequential calls with each of callers, in
 // blocks that alternate between them (the first caller rotates), so that
 // noise on the shared machine hits every caller alike. It returns each
 // caller's latencies (µs) and its CPU per call: this process first, then
-// each of pids.
-func interleaved(ctx context.Context, calls []callFunc, n int, pids ...int) ([][]float64, [][]float64, error) {
-	const blocks = 50
-	lat := make([][]float64, len(calls))
-	cpu := make([][]time.Duration, len(calls))
-	for k := range calls {
+// each of its pids.
+func interleaved(ctx context.Context, callers []seqCaller, n int) ([][]float64, [][]float64, error) {
+	lat := make([][]float64, len(callers))
+	cpu := make([][]time.Duration, len(callers))
+	for k, c := range callers {
 		lat[k] = make([]float64, 0, n)
-		cpu[k] = make([]time.Duration, 1+len(pids))
+		cpu[k] = make([]time.Duration, 1+len(c.pids))
 	}
-	for b := range blocks {
-		size := n / blocks
-		if b == blocks-1 {
-			size = n - size*(blocks-1)
-		}
-		for j := range calls {
-			k := (b + j) % len(calls)
-			self0, p0 := SelfCPU(), procCPUs(pids)
-			l, err := sequentialCalls(ctx, calls[k], echoParams, size)
+	for b := range seqBlocks {
+		size := blockSize(n, b)
+		for j := range callers {
+			k := (b + j) % len(callers)
+			c := callers[k]
+			self0, p0 := SelfCPU(), procCPUs(c.pids)
+			l, err := sequentialCalls(ctx, c.call, size)
 			if err != nil {
 				return nil, nil, err
 			}
-			self1, p1 := SelfCPU(), procCPUs(pids)
+			self1, p1 := SelfCPU(), procCPUs(c.pids)
 			lat[k] = append(lat[k], l...)
 			cpu[k][0] += self1 - self0
-			for i := range pids {
+			for i := range c.pids {
 				cpu[k][1+i] += p1[i] - p0[i]
 			}
 		}
 	}
-	per := make([][]float64, len(calls))
-	for k := range calls {
+	per := make([][]float64, len(callers))
+	for k := range callers {
 		per[k] = make([]float64, len(cpu[k]))
 		for i, d := range cpu[k] {
 			per[k][i] = perCall(d, n)
@@ -66,10 +79,50 @@ func interleaved(ctx context.Context, calls []callFunc, n int, pids ...int) ([][
 	return lat, per, nil
 }
 
+// seqBlocks is how many blocks interleaved splits each caller's calls
+// into.
+const seqBlocks = 50
+
+// blockSize is the size of block b of n calls: n/seqBlocks, and the rest
+// in the last.
+func blockSize(n, b int) int {
+	size := n / seqBlocks
+	if b == seqBlocks-1 {
+		size = n - size*(seqBlocks-1)
+	}
+	return size
+}
+
+// blockP50s is the p50 of each block of lat, the latencies of one of
+// interleaved's callers: the samples of the A/B verdicts, each measured
+// back to back with the same block of every other caller.
+func blockP50s(lat []float64) []float64 {
+	var out []float64
+	i := 0
+	for b := range seqBlocks {
+		if size := blockSize(len(lat), b); size > 0 {
+			out = append(out, percentile(lat[i:i+size], 50))
+			i += size
+		}
+	}
+	return out
+}
+
+// warmUp makes Warmup untimed calls with each of callers.
+func (r *runner) warmUp(ctx context.Context, callers []seqCaller) error {
+	for _, c := range callers {
+		if _, err := sequentialCalls(ctx, c.call, r.cfg.Warmup); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sequential is figure 1: Calls sequential tools/call after Warmup, direct
-// then through a gateway with that one server. With detailed (the Go
-// echo), it also measures the floor proxy, modern (MCP 2026-07-28) calls
-// beside legacy ones through the floor and the gateway (interleaved, same
+// then through a gateway with that one server (each gateway side of an
+// A/B run, all at once, interleaved). With detailed (the Go echo), it
+// also measures the floor proxy, modern (MCP 2026-07-28) calls beside
+// legacy ones through the floor and the gateway (interleaved, same
 // process), splits the CPU per call between client, daemon and upstream,
 // and measures the TCPSession and go-sdk clients.
 func (r *runner) sequential(ctx context.Context, name string, argv []string, detailed bool) error {
@@ -93,11 +146,11 @@ func (r *runner) sequentialDirect(ctx context.Context, name string, argv []strin
 		return err
 	}
 	defer c.Close()
-	if _, err := sequentialCalls(ctx, c.Call, echoParams, cfg.Warmup); err != nil {
+	if _, err := sequentialCalls(ctx, echoTimed(c.Call), cfg.Warmup); err != nil {
 		return err
 	}
 	self0, up0 := SelfCPU(), ProcCPU(c.PID())
-	lat, err := sequentialCalls(ctx, c.Call, echoParams, cfg.Calls)
+	lat, err := sequentialCalls(ctx, echoTimed(c.Call), cfg.Calls)
 	if err != nil {
 		return err
 	}
@@ -117,7 +170,8 @@ func (r *runner) sequentialDirect(ctx context.Context, name string, argv []strin
 	r.add("cpu.seq.client", "direct", perCall(self1-self0, cfg.Calls))
 	r.add("cpu.seq.upstream", "direct", perCall(up1-up0, cfg.Calls))
 	if cfg.SDKCalls > 0 {
-		if err := r.sdkFigures(ctx, "direct", func() (*mcp.ClientSession, error) { return sdkStdio(ctx, argv) }, false); err != nil {
+		direct := sdkSide{"direct", func() (*mcp.ClientSession, error) { return sdkStdio(ctx, argv) }}
+		if err := r.sdkFigures(ctx, []sdkSide{direct}, false); err != nil {
 			return err
 		}
 		// go-sdk's direct call is legacy stdio in both rows.
@@ -127,24 +181,28 @@ func (r *runner) sequentialDirect(ctx context.Context, name string, argv []strin
 	return nil
 }
 
-// sequentialGateway is the gateway side of figure 1.
+// sequentialGateway is the gateway side of figure 1: every gateway side
+// at once, their calls interleaved.
 func (r *runner) sequentialGateway(ctx context.Context, name string, argv []string, detailed bool) error {
-	gw, err := r.startGateway(ctx, map[string]string{name: runCmd(argv)})
+	gws, err := r.startGateways(ctx, map[string]string{name: runCmd(argv)})
 	if err != nil {
 		return err
 	}
-	defer gw.close()
+	defer closeAll(gws)
 	if detailed {
-		g := gw.proc
-		err = r.sequentialEras(ctx, name, gw, seqSide{side: "gateway", url: g.URL, token: g.Token,
-			pids: []int{g.PID, g.upstreamPID(0)}, sdk: []string{LegacyVersion, ModernVersion}})
+		sides := make([]seqSide, len(gws))
+		for i, gw := range gws {
+			g := gw.proc
+			sides[i] = seqSide{e: gw, url: g.URL, token: g.Token, pids: []int{g.PID, g.upstreamPID(0)}, sdk: []string{LegacyVersion, ModernVersion}}
+		}
+		err = r.sequentialEras(ctx, name, sides)
 	} else {
-		err = r.sequentialLegacy(ctx, name, gw)
+		err = r.sequentialLegacy(ctx, name, gws)
 	}
 	if err != nil {
 		return err
 	}
-	return gw.close()
+	return closeAll(gws)
 }
 
 // sequentialFloor measures the sequential calls through the floor proxy,
@@ -158,35 +216,42 @@ func (r *runner) sequentialFloor(ctx context.Context, name string, argv []string
 	}
 	defer fl.close()
 	f := fl.proc
-	if err := r.sequentialEras(ctx, name, fl, seqSide{side: "floor", url: f.URL, pids: []int{f.PID()}, sdk: []string{LegacyVersion}}); err != nil {
+	if err := r.sequentialEras(ctx, name, []seqSide{{e: fl, url: f.URL, pids: []int{f.PID()}, sdk: []string{LegacyVersion}}}); err != nil {
 		return err
 	}
 	return fl.close()
 }
 
 // sequentialLegacy is the gateway side of figure 1 without detail: Calls
-// calls in a legacy session, after Warmup.
-func (r *runner) sequentialLegacy(ctx context.Context, name string, e httpSide) error {
-	s, err := e.open(ctx, eraLegacy)
+// calls in a legacy session on each of es, after Warmup, interleaved.
+func (r *runner) sequentialLegacy(ctx context.Context, name string, es []*endpoint[*Gateway]) error {
+	callers := make([]seqCaller, len(es))
+	for i, e := range es {
+		s, err := e.open(ctx, eraLegacy)
+		if err != nil {
+			return err
+		}
+		callers[i] = seqCaller{call: echoTimed(s.Call)}
+	}
+	if err := r.warmUp(ctx, callers); err != nil {
+		return err
+	}
+	lat, _, err := interleaved(ctx, callers, r.cfg.Calls)
 	if err != nil {
 		return err
 	}
-	if _, err := sequentialCalls(ctx, s.Call, echoParams, r.cfg.Warmup); err != nil {
-		return err
+	for i, e := range es {
+		r.add("seq."+name+".p50", e.name(), percentile(lat[i], 50))
+		r.sample("seq."+name+".p50", e.name(), blockP50s(lat[i])...)
+		r.add("seq."+name+".p99", e.name(), percentile(lat[i], 99))
 	}
-	lat, err := sequentialCalls(ctx, s.Call, echoParams, r.cfg.Calls)
-	if err != nil {
-		return err
-	}
-	r.add("seq."+name+".p50", "gateway", percentile(lat, 50))
-	r.add("seq."+name+".p99", "gateway", percentile(lat, 99))
 	return nil
 }
 
-// seqSide is an HTTP side of figure 1 in detail: the floor proxy or the
+// seqSide is an HTTP side of figure 1 in detail: the floor proxy or a
 // gateway.
 type seqSide struct {
-	side       string // "floor" or "gateway"
+	e          httpSide
 	url, token string
 	pids       []int    // the server's (cpu.seq.*.daemon), then the upstream's (cpu.seq.*.upstream), if measured
 	sdk        []string // the protocol versions go-sdk's client is measured in
@@ -196,69 +261,97 @@ type seqSide struct {
 // then seqSide.pids.
 var cpuSeqWho = []string{"client", "daemon", "upstream"}
 
-// sequentialEras is figure 1 in detail through one HTTP side: a legacy
-// session and a modern caller, Warmup calls of each, then Calls of each
-// interleaved, with the CPU per call of this process and of side.pids;
-// then the TCPSession client and go-sdk's client.
-func (r *runner) sequentialEras(ctx context.Context, name string, e httpSide, side seqSide) error {
-	cfg := r.cfg
-	s, err := e.open(ctx, eraLegacy)
-	if err != nil {
-		return err
-	}
-	m, err := e.open(ctx, eraModern)
-	if err != nil {
-		return err
-	}
-	for _, call := range []callFunc{s.Call, m.Call} {
-		if _, err := sequentialCalls(ctx, call, echoParams, cfg.Warmup); err != nil {
-			return err
+// seqEras are the eras of figure 1 in detail, as its ids name them.
+var seqEras = []struct {
+	era era
+	id  string
+}{{eraLegacy, ""}, {eraModern, ".modern"}}
+
+// sequentialEras is figure 1 in detail through HTTP sides: on each, a
+// legacy session and a modern caller, Warmup calls of each, then Calls of
+// each, all interleaved, with the CPU per call of this process and of the
+// side's pids; then the TCPSession client and go-sdk's client.
+func (r *runner) sequentialEras(ctx context.Context, name string, sides []seqSide) error {
+	var callers []seqCaller
+	for _, side := range sides {
+		for _, e := range seqEras {
+			s, err := side.e.open(ctx, e.era)
+			if err != nil {
+				return err
+			}
+			callers = append(callers, seqCaller{echoTimed(s.Call), side.pids})
 		}
 	}
-	lat, cpu, err := interleaved(ctx, []callFunc{s.Call, m.Call}, cfg.Calls, side.pids...)
+	if err := r.warmUp(ctx, callers); err != nil {
+		return err
+	}
+	lat, cpu, err := interleaved(ctx, callers, r.cfg.Calls)
 	if err != nil {
 		return err
 	}
-	for k, era := range []string{"", ".modern"} {
-		r.add("seq."+name+era+".p50", side.side, percentile(lat[k], 50))
-		r.add("seq."+name+era+".p99", side.side, percentile(lat[k], 99))
-		for i, who := range cpuSeqWho[:len(cpu[k])] {
-			r.add("cpu.seq"+era+"."+who, side.side, cpu[k][i])
+	for i, side := range sides {
+		for j, e := range seqEras {
+			k := i*len(seqEras) + j
+			r.add("seq."+name+e.id+".p50", side.e.name(), percentile(lat[k], 50))
+			r.sample("seq."+name+e.id+".p50", side.e.name(), blockP50s(lat[k])...)
+			r.add("seq."+name+e.id+".p99", side.e.name(), percentile(lat[k], 99))
+			for c, who := range cpuSeqWho[:len(cpu[k])] {
+				r.add("cpu.seq"+e.id+"."+who, side.e.name(), cpu[k][c])
+			}
 		}
 	}
-	p50, err := tcpClientP50(ctx, side.url, side.token, cfg)
-	if err != nil {
+	if err := r.tcpClientP50(ctx, name, sides); err != nil {
 		return err
 	}
-	r.add("seq."+name+".tcpclient.p50", side.side, p50)
-	if cfg.SDKCalls == 0 {
+	return r.sdkVersions(ctx, sides)
+}
+
+// sdkVersions measures go-sdk's client on sides in each of their versions,
+// the sides of one version interleaved.
+func (r *runner) sdkVersions(ctx context.Context, sides []seqSide) error {
+	if r.cfg.SDKCalls == 0 {
 		return nil
 	}
-	for _, v := range side.sdk {
-		connect := func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, side.url, side.token, v) }
-		if err := r.sdkFigures(ctx, side.side, connect, v == ModernVersion); err != nil {
+	for _, v := range []string{LegacyVersion, ModernVersion} {
+		var on []sdkSide
+		for _, side := range sides {
+			if slices.Contains(side.sdk, v) {
+				on = append(on, sdkSide{side.e.name(), func() (*mcp.ClientSession, error) { return sdkHTTP(ctx, side.url, side.token, v) }})
+			}
+		}
+		if len(on) == 0 {
+			continue
+		}
+		if err := r.sdkFigures(ctx, on, v == ModernVersion); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// tcpClientP50 is the sequential p50 through url with TCPSession, the
-// client without net/http's Transport.
-func tcpClientP50(ctx context.Context, url, token string, cfg Config) (float64, error) {
-	s, err := DialSession(ctx, url, token)
+// tcpClientP50 is the sequential p50 through each of sides with
+// TCPSession, the client without net/http's Transport, interleaved.
+func (r *runner) tcpClientP50(ctx context.Context, name string, sides []seqSide) error {
+	callers := make([]seqCaller, len(sides))
+	for i, side := range sides {
+		s, err := DialSession(ctx, side.url, side.token)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		callers[i] = seqCaller{call: echoTimed(s.Call)}
+	}
+	if err := r.warmUp(ctx, callers); err != nil {
+		return err
+	}
+	lat, _, err := interleaved(ctx, callers, r.cfg.Calls)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer s.Close()
-	if _, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Warmup); err != nil {
-		return 0, err
+	for i, side := range sides {
+		r.add("seq."+name+".tcpclient.p50", side.e.name(), percentile(lat[i], 50))
 	}
-	lat, err := sequentialCalls(ctx, s.Call, echoParams, cfg.Calls)
-	if err != nil {
-		return 0, err
-	}
-	return percentile(lat, 50), nil
+	return nil
 }
 
 // seqP50Defs are the rows of figure 1 that its targets are judged on;

@@ -11,18 +11,32 @@ import (
 // memory is figure 4: the daemon's VmRSS and VmHWM idle with MemServers
 // servers, then after MemSessions sessions (open at once, and kept open)
 // have each made MemCalls calls, spread over the servers.
+//
+// The gateway sides of an A/B run are measured one after the other (each
+// alone, as its memory does not depend on the machine's load), in an
+// order that rotates by repetition.
 func (r *runner) memory(ctx context.Context) error {
-	cfg := r.cfg
 	servers := map[string]string{}
-	for i := range cfg.MemServers {
-		servers[string(rune('a'+i))] = runCmd([]string{cfg.Bin.Echo})
+	for i := range r.cfg.MemServers {
+		servers[string(rune('a'+i))] = runCmd([]string{r.cfg.Bin.Echo})
 	}
-	gw, err := r.startGateway(ctx, servers)
+	for _, side := range r.sides() {
+		if err := r.memoryOf(ctx, side, servers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// memoryOf is figure 4 for one gateway side.
+func (r *runner) memoryOf(ctx context.Context, side gatewaySide, servers map[string]string) error {
+	cfg := r.cfg
+	gw, err := r.startGatewayAs(ctx, side, servers)
 	if err != nil {
 		return err
 	}
 	defer gw.close()
-	if err := r.memoryIdle(gw.proc); err != nil {
+	if err := r.memoryIdle(side.name, gw.proc); err != nil {
 		return err
 	}
 	first, err := gw.open(ctx, eraLegacy)
@@ -37,7 +51,7 @@ func (r *runner) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.add("mem.sessions.retries", "gateway", float64(retries))
+	r.add("mem.sessions.retries", side.name, float64(retries))
 	if err := spreadCalls(ctx, append([]*Session{first}, rest...), tools, cfg.MemCalls); err != nil {
 		return err
 	}
@@ -45,14 +59,14 @@ func (r *runner) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.add("mem.sessions.rss", "gateway", mib(after.RSS))
-	r.add("mem.sessions.hwm", "gateway", mib(after.HWM))
-	r.add("mem.sessions.anon", "gateway", mib(after.Anon))
+	r.add("mem.sessions.rss", side.name, mib(after.RSS))
+	r.add("mem.sessions.hwm", side.name, mib(after.HWM))
+	r.add("mem.sessions.anon", side.name, mib(after.Anon))
 	return gw.close()
 }
 
 // memoryIdle reads the idle daemon's memory, and its shims' and
-// upstreams' (per server, from /health).
+// upstreams' (per server, from /health), into side.
 //
 // The daemon is idle once it is ready, which startGateway waited for (the
 // launcher exits 0 on the daemon's ready report: servers started, tool
@@ -62,14 +76,14 @@ func (r *runner) memory(ctx context.Context) error {
 // figure moves from one repetition to the next, so there is nothing more
 // to wait for. The daemon is read before /health is asked: serving that
 // one request adds ~0.1 MiB of RssAnon.
-func (r *runner) memoryIdle(g *Gateway) error {
+func (r *runner) memoryIdle(side string, g *Gateway) error {
 	idle, err := ReadMem(g.PID)
 	if err != nil {
 		return err
 	}
-	r.add("mem.idle.rss", "gateway", mib(idle.RSS))
-	r.add("mem.idle.hwm", "gateway", mib(idle.HWM))
-	r.add("mem.idle.anon", "gateway", mib(idle.Anon))
+	r.add("mem.idle.rss", side, mib(idle.RSS))
+	r.add("mem.idle.hwm", side, mib(idle.HWM))
+	r.add("mem.idle.anon", side, mib(idle.Anon))
 	shims, _ := g.ServerPIDs()
 	var shimRSS, shimAnon, upRSS float64
 	for i, p := range shims {
@@ -79,9 +93,9 @@ func (r *runner) memoryIdle(g *Gateway) error {
 		u, _ := ReadMem(g.upstreamPID(i))
 		upRSS += mib(u.RSS) / float64(len(shims))
 	}
-	r.add("mem.shim.rss", "gateway", shimRSS)
-	r.add("mem.shim.anon", "gateway", shimAnon)
-	r.add("mem.upstream.rss", "gateway", upRSS)
+	r.add("mem.shim.rss", side, shimRSS)
+	r.add("mem.shim.anon", side, shimAnon)
+	r.add("mem.upstream.rss", side, upRSS)
 	return nil
 }
 

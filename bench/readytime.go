@@ -10,7 +10,8 @@ import (
 // ready is figure 3: `mcp-gateway --config` with n fake servers that each
 // take StartDelay to answer initialize (launcher start → exit 0), against
 // the slowest of n such servers spawned directly in parallel
-// (spawn → initialize response).
+// (spawn → initialize response). The gateway sides of an A/B run start
+// one after the other, in an order that rotates by repetition.
 func (r *runner) ready(ctx context.Context) error {
 	cfg := r.cfg
 	argv := []string{cfg.Bin.Echo, "--start-delay", cfg.StartDelay.String()}
@@ -23,16 +24,18 @@ func (r *runner) ready(ctx context.Context) error {
 		for i := range n {
 			servers[fmt.Sprintf("s%d", i+1)] = runCmd(argv)
 		}
-		gw, err := r.startGateway(ctx, servers)
-		if err != nil {
-			return err
-		}
-		if err := gw.close(); err != nil {
-			return err
-		}
 		id := fmt.Sprintf("ready.%d", n)
 		r.add(id, "direct", millis(slowest))
-		r.add(id, "gateway", millis(gw.proc.Ready))
+		for _, side := range r.sides() {
+			gw, err := r.startGatewayAs(ctx, side, servers)
+			if err != nil {
+				return err
+			}
+			if err := gw.close(); err != nil {
+				return err
+			}
+			r.add(id, side.name, millis(gw.proc.Ready))
+		}
 	}
 	return nil
 }

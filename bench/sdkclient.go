@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,12 +47,10 @@ func sdkStdio(ctx context.Context, argv []string) (*mcp.ClientSession, error) {
 	return cs, nil
 }
 
-// sdkCalls makes warmup untimed and then n timed sequential echo calls on
-// cs, and returns the client's CPU per call (this process: all of it is
-// the client's unless the server runs in it too) and the p50 latency in µs.
-func sdkCalls(ctx context.Context, cs *mcp.ClientSession, warmup, n int) (cpuPerCall, p50 float64, err error) {
+// sdkCall is one echo call with go-sdk's client on cs.
+func sdkCall(cs *mcp.ClientSession) timedCall {
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}}
-	call := func() error {
+	return func(ctx context.Context) error {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil {
 			return fmt.Errorf("go-sdk client call: %w", err)
@@ -63,33 +60,34 @@ func sdkCalls(ctx context.Context, cs *mcp.ClientSession, warmup, n int) (cpuPer
 		}
 		return nil
 	}
-	for range warmup {
-		if err := call(); err != nil {
-			return 0, 0, err
-		}
-	}
-	lat := make([]float64, n)
-	cpu0 := SelfCPU()
-	for i := range n {
-		t0 := time.Now()
-		err := call()
-		lat[i] = micros(time.Since(t0))
-		if err != nil {
-			return 0, 0, err
-		}
-	}
-	return perCall(SelfCPU()-cpu0, n), percentile(lat, 50), nil
 }
 
-// sdkFigures measures go-sdk's client on one side ("direct", "floor" or
-// "gateway") into client.sdk.* (legacy) or client.sdk.modern.*.
-func (r *runner) sdkFigures(ctx context.Context, side string, connect func() (*mcp.ClientSession, error), modern bool) error {
-	cs, err := connect()
-	if err != nil {
+// sdkSide is a side go-sdk's client is measured on: its name ("direct",
+// "floor", or a gateway side), and how to connect to it.
+type sdkSide struct {
+	side    string
+	connect func() (*mcp.ClientSession, error)
+}
+
+// sdkFigures measures go-sdk's client on each of sides, connected at once
+// and their calls interleaved: Warmup untimed calls, then SDKCalls timed
+// ones, into client.sdk.* (legacy) or client.sdk.modern.*: the p50 in µs
+// and this process's CPU per call (all of it is the client's unless the
+// server runs in it too).
+func (r *runner) sdkFigures(ctx context.Context, sides []sdkSide, modern bool) error {
+	callers := make([]seqCaller, len(sides))
+	for i, s := range sides {
+		cs, err := s.connect()
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		callers[i] = seqCaller{call: sdkCall(cs)}
+	}
+	if err := r.warmUp(ctx, callers); err != nil {
 		return err
 	}
-	defer cs.Close()
-	cpu, p50, err := sdkCalls(ctx, cs, r.cfg.Warmup, r.cfg.SDKCalls)
+	lat, cpu, err := interleaved(ctx, callers, r.cfg.SDKCalls)
 	if err != nil {
 		return err
 	}
@@ -97,8 +95,11 @@ func (r *runner) sdkFigures(ctx context.Context, side string, connect func() (*m
 	if modern {
 		id += ".modern"
 	}
-	r.add(id+".p50", side, p50)
-	r.add(id+".cpu", side, cpu)
+	for i, s := range sides {
+		r.add(id+".p50", s.side, percentile(lat[i], 50))
+		r.sample(id+".p50", s.side, blockP50s(lat[i])...)
+		r.add(id+".cpu", s.side, cpu[i][0])
+	}
 	return nil
 }
 

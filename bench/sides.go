@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 )
 
@@ -37,8 +38,11 @@ const (
 
 // endpoint is an HTTP side of a figure: proc, the server it calls (the
 // gateway binary, the floor proxy or the in-process gateway), the client
-// that calls it, and the legacy sessions opened on it.
+// that calls it, and the legacy sessions opened on it. side names it
+// where its values are recorded (runner.add): "floor", "gateway", or
+// another gateway side of an A/B run (gatewaySide).
 type endpoint[P any] struct {
+	side string
 	proc P
 	hc   *HTTPClient
 	stop func() error
@@ -51,21 +55,28 @@ type endpoint[P any] struct {
 // httpSide is what a figure does with an endpoint whatever serves it:
 // every endpoint is one.
 type httpSide interface {
+	name() string
 	open(ctx context.Context, era era) (*Session, error)
 	close() error
 }
 
 var _ httpSide = (*endpoint[*Gateway])(nil)
 
-// startGateway launches the gateway binary (Config.Bin.Gateway, with
-// Config.GatewayEnv) with servers, name → runCmd, and returns once it is
-// ready.
+// startGateway launches the gateway binary built from the tree
+// (Config.Bin.Gateway, with Config.GatewayEnv) with servers, name →
+// runCmd, and returns once it is ready. A figure that compares gateway
+// binaries starts every side instead (startGateways, ab.go).
 func (r *runner) startGateway(ctx context.Context, servers map[string]string) (*endpoint[*Gateway], error) {
-	g, err := LaunchGateway(ctx, r.cfg.Bin.Gateway, config(servers), r.cfg.TempDir, r.cfg.GatewayEnv...)
+	return r.startGatewayAs(ctx, r.treeSide(), servers)
+}
+
+// startGatewayAs launches side's binary with its environment.
+func (r *runner) startGatewayAs(ctx context.Context, side gatewaySide, servers map[string]string) (*endpoint[*Gateway], error) {
+	g, err := LaunchGateway(ctx, side.bin, config(servers), r.cfg.TempDir, side.env...)
 	if err != nil {
 		return nil, err
 	}
-	return &endpoint[*Gateway]{proc: g, hc: NewHTTPClient(g.URL, g.Token), stop: g.Stop}, nil
+	return &endpoint[*Gateway]{side: side.name, proc: g, hc: NewHTTPClient(g.URL, g.Token), stop: g.Stop}, nil
 }
 
 // startFloor starts the floor proxy over upstream argv.
@@ -74,7 +85,7 @@ func (r *runner) startFloor(argv []string) (*endpoint[*Floor], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &endpoint[*Floor]{proc: f, hc: NewHTTPClient(f.URL, ""), stop: func() error { f.Stop(); return nil }}, nil
+	return &endpoint[*Floor]{side: "floor", proc: f, hc: NewHTTPClient(f.URL, ""), stop: func() error { f.Stop(); return nil }}, nil
 }
 
 // startInprocGateway starts the gateway's pieces in this process with the
@@ -84,8 +95,10 @@ func startInprocGateway(echo string) (*endpoint[*Inproc], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &endpoint[*Inproc]{proc: p, hc: p.hc, stop: func() error { p.Close(); return nil }}, nil
+	return &endpoint[*Inproc]{side: sideGateway, proc: p, hc: p.hc, stop: func() error { p.Close(); return nil }}, nil
 }
+
+func (e *endpoint[P]) name() string { return e.side }
 
 // open returns a caller of era. A legacy session is initialized now and
 // ended by close; a modern caller sends nothing until its first Call.
@@ -126,6 +139,16 @@ func (e *endpoint[P]) close() error {
 	}
 	e.hc.CloseIdle()
 	return e.stop()
+}
+
+// closeAll closes every one of es (endpoint.close) and joins what they
+// returned.
+func closeAll[S httpSide](es []S) error {
+	var errs []error
+	for _, e := range es {
+		errs = append(errs, e.close())
+	}
+	return errors.Join(errs...)
 }
 
 // echoServer is a gateway config of one server, "echo": the Go echo.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 // and through the floor proxy and the gateway: legacy with one shared
 // session, then legacy with one session each and modern (no session)
 // taking turns (rates), so that the two eras are compared in one run.
+// The gateway sides of an A/B run all run at once and take turns too.
 func (r *runner) throughput(ctx context.Context) error {
 	for _, side := range []func(context.Context) error{r.throughputDirect, r.throughputFloor, r.throughputGateway} {
 		if err := side(ctx); err != nil {
@@ -58,7 +60,8 @@ func (r *runner) throughputFloor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	floor, cpus, err := r.rates(ctx, r.cfg.Concurrency, []workerCall{echoCall(s.Call), echoCall(m.Call)}, fl.proc.PID())
+	pids := []int{fl.proc.PID()}
+	floor, cpus, _, err := r.rates(ctx, r.cfg.Concurrency, []rateCall{{"floor", echoCall(s.Call), pids}, {"floor", echoCall(m.Call), pids}})
 	if err != nil {
 		return err
 	}
@@ -71,52 +74,78 @@ func (r *runner) throughputFloor(ctx context.Context) error {
 	return fl.close()
 }
 
-// throughputGateway is the gateway side of figure 2: one shared session
-// first, then one session each and modern callers taking turns.
+// throughputGateway is the gateway side of figure 2, every gateway side
+// at once: one shared session each first, then one session per client
+// and modern callers, all taking turns.
 func (r *runner) throughputGateway(ctx context.Context) error {
-	cfg := r.cfg
-	gw, err := r.startGateway(ctx, r.echoServer())
+	gws, err := r.startGateways(ctx, r.echoServer())
 	if err != nil {
 		return err
 	}
-	defer gw.close()
-	one, err := gw.open(ctx, eraLegacy)
-	if err != nil {
-		return err
-	}
-	upPID := gw.proc.upstreamPID(0)
-	shared, _, err := r.rate(ctx, cfg.Concurrency, echoCall(one.Call))
-	if err != nil {
-		return err
-	}
-	one.Close()
-	r.add("tput.1session", "gateway", shared)
-	sessions := make([]*Session, cfg.Concurrency)
-	for i := range sessions {
-		if sessions[i], err = gw.open(ctx, eraLegacy); err != nil {
+	defer closeAll(gws)
+	ones := make([]*Session, len(gws))
+	shared := make([]rateCall, len(gws))
+	for i, gw := range gws {
+		if ones[i], err = gw.open(ctx, eraLegacy); err != nil {
 			return err
 		}
+		shared[i] = rateCall{side: gw.side, call: echoCall(ones[i].Call)}
 	}
-	// One session each, and modern (no sessions; each client sends its
-	// own requests, _meta and headers on every one), taking turns.
+	rate, _, windows, err := r.rates(ctx, r.cfg.Concurrency, shared)
+	if err != nil {
+		return err
+	}
+	for i, gw := range gws {
+		ones[i].Close()
+		r.add("tput.1session", gw.side, rate[i])
+		r.sample("tput.1session", gw.side, windows[i]...)
+	}
+	var calls []rateCall
+	for _, gw := range gws {
+		each, err := r.sessionCalls(ctx, gw)
+		if err != nil {
+			return err
+		}
+		calls = append(calls, each...)
+	}
+	rate, cpus, windows, err := r.rates(ctx, r.cfg.Concurrency, calls)
+	if err != nil {
+		return err
+	}
+	for i, gw := range gws {
+		each, modern := 2*i, 2*i+1
+		r.sample("tput.sessions", gw.side, windows[each]...)
+		r.sample("tput.modern", gw.side, windows[modern]...)
+		r.add("tput.sessions", gw.side, rate[each])
+		r.add("cpu.tput.client", gw.side, cpus[each][0])
+		r.add("cpu.tput.daemon", gw.side, cpus[each][1])
+		r.add("cpu.tput.upstream", gw.side, cpus[each][2])
+		r.add("tput.modern", gw.side, rate[modern])
+		r.add("cpu.tput.modern.daemon", gw.side, cpus[modern][1])
+	}
+	return closeAll(gws)
+}
+
+// sessionCalls are the calls of figure 2 with a session each on gw, and
+// modern (no sessions; each client sends its own requests, _meta and
+// headers on every one), with the daemon's and the upstream's pids.
+func (r *runner) sessionCalls(ctx context.Context, gw *endpoint[*Gateway]) ([]rateCall, error) {
+	sessions := make([]*Session, r.cfg.Concurrency)
+	for i := range sessions {
+		var err error
+		if sessions[i], err = gw.open(ctx, eraLegacy); err != nil {
+			return nil, err
+		}
+	}
 	m, err := gw.open(ctx, eraModern)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	each, cpus, err := r.rates(ctx, cfg.Concurrency, []workerCall{
-		func(ctx context.Context, w int) error { return echoed(sessions[w].Call(ctx, "tools/call", echoParams)) },
-		echoCall(m.Call),
-	}, gw.proc.PID, upPID)
-	if err != nil {
-		return err
-	}
-	r.add("tput.sessions", "gateway", each[0])
-	r.add("cpu.tput.client", "gateway", cpus[0][0])
-	r.add("cpu.tput.daemon", "gateway", cpus[0][1])
-	r.add("cpu.tput.upstream", "gateway", cpus[0][2])
-	r.add("tput.modern", "gateway", each[1])
-	r.add("cpu.tput.modern.daemon", "gateway", cpus[1][1])
-	return gw.close()
+	pids := []int{gw.proc.PID, gw.proc.upstreamPID(0)}
+	return []rateCall{
+		{gw.side, func(ctx context.Context, w int) error { return echoed(sessions[w].Call(ctx, "tools/call", echoParams)) }, pids},
+		{gw.side, echoCall(m.Call), pids},
+	}, nil
 }
 
 // workerCall is one throughput worker's call.
@@ -127,11 +156,20 @@ func echoCall(call callFunc) workerCall {
 	return func(ctx context.Context, _ int) error { return echoed(call(ctx, "tools/call", echoParams)) }
 }
 
+// rateCall is one of the calls rates compares: the side it calls, the
+// call, and the processes whose CPU per call it reports beside this
+// one's.
+type rateCall struct {
+	side string
+	call workerCall
+	pids []int
+}
+
 // rate runs call from n workers for the throughput window (after a warm-up
 // of a fifth of it) and returns calls per second and the CPU per call of
 // this process and of the pids.
 func (r *runner) rate(ctx context.Context, n int, call workerCall, pids ...int) (float64, []float64, error) {
-	per, cpu, err := r.rates(ctx, n, []workerCall{call}, pids...)
+	per, cpu, _, err := r.rates(ctx, n, []rateCall{{call: call, pids: pids}})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -140,38 +178,50 @@ func (r *runner) rate(ctx context.Context, n int, call workerCall, pids ...int) 
 
 // rateRounds is how many windows rates splits the throughput window into
 // for each of its calls, alternating their order round by round, so that
-// a drift in the machine's load falls on each alike.
-const rateRounds = 4
+// a drift in the machine's load falls on each alike; abRounds, when the
+// calls are of more than one gateway side (an A/B run), whose verdicts
+// pair their windows round by round: shorter windows, closer in time,
+// share more of the machine's load.
+const rateRounds, abRounds = 4, 12
 
 // rates is rate for several calls compared in one run: each warms up,
-// then they take turns, rateRounds windows each that add up to the
-// throughput window. It returns each call's calls per second and CPU per
-// call of this process and of the pids.
-func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...int) ([]float64, [][]float64, error) {
+// then they take turns, rateRounds (or abRounds) windows each that add up
+// to the throughput window. It returns each call's calls per second, its
+// CPU per call of this process and of its pids, and its calls per second
+// in each of its windows (the samples of the A/B verdicts: window i of
+// each call is in the same round).
+func (r *runner) rates(ctx context.Context, n int, calls []rateCall) ([]float64, [][]float64, [][]float64, error) {
 	rounds := 1
 	if len(calls) > 1 {
 		rounds = rateRounds
 	}
+	if slices.ContainsFunc(calls, func(c rateCall) bool { return c.side != calls[0].side }) {
+		rounds = abRounds
+	}
 	counts := make([]int64, len(calls))
 	elapsed := make([]time.Duration, len(calls))
 	cpu := make([][]time.Duration, len(calls))
-	for k, call := range calls {
-		if _, err := rateWindow(ctx, n, call, r.cfg.ThroughputDuration/5); err != nil {
-			return nil, nil, err
+	windows := make([][]float64, len(calls))
+	for k, c := range calls {
+		if _, err := rateWindow(ctx, n, c.call, r.cfg.ThroughputDuration/5); err != nil {
+			return nil, nil, nil, err
 		}
-		cpu[k] = make([]time.Duration, 1+len(pids))
+		cpu[k] = make([]time.Duration, 1+len(c.pids))
 	}
 	for round := range rounds {
 		for j := range calls {
 			k := (round + j) % len(calls)
+			pids := calls[k].pids
 			cpu0 := append([]time.Duration{SelfCPU()}, procCPUs(pids)...)
 			start := time.Now()
-			count, err := rateWindow(ctx, n, calls[k], r.cfg.ThroughputDuration/time.Duration(rounds))
+			count, err := rateWindow(ctx, n, calls[k].call, r.cfg.ThroughputDuration/time.Duration(rounds))
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			elapsed[k] += time.Since(start)
+			d := time.Since(start)
+			elapsed[k] += d
 			counts[k] += count
+			windows[k] = append(windows[k], float64(count)/d.Seconds())
 			cpu1 := append([]time.Duration{SelfCPU()}, procCPUs(pids)...)
 			for i := range cpu0 {
 				cpu[k][i] += cpu1[i] - cpu0[i]
@@ -187,7 +237,7 @@ func (r *runner) rates(ctx context.Context, n int, calls []workerCall, pids ...i
 			per[k][i] = perCall(d, int(counts[k]))
 		}
 	}
-	return rate, per, nil
+	return rate, per, windows, nil
 }
 
 // rateWindow runs call from n workers, each calling again as soon as its
