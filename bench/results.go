@@ -21,6 +21,10 @@ type Results struct {
 	ElapsedSeconds float64     `json:"elapsedSeconds"`
 	Figures        []Figure    `json:"figures"`
 	Targets        []TargetRow `json:"targets"`
+	// Verdicts compare the gateway sides of an A/B run (verdicts.go);
+	// OTLP is what each side's OTLP/HTTP receiver got (otlp.go).
+	Verdicts []Verdict               `json:"verdicts,omitempty"`
+	OTLP     map[string]OTLPReceived `json:"otlpReceived,omitempty"`
 }
 
 // Host describes the machine.
@@ -50,14 +54,25 @@ type Sizes struct {
 	Only               []string `json:"only,omitempty"`
 	GatewayEnv         []string `json:"gatewayEnv,omitempty"`
 	GatewayBinary      string   `json:"gatewayBinary"`
+	// The other gateway sides of an A/B run (ab.go).
+	BaselineBinary  string    `json:"baselineBinary,omitempty"`
+	BaselineVersion string    `json:"baselineVersion,omitempty"` // what its `version` printed
+	BaselineEnv     []string  `json:"baselineEnv,omitempty"`
+	Variants        []Variant `json:"variants,omitempty"`
 }
 
 // Figure is one measured quantity. Direct is absent where there is no
 // direct counterpart (the daemon's memory). Diff and Ratio are computed
 // per repetition (gateway − direct, gateway / direct), each pair measured
 // back to back, then summarised.
+//
+// In an A/B run, a figure's row is followed by a twin row for each other
+// gateway side that measured it: ID "<id>@<side>", Side set, Gateway that
+// side's value, Diff and Ratio against the same direct values, and no
+// floor or target.
 type Figure struct {
 	ID      string `json:"id"`
+	Side    string `json:"side,omitempty"` // a twin row's gateway side: "baseline" or a variant
 	Name    string `json:"name"`
 	Unit    string `json:"unit"`
 	Direct  *Stat  `json:"direct,omitempty"`
@@ -105,8 +120,11 @@ func (r *runner) results(elapsed time.Duration) *Results {
 			ThroughputDuration: cfg.ThroughputDuration.String(), ReadyServers: cfg.ReadyServers, StartDelay: cfg.StartDelay.String(),
 			MemServers: cfg.MemServers, MemSessions: cfg.MemSessions, MemCalls: cfg.MemCalls,
 			BigBytes: cfg.BigBytes, BigCalls: cfg.BigCalls, SDKCalls: cfg.SDKCalls, Everything: cfg.Everything != nil,
-			Only: cfg.Only, GatewayEnv: cfg.GatewayEnv, GatewayBinary: cfg.Bin.Gateway},
+			Only: cfg.Only, GatewayEnv: cfg.GatewayEnv, GatewayBinary: cfg.Bin.Gateway,
+			BaselineBinary: cfg.Baseline, BaselineVersion: r.baselineVersion, BaselineEnv: cfg.BaselineEnv, Variants: cfg.Variants},
 		ElapsedSeconds: math.Round(elapsed.Seconds()*10) / 10,
+		Verdicts:       r.verdicts(),
+		OTLP:           r.received(),
 	}
 	for _, d := range cfg.figDefs() {
 		v := r.vals[d.id]
@@ -139,6 +157,7 @@ func (r *runner) results(elapsed time.Duration) *Results {
 		}
 		f.Target = strings.Join(texts, "; ")
 		res.Figures = append(res.Figures, f)
+		res.Figures = append(res.Figures, r.twins(d)...)
 	}
 	return res
 }

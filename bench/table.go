@@ -53,7 +53,7 @@ func (t TargetRow) line() string {
 
 // WriteTable prints the figures and the targets.
 func (res *Results) WriteTable(w io.Writer) {
-	fmt.Fprintf(w, "%s\ntree: %s\nclient: %s\n\n", res.heading(), res.Tree, res.Client)
+	fmt.Fprintf(w, "%s\ntree: %s\nclient: %s\n%s\n", res.heading(), res.Tree, res.Client, res.sidesText())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
 	for _, f := range res.Figures {
@@ -64,13 +64,18 @@ func (res *Results) WriteTable(w io.Writer) {
 	for _, t := range res.Targets {
 		fmt.Fprintln(w, "target "+t.line())
 	}
-	fmt.Fprintf(w, "\n%.1f s\n", res.ElapsedSeconds)
+	fmt.Fprintln(w)
+	res.writeVerdicts(w, false)
+	fmt.Fprintf(w, "%.1f s\n", res.ElapsedSeconds)
 }
 
 // WriteMarkdown prints the figures and the targets as Markdown, for
 // bench/README.md.
 func (res *Results) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "%s; tree `%s`; %.0f s.\n\n", res.heading(), res.Tree, res.ElapsedSeconds)
+	if t := res.sidesText(); t != "" {
+		fmt.Fprintln(w, t)
+	}
 	fmt.Fprintf(w, "| %s |\n|", strings.Join(tableHeader, " | "))
 	for range tableHeader {
 		fmt.Fprint(w, " --- |")
@@ -83,6 +88,7 @@ func (res *Results) WriteMarkdown(w io.Writer) {
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "- %s\n", t.line())
 	}
+	res.writeVerdicts(w, true)
 }
 
 func fmtStat(s *Stat) string {
