@@ -41,5 +41,8 @@ clean:
 # the gateway, and through a minimal net/http proxy (the floor), 3 repetitions;
 # prints the table and writes bench/results/latest.json. About 2 minutes.
 # `make test` runs it at a small size (go test ./bench/).
+# BASELINE=/path/to/an/older/mcp-gateway measures that binary beside the
+# tree's build in the same run, with a verdict per figure (bench/README.md).
+BASELINE ?=
 bench: npm
-	$(GO) run ./bench/cmd/bench -out bench/results/latest.json
+	$(GO) run ./bench/cmd/bench -out bench/results/latest.json $(if $(BASELINE),-gateway '$(BASELINE)')

@@ -2,6 +2,7 @@
 // writes the figures as JSON. `make bench` runs it at full size.
 //
 //	go run ./bench/cmd/bench [-short] [-reps 3] [-out bench/results/latest.json]
+//	go run ./bench/cmd/bench -gateway /tmp/mcp-gateway-old   # A/B: that binary beside the tree's build
 //	go run ./bench/cmd/bench -markdown bench/results/latest.json   # the table for bench/README.md
 package main
 
@@ -26,17 +27,29 @@ func main() {
 	calls := flag.Int("calls", 0, "sequential calls per measurement (default 2000)")
 	out := flag.String("out", "bench/results/latest.json", "JSON output file (empty: none)")
 	noEverything := flag.Bool("no-everything", false, "skip the server-everything figures")
-	gatewayBin := flag.String("gateway", "", "use this mcp-gateway binary instead of building ./cmd/mcp-gateway (A/B experiments)")
+	baseline := flag.String("gateway", "", "A/B: measure this mcp-gateway binary (an older build) beside the tree's build, in the same run, as the baseline side")
 	only := flag.String("only", "", "comma-separated phases to run: seq, handler, everything, tput, ready, mem, big (default all)")
 	markdown := flag.String("markdown", "", "print this results JSON file as a Markdown table and exit (runs nothing)")
-	var gwEnv []string
-	flag.Func("gateway-env", "KEY=VALUE added to the gateway's environment (repeatable; for experiments such as GOGC=200)", func(v string) error {
-		if !strings.Contains(v, "=") {
-			return fmt.Errorf("want KEY=VALUE")
-		}
-		gwEnv = append(gwEnv, v)
-		return nil
-	})
+	var gwEnv, baseEnv []string
+	flag.Func("gateway-env", "KEY=VALUE added to the environment of the tree's build, and of each -variant (repeatable; for experiments such as GOGC=200)", envFlag(&gwEnv))
+	flag.Func("baseline-env", "KEY=VALUE added to the environment of the -gateway binary only (repeatable)", envFlag(&baseEnv))
+	var variants []bench.Variant
+	flag.Func("variant", "A/B: one more side, the tree's build with more environment: name:KEY=VALUE[,KEY=VALUE…] "+
+		"(repeatable; a name given again adds to its environment); {otlp} in a value is the URL of an OTLP/HTTP receiver started for it",
+		func(s string) error {
+			v, err := bench.ParseVariant(s)
+			if err != nil {
+				return err
+			}
+			for i := range variants {
+				if variants[i].Name == v.Name {
+					variants[i].Env = append(variants[i].Env, v.Env...)
+					return nil
+				}
+			}
+			variants = append(variants, v)
+			return nil
+		})
 	flag.Parse()
 	if *markdown != "" {
 		b, err := os.ReadFile(*markdown)
@@ -63,6 +76,7 @@ func main() {
 	}
 	cfg.Progress = os.Stderr
 	cfg.GatewayEnv = gwEnv
+	cfg.Baseline, cfg.BaselineEnv, cfg.Variants = *baseline, baseEnv, variants
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
 	}
@@ -81,9 +95,6 @@ func main() {
 	}
 	if note != "" {
 		fmt.Fprintln(os.Stderr, "bench:", note)
-	}
-	if *gatewayBin != "" {
-		cfg.Bin.Gateway = *gatewayBin
 	}
 	if *noEverything {
 		cfg.Everything = nil
@@ -107,6 +118,17 @@ func main() {
 		fail(err)
 	}
 	fmt.Println("wrote", *out)
+}
+
+// envFlag appends a KEY=VALUE flag's values to env.
+func envFlag(env *[]string) func(string) error {
+	return func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE")
+		}
+		*env = append(*env, v)
+		return nil
+	}
 }
 
 var tmpDir string
