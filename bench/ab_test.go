@@ -170,7 +170,11 @@ func TestBenchAB(t *testing.T) {
 		}
 		for _, c := range cfg.comparisons() {
 			v, ok := verdicts[[3]string{f.id, c[0], c[1]}]
-			if !ok || v.Ratio == nil || !slices.Contains([]string{"same", "better", "worse"}, v.Verdict) {
+			verdicts := []string{"same", "better", "worse"}
+			if v.Pairs < minPairs {
+				verdicts = []string{"unjudged"}
+			}
+			if !ok || v.Ratio == nil || v.Pairs == 0 || !slices.Contains(verdicts, v.Verdict) {
 				t.Errorf("figure %s: verdict %s vs %s: %+v", f.id, c[0], c[1], v)
 			}
 		}

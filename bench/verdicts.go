@@ -80,7 +80,7 @@ type Verdict struct {
 	Pairs     int     `json:"pairs"`
 	Better    string  `json:"better"`    // "lower" or "higher"
 	Tolerance float64 `json:"tolerance"` // relative: 0.05 is ± 5 %
-	Verdict   string  `json:"verdict"`   // "same", "better" or "worse"
+	Verdict   string  `json:"verdict"`   // "same", "better" or "worse"; "unjudged" on fewer than minPairs pairs
 }
 
 // twins are d's twin rows: one per gateway side other than the tree's
@@ -140,11 +140,18 @@ func (r *runner) verdicts() []Verdict {
 				v.Better = "higher"
 			}
 			v.Verdict = judge(v.Judged, f.tol, v.Better == "higher")
+			if v.Pairs < minPairs {
+				v.Verdict = "unjudged"
+			}
 			out = append(out, v)
 		}
 	}
 	return out
 }
+
+// minPairs is the fewest pairs a verdict is given on: a run of one
+// repetition (-short) judges nothing measured once a repetition.
+const minPairs = 3
 
 // judge is the verdict on a median ratio (side / against) with tolerance
 // tol: "same" within 1 ± tol, else "worse" or "better" in the figure's
