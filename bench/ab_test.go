@@ -31,17 +31,32 @@ func TestParseVariant(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	for _, c := range []struct {
-		ratio, tol float64
-		higher     bool
-		want       string
+		med, lo, hi, tol float64
+		higher           bool
+		want             string
 	}{
-		{1.00, 0.05, false, "same"}, {1.049, 0.05, false, "same"}, {0.951, 0.05, false, "same"},
-		{1.06, 0.05, false, "worse"}, {0.94, 0.05, false, "better"},
-		{1.06, 0.05, true, "better"}, {0.94, 0.05, true, "worse"}, {1.2, 0.25, true, "same"},
+		{1.00, 0.9, 1.1, 0.05, false, "same"}, {1.049, 1.01, 1.08, 0.05, false, "same"}, {0.951, 0.9, 0.99, 0.05, false, "same"},
+		{1.06, 1.01, 1.1, 0.05, false, "worse"}, {0.94, 0.9, 0.99, 0.05, false, "better"},
+		{1.06, 1.01, 1.1, 0.05, true, "better"}, {0.94, 0.9, 0.99, 0.05, true, "worse"}, {1.2, 1.1, 1.3, 0.25, true, "same"},
+		{1.06, 0.98, 1.1, 0.05, false, "noisy"}, {0.94, 0.9, 1.0, 0.05, true, "noisy"},
 	} {
-		if got := judge(c.ratio, c.tol, c.higher); got != c.want {
-			t.Errorf("judge(%v, %v, higher %v) = %s, want %s", c.ratio, c.tol, c.higher, got, c.want)
+		if got := judge(c.med, c.lo, c.hi, c.tol, c.higher); got != c.want {
+			t.Errorf("judge(%v, %v–%v, %v, higher %v) = %s, want %s", c.med, c.lo, c.hi, c.tol, c.higher, got, c.want)
 		}
+	}
+}
+
+func TestMedianInterval(t *testing.T) {
+	v := make([]float64, 36)
+	for i := range v {
+		v[i] = float64(36 - i) // 36 … 1
+	}
+	// k = ⌊(36 − 1.96·6) / 2⌋ = 12: the 12th and the 25th of 36.
+	if med, lo, hi := medianInterval(v); med != 18.5 || lo != 12 || hi != 25 {
+		t.Errorf("medianInterval(1…36) = %v %v–%v, want 18.5 12–25", med, lo, hi)
+	}
+	if med, lo, hi := medianInterval([]float64{3, 1, 2}); med != 2 || lo != 1 || hi != 3 {
+		t.Errorf("medianInterval(3 1 2) = %v %v–%v, want 2 1–3", med, lo, hi)
 	}
 }
 
@@ -170,7 +185,7 @@ func TestBenchAB(t *testing.T) {
 		}
 		for _, c := range cfg.comparisons() {
 			v, ok := verdicts[[3]string{f.id, c[0], c[1]}]
-			verdicts := []string{"same", "better", "worse"}
+			verdicts := []string{"same", "better", "worse", "noisy"}
 			if v.Pairs < minPairs {
 				verdicts = []string{"unjudged"}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -22,9 +23,10 @@ import (
 // measured once a repetition (ready time, memory) the repetitions. It is
 // judged on the median over the pairs of side / against, which drops the
 // pairs a burst of noise hit: "same" within 1 ± the figure's tolerance,
-// above what A/A runs (the tree's build as its own baseline) showed on the
-// shared 2-core machine; beyond it, "worse" or "better" in the figure's
-// direction (lower is better except for a rate).
+// set above what A/A runs (the tree's build as its own baseline) showed
+// on the shared 2-core machine; beyond it, "worse" or "better" in the
+// figure's direction (lower is better except for a rate), but only if
+// the pairs agree on the sign (judge), else "noisy".
 
 // judgedPairs are the pairs a verdict on figure id of side against
 // against is judged on: the samples, or else the repetitions' values.
@@ -75,12 +77,15 @@ type Verdict struct {
 	Diff      *Stat  `json:"diff"`      // side − against, per repetition
 	Ratio     *Stat  `json:"ratio"`     // side / against, per repetition
 	// Judged is the ratio the verdict is on: the median of side / against
-	// over Pairs pairs measured back to back.
+	// over Pairs pairs measured back to back, Low–High its 95 % interval
+	// (medianInterval).
 	Judged    float64 `json:"judged"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
 	Pairs     int     `json:"pairs"`
 	Better    string  `json:"better"`    // "lower" or "higher"
 	Tolerance float64 `json:"tolerance"` // relative: 0.05 is ± 5 %
-	Verdict   string  `json:"verdict"`   // "same", "better" or "worse"; "unjudged" on fewer than minPairs pairs
+	Verdict   string  `json:"verdict"`   // "same", "better", "worse", "noisy" (judge); "unjudged" on fewer than minPairs pairs
 }
 
 // twins are d's twin rows: one per gateway side other than the tree's
@@ -128,18 +133,18 @@ func (r *runner) verdicts() []Verdict {
 			d, ok := defs[f.id]
 			side, against := r.vals[f.id][c[0]], r.vals[f.id][c[1]]
 			diff, ratio := pairs(side, against)
-			a, b := r.judgedPairs(f.id, c[0], c[1])
-			_, judged := pairs(a, b)
-			if !ok || ratio == nil || judged == nil {
+			q := ratios(r.judgedPairs(f.id, c[0], c[1]))
+			if !ok || ratio == nil || len(q) == 0 {
 				continue
 			}
 			v := Verdict{Figure: f.id, Name: d.name, Unit: d.unit, Side: c[0], Against: c[1],
 				Value: stat(side), Reference: stat(against), Diff: diff, Ratio: ratio,
-				Judged: judged.Median, Pairs: len(a), Better: "lower", Tolerance: f.tol}
+				Pairs: len(q), Better: "lower", Tolerance: f.tol}
 			if d.unit == "calls/s" {
 				v.Better = "higher"
 			}
-			v.Verdict = judge(v.Judged, f.tol, v.Better == "higher")
+			v.Judged, v.Low, v.High = medianInterval(q)
+			v.Verdict = judge(v.Judged, v.Low, v.High, f.tol, v.Better == "higher")
 			if v.Pairs < minPairs {
 				v.Verdict = "unjudged"
 			}
@@ -149,16 +154,43 @@ func (r *runner) verdicts() []Verdict {
 	return out
 }
 
+// ratios is a[i] / b[i] for each pair; nil unless a and b pair up with
+// no zero in b.
+func ratios(a, b []float64) []float64 {
+	if len(a) != len(b) || slices.Contains(b, 0) {
+		return nil
+	}
+	q := make([]float64, len(a))
+	for i := range a {
+		q[i] = a[i] / b[i]
+	}
+	return q
+}
+
+// medianInterval returns the median of v and an interval around it of
+// about 95 %, free of any assumption on v's distribution: the order
+// statistics k and n+1−k, k = ⌊(n − 1.96√n) / 2⌋ (at least the first),
+// as the sign test gives it. Rounded as a Stat is.
+func medianInterval(v []float64) (med, lo, hi float64) {
+	s := slices.Sorted(slices.Values(v))
+	k := max(1, int(math.Floor((float64(len(s))-1.96*math.Sqrt(float64(len(s))))/2)))
+	return round(percentile(s, 50)), round(s[k-1]), round(s[len(s)-k])
+}
+
 // minPairs is the fewest pairs a verdict is given on: a run of one
 // repetition (-short) judges nothing measured once a repetition.
 const minPairs = 3
 
-// judge is the verdict on a median ratio (side / against) with tolerance
-// tol: "same" within 1 ± tol, else "worse" or "better" in the figure's
-// direction.
-func judge(ratio, tol float64, higherIsBetter bool) string {
-	up, down := ratio > 1+tol, ratio < 1-tol
+// judge is the verdict on the median ratio (side / against) of the pairs
+// and its interval lo–hi, with tolerance tol: "same" within 1 ± tol;
+// beyond it, "worse" or "better" in the figure's direction if the
+// interval is all on that side of 1 (the pairs agree on the sign), else
+// "noisy": the pairs scatter too much to tell.
+func judge(med, lo, hi, tol float64, higherIsBetter bool) string {
+	up, down := med > 1+tol, med < 1-tol
 	switch {
+	case up && lo <= 1, down && hi >= 1:
+		return "noisy"
 	case up && higherIsBetter, down && !higherIsBetter:
 		return "better"
 	case up, down:
@@ -169,7 +201,7 @@ func judge(ratio, tol float64, higherIsBetter bool) string {
 
 // verdictHeader and row are the columns of the verdicts' table.
 var verdictHeader = []string{"figure", "unit", "side", "against", "side value", "against value",
-	"side − against", "side / against", "judged: median of pairs", "better", "same within", "verdict"}
+	"side − against", "side / against", "judged: median (95 % interval) of pairs", "better", "same within", "verdict"}
 
 func (v Verdict) row() []string {
 	verdict := v.Verdict
@@ -177,7 +209,7 @@ func (v Verdict) row() []string {
 		verdict = "WORSE"
 	}
 	return []string{v.Name, v.Unit, v.Side, v.Against, fmtStat(v.Value), fmtStat(v.Reference), fmtStat(v.Diff), fmtRatio(v.Ratio),
-		fmt.Sprintf("%.3f× (%d)", v.Judged, v.Pairs), v.Better, fmt.Sprintf("±%.0f %%", v.Tolerance*100), verdict}
+		fmt.Sprintf("%.3f× (%.3f–%.3f) of %d", v.Judged, v.Low, v.High, v.Pairs), v.Better, fmt.Sprintf("±%.0f %%", v.Tolerance*100), verdict}
 }
 
 // sidesText names the gateway sides of an A/B run other than the tree's
