@@ -97,7 +97,8 @@ type runner struct {
 	rep  int                      // the repetition running, from 0
 	otlp map[string]*otlpReceiver // gateway side → the receiver it exports to (ab.go)
 
-	baselineVersion string // what Config.Baseline's `version` printed
+	baselineVersion string  // what Config.Baseline's `version` printed
+	loadStart       float64 // the load average when the run started
 
 	mu      sync.Mutex
 	vals    map[string]map[string][]float64
@@ -138,7 +139,7 @@ func (r *runner) logf(format string, args ...any) {
 // loop, so that each figure's repetitions are spread over the run and a
 // burst of noise on the shared machine hits one of them, not all.
 func Run(ctx context.Context, cfg Config) (*Results, error) {
-	r := &runner{cfg: cfg, vals: map[string]map[string][]float64{}, otlp: map[string]*otlpReceiver{}}
+	r := &runner{cfg: cfg, vals: map[string]map[string][]float64{}, otlp: map[string]*otlpReceiver{}, loadStart: loadAverage()}
 	start := time.Now()
 	if err := r.prepareSides(ctx); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +26,26 @@ type Results struct {
 	// OTLP is what each side's OTLP/HTTP receiver got (otlp.go).
 	Verdicts []Verdict               `json:"verdicts,omitempty"`
 	OTLP     map[string]OTLPReceived `json:"otlpReceived,omitempty"`
+	// Load is the machine's 1-minute load average at the run's start and
+	// end (/proc/loadavg): on 2 shared cores, what to read its figures by.
+	Load *LoadAverage `json:"loadAverage,omitempty"`
+}
+
+// LoadAverage is the 1-minute load average at a run's start and end.
+type LoadAverage struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// loadAverage is the 1-minute load average; 0 if it cannot be read.
+func loadAverage() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 // Host describes the machine.
@@ -125,6 +146,7 @@ func (r *runner) results(elapsed time.Duration) *Results {
 		ElapsedSeconds: math.Round(elapsed.Seconds()*10) / 10,
 		Verdicts:       r.verdicts(),
 		OTLP:           r.received(),
+		Load:           &LoadAverage{Start: r.loadStart, End: loadAverage()},
 	}
 	for _, d := range cfg.figDefs() {
 		v := r.vals[d.id]

@@ -35,8 +35,12 @@ func tableRow(f Figure) []string {
 }
 
 func (res *Results) heading() string {
-	return fmt.Sprintf("mcp-gateway benchmark, %s; %d CPUs (%s), %s; %d repetition(s): median (min–max)",
+	h := fmt.Sprintf("mcp-gateway benchmark, %s; %d CPUs (%s), %s; %d repetition(s): median (min–max)",
 		res.Time, res.Host.CPUs, res.Host.CPUModel, res.Host.GoVersion, res.Sizes.Reps)
+	if l := res.Load; l != nil {
+		h += fmt.Sprintf("; load average %.2f at the start, %.2f at the end", l.Start, l.End)
+	}
+	return h
 }
 
 func (t TargetRow) line() string {
