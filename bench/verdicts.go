@@ -230,7 +230,15 @@ func (res *Results) sidesText() string {
 	}
 	for _, side := range slices.Sorted(maps.Keys(res.OTLP)) {
 		o := res.OTLP[side]
-		fmt.Fprintf(&b, "OTLP receiver of %s (%s): %v requests by path, %d bytes\n", side, o.URL, o.Requests, o.Bytes)
+		got := "no requests"
+		if len(o.Requests) > 0 {
+			var by []string
+			for _, p := range slices.Sorted(maps.Keys(o.Requests)) {
+				by = append(by, fmt.Sprintf("%d to %s", o.Requests[p], p))
+			}
+			got = strings.Join(by, ", ") + fmt.Sprintf(" (%d bytes)", o.Bytes)
+		}
+		fmt.Fprintf(&b, "OTLP receiver of %s (%s): %s\n", side, o.URL, got)
 	}
 	return b.String()
 }
