@@ -43,7 +43,7 @@ var variantName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // floor, gateway, baseline.
 func ParseVariant(s string) (Variant, error) {
 	name, env, ok := strings.Cut(s, ":")
-	if !ok || !variantName.MatchString(name) || slices.Contains([]string{"direct", "floor", sideGateway, sideBaseline}, name) {
+	if !ok || !validVariantName(name) {
 		return Variant{}, fmt.Errorf("parse variant %q: want name:KEY=VALUE[,KEY=VALUE…], name in [a-z0-9_-] and none of direct, floor, gateway, baseline", s)
 	}
 	v := Variant{Name: name}
@@ -54,6 +54,10 @@ func ParseVariant(s string) (Variant, error) {
 		v.Env = append(v.Env, kv)
 	}
 	return v, nil
+}
+
+func validVariantName(name string) bool {
+	return variantName.MatchString(name) && !slices.Contains([]string{"direct", "floor", sideGateway, sideBaseline}, name)
 }
 
 // gatewaySide is one gateway a figure measures: the name its values are
@@ -93,7 +97,7 @@ func (r *runner) sides() []gatewaySide {
 		}
 	}
 	k := r.rep % len(sides)
-	return append(sides[k:], sides[:k]...)
+	return slices.Concat(sides[k:], sides[:k])
 }
 
 // treeSide is the side of the tree's build.
@@ -127,9 +131,16 @@ func (r *runner) startGateways(ctx context.Context, servers map[string]string) (
 	return gws, nil
 }
 
-// prepareSides checks Config.Baseline and starts a receiver for each side
+// prepareSides checks Config.Baseline and the variants' names, and starts a receiver for each side
 // whose environment names otlpPlaceholder; closeReceivers stops them.
 func (r *runner) prepareSides(ctx context.Context) error {
+	seen := map[string]bool{}
+	for _, v := range r.cfg.Variants {
+		if !validVariantName(v.Name) || seen[v.Name] {
+			return fmt.Errorf("variant %q: a name in [a-z0-9_-], none of direct, floor, gateway, baseline, and each once", v.Name)
+		}
+		seen[v.Name] = true
+	}
 	if r.cfg.Baseline != "" {
 		v, err := checkBaseline(ctx, r.cfg.Baseline)
 		if err != nil {

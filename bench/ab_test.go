@@ -75,6 +75,13 @@ func TestGatewaySides(t *testing.T) {
 		t.Error("prepareSides accepted a baseline that does not exist")
 	}
 	r.cfg.Baseline = b.Gateway
+	for _, bad := range [][]Variant{{{"baseline", nil}}, {{"tracing", nil}, {"tracing", nil}}} {
+		r.cfg.Variants = bad
+		if err := r.prepareSides(context.Background()); err == nil {
+			t.Errorf("prepareSides accepted the variants %v", bad)
+		}
+	}
+	r.cfg.Variants = cfg.Variants
 	if err := r.prepareSides(context.Background()); err != nil {
 		t.Fatal(err)
 	}
