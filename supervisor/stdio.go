@@ -82,7 +82,7 @@ func (t *stdio) read(r io.Reader) {
 		}
 		msg, err := jsonrpc.Decode(line)
 		if err != nil {
-			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
+			c.log.Output(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
 			t.undecodable(line, err)
 			continue
 		}
