@@ -97,7 +97,7 @@ type waiter struct {
 // New returns a budget of size bytes.
 func New(size int64) *Budget {
 	b := &Budget{size: size}
-	b.reclaim.init()
+	b.reclaim.init(func() int64 { return b.InUse(Clients) + b.InUse(Servers) })
 	return b
 }
 

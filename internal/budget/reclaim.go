@@ -17,6 +17,10 @@ const (
 	// quiet is how long nothing must have been taken after a burst before
 	// the memory is returned to the system.
 	quiet = time.Second
+	// retryMax bounds the wait before the next return of memory while the
+	// budget is still held after one (a call still running, a parked
+	// result): it doubles from quiet up to this.
+	retryMax = 8 * time.Second
 )
 
 // collect runs the collector, at most once per gcEvery across callers, so
@@ -36,11 +40,13 @@ type reclaimer struct {
 	mu       sync.Mutex
 	burst    int64 // bytes taken since the last return
 	lastTake time.Time
-	timer    *time.Timer // armed while a burst waits for its quiet second
-	freeOS   func()      // debug.FreeOSMemory; tests replace it
+	timer    *time.Timer   // armed while a burst waits for its quiet second
+	retry    time.Duration // the wait after a return that left the budget held
+	freeOS   func()        // debug.FreeOSMemory; tests replace it
+	held     func() int64  // bytes the budget counts now
 }
 
-func (r *reclaimer) init() { r.freeOS = debug.FreeOSMemory }
+func (r *reclaimer) init(held func() int64) { r.freeOS, r.held = debug.FreeOSMemory, held }
 
 // taken notes n bytes taken, and arms the quiet timer after a burst.
 func (r *reclaimer) taken(n int64) {
@@ -54,7 +60,10 @@ func (r *reclaimer) taken(n int64) {
 }
 
 // fire returns memory to the system once nothing has been taken for a
-// quiet second; before that, it waits for the rest of that second.
+// quiet second; before that, it waits for the rest of that second. While
+// the budget is still held after a return (what it holds may be garbage
+// the collector has not seen, or become garbage soon), it tries again,
+// less and less often.
 func (r *reclaimer) fire() {
 	r.mu.Lock()
 	if wait := quiet - time.Since(r.lastTake); wait > 0 {
@@ -62,10 +71,17 @@ func (r *reclaimer) fire() {
 		r.mu.Unlock()
 		return
 	}
-	r.burst, r.timer = 0, nil
 	free := r.freeOS
 	r.mu.Unlock()
 	free()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held() < burstBytes {
+		r.burst, r.timer, r.retry = 0, nil, 0
+		return
+	}
+	r.retry = min(max(2*r.retry, quiet), retryMax)
+	r.timer.Reset(r.retry)
 }
 
 // Close stops a pending return of memory (the daemon, as it stops).
