@@ -278,6 +278,7 @@ func TestOversizedBodyIsRefusedUnread(t *testing.T) {
 	if err != nil || status != 413 || !strings.Contains(head, "exceeds the gateway's limit") {
 		t.Fatalf("200 MiB POST: status %d, %v: %.300s", status, err, head)
 	}
+	t.Logf("200 MiB POST: %d, RssAnon %d → %d MiB", status, before>>20, high>>20)
 	if high-before > 16*mib {
 		t.Errorf("RssAnon grew by %d MiB (%d → %d) for a refused 200 MiB body, want at most 16", (high-before)>>20, before>>20, high>>20)
 	}
@@ -286,9 +287,11 @@ func TestOversizedBodyIsRefusedUnread(t *testing.T) {
 	if err != nil || !strings.Contains(res, "larger than the gateway's 64 MiB message limit") {
 		t.Fatalf("100 MiB line: %v %.300s", err, res)
 	}
+	start := time.Now()
 	if !testwait.Until(30*time.Second, func() bool { return rssAnon(pid) < 32*mib }) {
 		t.Errorf("RssAnon %d MiB 30 s after a skipped 100 MiB line, want under 32", rssAnon(pid)>>20)
 	}
+	t.Logf("100 MiB line: RssAnon %d MiB %v after the call", rssAnon(pid)>>20, time.Since(start).Round(10*time.Millisecond))
 	if res, err := s.call("echo", `{"text":"still serving"}`); err != nil || !strings.Contains(res, "still serving") {
 		t.Errorf("after: %v %s", err, res)
 	}
