@@ -53,8 +53,12 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wir
 	// Cleared: it would cut the response stream.
 	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	rd := http.MaxBytesReader(w, r.Body, limit)
-	ctx, cancel := context.WithTimeout(r.Context(), admissionWait)
-	defer cancel()
+	ctx := r.Context()
+	if r.ContentLength < 0 || r.ContentLength >= budget.CountFrom { // counted: it may wait
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, admissionWait)
+		defer cancel()
+	}
 	var (
 		body []byte
 		err  error

@@ -134,6 +134,9 @@ func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
 // alloc is the reader's Alloc: a buffer from the budget, waiting up to
 // budgetWait.
 func (t *stdio) alloc(n int) ([]byte, error) {
+	if n < budget.CountFrom {
+		return make([]byte, n), nil // not counted: no wait
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), budgetWait)
 	defer cancel()
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
