@@ -164,6 +164,8 @@ func TestBenchAB(t *testing.T) {
 	cfg := ShortConfig()
 	cfg.Bin, cfg.TempDir = testBinaries(t), t.TempDir()
 	cfg.Only = []string{"seq", "tput", "ready", "mem", "big"}
+	// Three sides: smaller still than ShortConfig where it costs nothing.
+	cfg.ThroughputDuration, cfg.ReadyServers, cfg.MemSessions = 100*time.Millisecond, []int{1}, 3
 	cfg.Baseline = cfg.Bin.Gateway
 	cfg.Variants = []Variant{{"otlp", []string{"OTEL_EXPORTER_OTLP_ENDPOINT={otlp}"}}}
 	res, err := Run(ctx, cfg)
