@@ -12,10 +12,12 @@ import (
 )
 
 // Builtin returns the built-in adapters in precedence order: github keys,
-// then catalog names, then local commands.
+// then HTTP servers (any other key with url), then catalog names, then
+// local commands.
 func Builtin(cat *catalog.Catalog, github GitHubOptions) []Adapter {
 	return []Adapter{
 		&githubAdapter{opts: github},
+		&httpAdapter{},
 		&catalogAdapter{cat: cat},
 		&commandAdapter{},
 	}
@@ -128,6 +130,9 @@ func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, erro
 	owner, repo, err := splitGitHubKey(key)
 	if err != nil {
 		return LaunchSpec{}, nil, err
+	}
+	if e.URL != nil {
+		return LaunchSpec{}, nil, errors.New(`url cannot be used on a github/<owner>/<repo> key, whose repository is cloned and run over stdio: give an HTTP server a key of its own`)
 	}
 	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
 		return LaunchSpec{}, nil, err
