@@ -55,7 +55,7 @@ type conn struct {
 // (SPEC §5.6, §7.9).
 //
 //   - Out: conn calls request with each request it sends (its id, its
-//     method and the encoded message), send with anything else (a
+//     method, its params as sent and the encoded message), send with anything else (a
 //     notification, or its answer to the server's request), and cancel
 //     when it stops waiting for request id (notice is the
 //     notifications/cancelled for it), from any goroutine. Each returns
@@ -77,7 +77,7 @@ type conn struct {
 //     HTTP, serveHTTPRun, when the server cannot be reached any more, its
 //     child exits, or the run is stopped.
 type transport interface {
-	request(id int64, method string, msg []byte) error
+	request(id int64, method string, params json.RawMessage, msg []byte) error
 	send(msg []byte) error
 	cancel(id int64, notice []byte)
 }
@@ -143,7 +143,7 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	c.pending[id] = pc
 	c.mu.Unlock()
 
-	if err := c.transport.request(id, method, jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
+	if err := c.transport.request(id, method, params, jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
 		return nil, nil, err

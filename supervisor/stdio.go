@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +39,7 @@ func newStdio(c *conn, p *proc.Process) *stdio {
 }
 
 // request writes request id like any message: stdio ties no answer to it.
-func (t *stdio) request(_ int64, _ string, msg []byte) error { return t.send(msg) }
+func (t *stdio) request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.send(msg) }
 
 // cancel tells the server with notice (MCP basic/utilities/cancellation:
 // on stdio, notifications/cancelled is the only signal).
