@@ -69,6 +69,18 @@ func (c *conn) callFor(from int64, logsOnly bool) *pendingCall {
 	return pc
 }
 
+// unanswered handles an answer to request id that ended without its
+// response (an HTTP stream that ended, a refusal; see transport): the call
+// fails with err, if it is still pending; for the gateway's own
+// subscription, the subscription has ended.
+func (c *conn) unanswered(id int64, err error) {
+	if sub := c.sub.Load(); sub != nil && sub.id == id {
+		c.endSubscription(sub, err.Error())
+		return
+	}
+	c.reject(id, err)
+}
+
 func (c *conn) notification(msg *jsonrpc.Message, from int64) {
 	switch msg.Method {
 	case "notifications/progress":

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakehttp"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	}
 	if fakeserver.Enabled() {
 		os.Exit(fakeserver.Main())
+	}
+	if fakehttp.Enabled() {
+		os.Exit(fakehttp.Main())
 	}
 	os.Exit(m.Run())
 }

@@ -145,7 +145,7 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *run, gate chan st
 // (less if ctx or the supervisor ends first), stops old with the stop
 // sequence, and returns once every call on it has returned.
 func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Duration) {
-	log := u.opts.Logger.With("server", u.name, "pid", old.proc.PID())
+	log := u.opts.Logger.With("server", u.name, "pid", old.pid())
 	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
 	drained := make(chan struct{})
 	go func() { old.active.Wait(); close(drained) }() // waited for below
@@ -159,7 +159,7 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Durati
 	}
 	timer.Stop()
 	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
-	old.proc.Stop(u.opts.ctx, u.opts.Stop)
+	old.halt(u.opts.ctx, u.opts.Stop)
 	<-old.done
 	// The run is over and its pending calls have failed, so each caller
 	// leaves the active group at once; the drain goroutine ends with the

@@ -59,19 +59,25 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (s
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	r, err := u.spawn(spec, env, num)
+	var r *run
+	var err error
+	if spec.URL != "" {
+		r, err = u.spawnHTTP(ctx, spec, env, num)
+	} else {
+		r, err = u.spawn(spec, env, num)
+	}
 	if err != nil {
 		return started{}, err
 	}
 	tools, err := u.handshake(ctx, r)
 	if err != nil {
-		r.proc.Kill()
+		r.kill()
 		<-r.done
 		var step *stepError
 		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
 			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
-		if tail := r.proc.StderrTail(); tail != "" {
+		if tail := r.stderrTail(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
 		}
 		return started{}, err
@@ -94,11 +100,8 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{})}
-	c.onToolsChanged = func() { u.relist(r) }
-	if f := u.opts.OnTaskStatus; f != nil {
-		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }
-	}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{}), started: p.Started()}
+	u.wire(r)
 	u.runs.Add(1)
 	go u.serveRun(r)
 	return r, nil

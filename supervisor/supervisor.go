@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -36,6 +37,9 @@ type Options struct {
 	// OnToolsChanged is called after a server's tool list changed (restart
 	// with other tools, its own list_changed). It must not block long.
 	OnToolsChanged func(server string)
+	// EventStall bounds a pause of an HTTP server in the middle of a
+	// message (default DefaultEventStall; SPEC §7.9).
+	EventStall time.Duration
 	// OnTaskStatus is called with a server's notifications/tasks/status
 	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
 	// extension), its params raw, and num, the number of the run
@@ -44,7 +48,8 @@ type Options struct {
 	// not block.
 	OnTaskStatus func(server string, num uint64, method string, params json.RawMessage)
 
-	ctx context.Context
+	ctx        context.Context
+	httpClient *http.Client // every HTTP server's (newHTTPClient)
 }
 
 // Supervisor owns every upstream server.
@@ -69,6 +74,12 @@ func New(servers []adapters.Server, opts Options) *Supervisor {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.EventStall <= 0 {
+		opts.EventStall = DefaultEventStall
+	}
+	if opts.httpClient == nil {
+		opts.httpClient = newHTTPClient()
 	}
 	var cancel context.CancelFunc
 	opts.ctx, cancel = context.WithCancel(context.Background())

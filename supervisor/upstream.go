@@ -50,6 +50,10 @@ type Status struct {
 	// EraModern ("modern"), SPEC §7.8; "" until it first started. It stays
 	// the last run's while the server is not running.
 	Era string `json:"era,omitempty"`
+	// Transport is how the running server is reached: "stdio",
+	// "streamable-http", or "http+sse" (the older HTTP+SSE, SPEC §7.9);
+	// "" while it is not running.
+	Transport string `json:"transport,omitempty"`
 }
 
 // Upstream is one configured server. Its methods are safe for concurrent
@@ -78,13 +82,16 @@ type Upstream struct {
 	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
 }
 
-// run is one run of the server (one child process, from its start to
-// its exit): its process, its JSON-RPC connection and the stdio
-// transport under it.
+// run is one run of the server, from its start to its end: one child
+// process speaking stdio, or one connection to an HTTP server (SPEC §7.9)
+// and, with runCmd, the child that serves it; its JSON-RPC connection
+// and the transport under it (runctl.go says how either ends).
 type run struct {
-	proc     *proc.Process
+	proc     *proc.Process // the child; nil for an HTTP server without runCmd
 	conn     *conn
-	stdio    *stdio // conn's transport, read by serveRun
+	stdio    *stdio         // conn's transport for a stdio server, read by serveRun; else nil
+	http     *httpTransport // conn's transport for an HTTP server; else nil
+	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
 	era      string         // EraLegacy or EraModern, set by the handshake
@@ -99,6 +106,12 @@ type run struct {
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
 	stopReason atomic.Pointer[string]
+
+	// An HTTP run is halted by closing halting (once, haltOnce), with
+	// haltCtx bounding its command's stop sequence (halt).
+	halting  chan struct{}
+	haltOnce sync.Once
+	haltCtx  context.Context
 
 	// relisting says a re-list runs; relistAgain that another list_changed
 	// came meanwhile. Both under Upstream.mu.
@@ -128,9 +141,10 @@ func (u *Upstream) Status() Status {
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
-		st.PID = u.cur.proc.PID()
-		st.StartedAt = u.cur.proc.Started()
+		st.PID = u.cur.pid()
+		st.StartedAt = u.cur.started
 		st.Protocol = u.cur.protocol
+		st.Transport = u.cur.transportName()
 	}
 	return st
 }
@@ -162,7 +176,7 @@ func (u *Upstream) Stop(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	r.proc.Stop(ctx, u.opts.Stop)
+	r.halt(ctx, u.opts.Stop)
 	<-r.done
 }
 

@@ -1,0 +1,129 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// maxMessage bounds one message an HTTP server sends: a JSON body or one
+// SSE event's data, as jsonrpc's reader bounds a stdio line (SPEC §3.9
+// asks for at least 8 MiB).
+const maxMessage = jsonrpc.DefaultMaxLine
+
+// DefaultEventStall is how long an HTTP server may pause in the middle of
+// a message (a JSON body, or an SSE event once it has begun) before the
+// gateway gives up on that answer (Options.EventStall). Between SSE events
+// a stream may stay quiet as long as its call runs: a long tool call
+// sends nothing for minutes, a GET or listen stream for hours, and a
+// keep-alive comment is welcome but not required.
+const DefaultEventStall = 30 * time.Second
+
+// errTooLarge is a message over maxMessage.
+var errTooLarge = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+	Message: fmt.Sprintf("the server's message is larger than the gateway's %d MiB message limit", maxMessage>>20)}
+
+// stallError is a message the server stopped sending halfway.
+type stallError struct{ after time.Duration }
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("the server stopped sending in the middle of a message for %s; the gateway gave up on it", e.after)
+}
+
+// bodyReader is the one place where the bytes of an HTTP server's answers
+// are read and kept (SPEC §7.9: a server's answers are untrusted input):
+// every response body is read through Read, and every message kept of it
+// grows through readAll (a JSON body) or keep (an SSE event's data),
+// bounded by maxMessage. A memory budget for buffered responses would be
+// charged in keep and readAll, and released when the message is handed
+// on.
+//
+// Read also keeps the stall deadline: once a message has begun (any byte
+// after a boundary), the next bytes must come within stall, or the
+// response's request is cancelled (cancel), which ends the blocked Read
+// with a *stallError. rest marks a boundary: the reader is between
+// messages, where a stream may be quiet indefinitely.
+type bodyReader struct {
+	body    io.Reader
+	stall   time.Duration
+	cancel  context.CancelFunc // ends the response's request
+	timer   *time.Timer        // made on the first armed Read
+	armed   bool               // a message has begun: the stall deadline runs
+	stalled atomic.Bool
+	n       int64 // bytes read
+}
+
+func newBodyReader(body io.Reader, stall time.Duration, cancel context.CancelFunc) *bodyReader {
+	return &bodyReader{body: body, stall: stall, cancel: cancel}
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.armed {
+		if b.timer == nil {
+			b.timer = time.AfterFunc(b.stall, func() { b.stalled.Store(true); b.cancel() })
+		} else {
+			b.timer.Reset(b.stall)
+		}
+	}
+	n, err := b.body.Read(p)
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	if n > 0 {
+		b.armed, b.n = true, b.n+int64(n)
+	}
+	if err != nil && b.stalled.Load() {
+		err = &stallError{b.stall}
+	}
+	return n, err
+}
+
+// rest says the reader is at a message boundary with nothing buffered:
+// the stall deadline stops until the next byte.
+func (b *bodyReader) rest() { b.armed = false }
+
+// done stops the stall timer for good.
+func (b *bodyReader) done() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
+// readAll reads the whole body as one message, up to maxMessage; size is
+// its Content-Length (-1 if unknown), used only to size the buffer.
+func (b *bodyReader) readAll(size int64) ([]byte, error) {
+	c := 4096
+	if size > 0 {
+		c = int(min(size, maxMessage)) + 1
+	}
+	msg := make([]byte, 0, c)
+	for {
+		if len(msg) == cap(msg) {
+			msg = append(msg, 0)[:len(msg)]
+		}
+		n, err := b.Read(msg[len(msg):cap(msg)])
+		msg = msg[:len(msg)+n]
+		if len(msg) > maxMessage {
+			return nil, errTooLarge
+		}
+		if errors.Is(err, io.EOF) {
+			return msg, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// keep appends chunk to msg, the message being read, up to maxMessage.
+func (b *bodyReader) keep(msg, chunk []byte) ([]byte, error) {
+	if len(msg)+len(chunk) > maxMessage {
+		return msg, errTooLarge
+	}
+	return append(msg, chunk...), nil
+}
