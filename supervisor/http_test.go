@@ -160,10 +160,14 @@ type askingPeer struct {
 	requests []string
 }
 
-func (p *askingPeer) ClientID() string                                         { return p.id }
-func (p *askingPeer) Client() ClientInfo                                       { return ClientInfo{} }
-func (p *askingPeer) Notify(context.Context, string, json.RawMessage)          {}
-func (p *askingPeer) asked() []string                                          { p.mu.Lock(); defer p.mu.Unlock(); return slices.Clone(p.requests) }
+func (p *askingPeer) ClientID() string                                { return p.id }
+func (p *askingPeer) Client() ClientInfo                              { return ClientInfo{} }
+func (p *askingPeer) Notify(context.Context, string, json.RawMessage) {}
+func (p *askingPeer) asked() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.requests)
+}
 func (p *askingPeer) Request(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
