@@ -42,7 +42,7 @@ func httpSupervisor(t *testing.T, servers []adapters.Server) (*Supervisor, *sync
 		Log:          logfile.New(logBuf),
 		StartTimeout: 20 * time.Second,
 		Stop:         proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
-		EventStall:   time.Second,
+		EventStall:   5 * time.Second,
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

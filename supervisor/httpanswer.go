@@ -69,7 +69,7 @@ func contentType(resp *http.Response) string {
 func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, err := body.readAll(resp.ContentLength)
 	if err != nil {
-		t.brokeOff(ctx, id, err)
+		t.broken(ctx, id, err)
 		return
 	}
 	msg, err := jsonrpc.Decode(data)
@@ -120,16 +120,9 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 			return
 		}
 		var stall *stallError
-		if errors.As(err, &stall) || errors.Is(err, errTooLarge) {
-			t.log.Line(t.conn.name, "[gateway] "+err.Error())
-			t.conn.unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
-			return
-		}
-		if ctx.Err() != nil {
-			return // cancelled, or the transport closed
-		}
-		if !errors.Is(err, io.EOF) || s.lastID == "" || t.conn.modern.Load() != nil || resumes == maxResumes {
-			t.brokeOff(ctx, id, err)
+		if errors.Is(err, errTooLarge) || errors.As(err, &stall) || ctx.Err() != nil ||
+			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.modern.Load() != nil || resumes == maxResumes {
+			t.broken(ctx, id, err)
 			return
 		}
 		next, rerr := t.resume(ctx, s)
@@ -188,9 +181,28 @@ func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, e
 	return next, nil
 }
 
-// brokeOff handles an answer that ended without its response: the call
-// fails, and a ping asks whether the server is still there (its own
-// failure to reach the server then loses it).
+// broken handles an answer that could not be read to its response: one
+// over the message limit or stalled fails its call; one cancelled (the
+// call, or the transport closed) needs nothing more; any other broke off.
+func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
+	var stall *stallError
+	switch {
+	case errors.Is(err, errTooLarge):
+		t.log.Line(t.conn.name, "[gateway] an answer over the message limit; the call fails")
+		t.conn.unanswered(id, errTooLarge)
+	case errors.As(err, &stall):
+		t.log.Line(t.conn.name, "[gateway] "+err.Error())
+		t.conn.unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))
+	case ctx.Err() != nil:
+	default:
+		t.brokeOff(ctx, id, err)
+	}
+}
+
+// brokeOff handles an answer that ended without its response. A ping
+// first asks whether the server is still there: if it cannot reach it,
+// the server is lost, and the call fails with every other pending one
+// (with its command's exit, if it had one); else only this call fails.
 func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
 	if ctx.Err() != nil {
 		return
@@ -200,8 +212,8 @@ func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
 	} else {
 		err = fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 	}
-	t.conn.unanswered(id, err)
 	t.probe()
+	t.conn.unanswered(id, err)
 }
 
 // probeTimeout bounds the ping that asks whether a server whose answer

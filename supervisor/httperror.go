@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
@@ -73,7 +74,16 @@ func cause(err error) string {
 	case errors.As(err, &record), errors.As(err, &alert):
 		return "TLS: " + err.Error()
 	case errors.As(err, &op) && op.Op == "dial":
-		return "connect: " + strings.TrimPrefix(op.Error(), "dial ")
+		inner := op.Err
+		var sys *os.SyscallError
+		if errors.As(inner, &sys) {
+			inner = sys.Err
+		}
+		to := ""
+		if op.Addr != nil {
+			to = " to " + op.Addr.String()
+		}
+		return "connect" + to + ": " + inner.Error()
 	}
 	return err.Error()
 }

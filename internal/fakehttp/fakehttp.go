@@ -26,6 +26,7 @@
 //	pid                   → this process's pid
 //	expire                → answer, then end the session (the next request is 404)
 //	stall                 → an SSE event begun and never finished
+//	stalljson             → a JSON body begun and never finished
 //	huge {"bytes": n}     → one SSE event of about n bytes
 //	closeearly            → an SSE priming event (id, retry), then the stream ends; the
 //	                        answer comes on the GET that resumes it (Last-Event-ID)

@@ -127,9 +127,6 @@ func (s *Server) answerLegacy(w http.ResponseWriter, r *http.Request, m message,
 			st.send(res)
 		}
 	}
-	if toolName(m) == "expire" {
-		s.Expire()
-	}
 }
 
 // toGET sends msg on the session's GET stream, if it has one.

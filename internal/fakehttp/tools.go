@@ -73,6 +73,7 @@ func (s *Server) call(r *http.Request, m message, out func(string), modern bool)
 	case "pid":
 		return ok(strconv.Itoa(os.Getpid()))
 	case "expire":
+		s.Expire() // before the answer: the next request is surely 404
 		return ok("expiring")
 	case "progress":
 		for i := 1; i <= a.N; i++ {
@@ -190,6 +191,12 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, m message) bool {
 	case "stall":
 		st := openStream(w)
 		st.raw(`data: {"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
+		<-r.Context().Done()
+	case "stalljson":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[`)
+		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	case "huge":
 		st := openStream(w)
