@@ -88,7 +88,10 @@ func printStatus(w io.Writer, doc statusDoc) {
 	for _, s := range doc.Servers {
 		pid, up := "-", "-"
 		if s.PID > 0 {
-			pid, up = fmt.Sprint(s.PID), duration(s.UptimeSeconds)
+			pid = fmt.Sprint(s.PID)
+		}
+		if !s.StartedAt.IsZero() {
+			up = duration(s.UptimeSeconds) // an HTTP server without a command has no pid
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
 			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
@@ -97,9 +100,13 @@ func printStatus(w io.Writer, doc statusDoc) {
 }
 
 // protocol shows a server's protocol version with its era (SPEC §7.8),
-// "2026-07-28 (modern)"; the era alone while the server is not running.
+// "2026-07-28 (modern)", and how it is reached when that is not stdio,
+// "2025-11-25 (legacy, streamable-http)"; the era alone while the server
+// is not running.
 func protocol(st supervisor.Status) string {
 	switch {
+	case st.Protocol != "" && st.Era != "" && st.Transport != "" && st.Transport != "stdio":
+		return st.Protocol + " (" + st.Era + ", " + st.Transport + ")"
 	case st.Protocol != "" && st.Era != "":
 		return st.Protocol + " (" + st.Era + ")"
 	case st.Protocol != "":
