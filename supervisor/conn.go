@@ -143,12 +143,35 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	c.pending[id] = pc
 	c.mu.Unlock()
 
-	if err := c.transport.request(id, method, params, jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
+	if err := c.hand(ctx, id, method, params, detach == nil && gone == nil); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
 		return nil, nil, err
 	}
 	return c.await(ctx, id, pc, detach, gone)
+}
+
+// hand gives request id to the transport: on this goroutine, when the
+// transport can carry a request so (an inliner) and nothing but ctx can
+// end the call's wait (attached: its peer does not detach); else to be
+// answered later.
+func (c *conn) hand(ctx context.Context, id int64, method string, params json.RawMessage, attached bool) error {
+	msg := jsonrpc.Request(jsonrpc.IntID(id), method, params)
+	if in, ok := c.transport.(inliner); ok && attached {
+		return in.inline(ctx, id, method, params, msg)
+	}
+	return c.transport.request(id, method, params, msg)
+}
+
+// An inliner is a transport that can carry a request on the caller's
+// goroutine (HTTP: the POST and its answer), saving a goroutine and a
+// hand-over per call. inline returns once the answer has gone to dispatch
+// (or failed the call through conn.reject), or once ctx ended, which the
+// caller's await then handles as for any transport; ctx ending also ends
+// the request. It is used only for a call that cannot detach, whose wait
+// nothing else can end.
+type inliner interface {
+	inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error
 }
 
 // await waits for the reply to call id: the server's, or ctx's end or

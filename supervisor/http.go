@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,11 +33,13 @@ var errClosed = errors.New("the connection to the server is closed")
 //     anything of the calling client's: its Authorization and the
 //     gateway's token stay in the aggregator), Content-Type
 //     application/json and Accept of both JSON and SSE.
-//   - A request's POST runs on a goroutine of its own (exchange), whose
-//     answer, one JSON message or an SSE stream, goes to dispatch message
-//     by message with the request's id (httpanswer.go); one that ends
-//     without the response fails the call (conn.unanswered). Anything
-//     else is POSTed at once and acknowledged with 202 (send).
+//   - A request's POST (exchange) runs on the caller's goroutine when the
+//     call cannot detach (inline; see inliner), else on a goroutine of its
+//     own (request); its answer, one JSON message or an SSE stream, goes
+//     to dispatch message by message with the request's id
+//     (httpanswer.go); one that ends without the response fails the call
+//     (conn.unanswered). Anything else is POSTed at once and acknowledged
+//     with 202 (send).
 //   - A legacy server (httpsession.go): initialize's answer gives the
 //     Mcp-Session-Id and the protocol version, sent on every later
 //     request; after notifications/initialized a GET stream carries what
@@ -56,7 +60,9 @@ var errClosed = errors.New("the connection to the server is closed")
 type httpTransport struct {
 	conn    *conn
 	client  *http.Client
+	wire    *wireClient // for a plain-http url without a proxy; else nil
 	url     string      // the MCP endpoint, as configured
+	u       *url.URL    // url, parsed
 	shown   string      // url for messages (shownURL)
 	headers http.Header // configured; their values are secrets
 	stall   time.Duration
@@ -67,17 +73,20 @@ type httpTransport struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup // exchanges, the GET stream, the HTTP+SSE stream
 
-	mu        sync.Mutex
-	closed    bool
-	session   string                       // Mcp-Session-Id; "" for none
-	version   string                       // the negotiated version, once initialize answered
-	initMsg   []byte                       // the initialize request, for a new session
-	renewal   *renewal                     // a new session being made
-	calls     map[int64]context.CancelFunc // exchanges in flight: cancel ends one
-	getStop   context.CancelFunc           // the GET stream's; nil when none runs
-	getGone   bool                         // the server answered GET with 405
-	params    map[string][]mcpheader.Param // tools' x-mcp-header parameters (modern)
-	warnedGET bool
+	mu      sync.Mutex
+	closed  bool
+	session string // Mcp-Session-Id; "" for none
+	version string // the negotiated version, once initialize answered
+	// sessionHdr and versionHdr are session and version as header
+	// values, shared by every request (nil: none).
+	sessionHdr, versionHdr []string
+	initMsg                []byte                       // the initialize request, for a new session
+	renewal                *renewal                     // a new session being made
+	calls                  map[int64]context.CancelFunc // exchanges in flight: cancel ends one
+	getStop                context.CancelFunc           // the GET stream's; nil when none runs
+	getGone                bool                         // the server answered GET with 405
+	params                 map[string][]mcpheader.Param // tools' x-mcp-header parameters (modern)
+	warnedGET              bool
 
 	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback
 }
@@ -85,9 +94,14 @@ type httpTransport struct {
 // newHTTPTransport makes the HTTP transport to url the transport of c.
 // lost is called (from any goroutine, maybe more than once) when the
 // server cannot be reached any more.
-func newHTTPTransport(c *conn, client *http.Client, url string, headers map[string]string, stall time.Duration, lost func(error)) *httpTransport {
-	t := &httpTransport{conn: c, client: client, url: url, shown: shownURL(url), headers: http.Header{},
+func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, lost func(error)) *httpTransport {
+	t := &httpTransport{conn: c, client: client, url: rawURL, shown: shownURL(rawURL), headers: http.Header{},
 		stall: stall, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
+	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
+	if t.u == nil {
+		t.u = &url.URL{}
+	}
+	t.wire = newWireClient(t.u)
 	for k, v := range headers {
 		t.headers.Set(k, v)
 	}
@@ -102,7 +116,7 @@ func (t *httpTransport) request(id int64, method string, params json.RawMessage,
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
-	ctx, cancel, err := t.begin(id)
+	ctx, cancel, err := t.begin(t.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -113,15 +127,30 @@ func (t *httpTransport) request(id int64, method string, params json.RawMessage,
 	return nil
 }
 
-// begin registers the exchange of request id; its context ends with
-// cancel, t's close, or a stalled answer.
-func (t *httpTransport) begin(id int64) (context.Context, context.CancelFunc, error) {
+// inline is request on the caller's goroutine (see inliner), whose ctx
+// ends the exchange too.
+func (t *httpTransport) inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	ctx, cancel, err := t.begin(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer t.end(id, cancel)
+	t.exchange(ctx, cancel, id, method, params, msg)
+	return nil
+}
+
+// begin registers the exchange of request id; its context, made from
+// parent, ends with cancel, t's close, or a stalled answer.
+func (t *httpTransport) begin(parent context.Context, id int64) (context.Context, context.CancelFunc, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, nil, errClosed
 	}
-	ctx, cancel := context.WithCancel(t.ctx)
+	ctx, cancel := context.WithCancel(parent)
 	t.calls[id] = cancel
 	t.wg.Add(1)
 	return ctx, cancel, nil
@@ -209,30 +238,88 @@ func (t *httpTransport) close(lost bool) {
 	}
 	t.closed = true
 	session := t.session
+	for _, cancel := range t.calls {
+		cancel() // an inline exchange's context is not t.ctx's
+	}
 	t.mu.Unlock()
 	t.stop()
 	if session != "" && !lost && t.old.Load() == nil {
 		t.deleteSession(session)
 	}
 	t.wg.Wait()
+	if t.wire != nil {
+		t.wire.close()
+	}
 }
 
 // do POSTs msg with the headers of its method and params (stamp), and
 // returns the answer and the session it was sent in.
 func (t *httpTransport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(msg))
+	req, err := t.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, "", err
 	}
-	t.baseHeaders(req.Header)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
 	session := t.stamp(req.Header, method, params)
-	resp, err := t.client.Do(req)
+	resp, err := t.roundTrip(req)
 	if err != nil {
 		return nil, session, describe("POST "+t.shown, err)
 	}
 	return resp, session, nil
+}
+
+// roundTrip sends req over the wire client when the url allows it (see
+// wireClient), else with the Transport; a redirect the wire client got is
+// sent again with the Transport, whose policy follows it within the
+// url's origin only (sameOrigin).
+func (t *httpTransport) roundTrip(req *http.Request) (*http.Response, error) {
+	if t.wire != nil {
+		resp, err := t.wire.do(req)
+		if err != nil || !isRedirect(resp) {
+			return resp, err
+		}
+		drain(resp)
+		if req.GetBody != nil {
+			if req.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t.client.Do(req)
+}
+
+// isRedirect tells a redirect that names where to go.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// Header values every request shares (the transport only reads them).
+var (
+	hdrJSON   = []string{"application/json"}
+	hdrAccept = []string{"application/json, text/event-stream"}
+	hdrSSE    = []string{"text/event-stream"}
+)
+
+// newRequest is an HTTP request to url with the configured headers and
+// body (none if nil). url was parsed once, by newHTTPTransport.
+func (t *httpTransport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", rd)
+	if err != nil {
+		return nil, err
+	}
+	u := *t.u
+	req.URL, req.Host = &u, u.Host
+	req.Header = make(http.Header, len(t.headers)+6)
+	t.baseHeaders(req.Header)
+	return req, nil
 }
 
 // baseHeaders sets the configured headers.

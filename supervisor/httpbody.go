@@ -95,14 +95,18 @@ func (b *bodyReader) done() {
 }
 
 // readAll reads the whole body as one message, up to maxMessage; size is
-// its Content-Length (-1 if unknown), used only to size the buffer.
+// its Content-Length (-1 if unknown): a body of known size is read to
+// that size, without waiting for the end of the stream.
 func (b *bodyReader) readAll(size int64) ([]byte, error) {
+	if size > maxMessage {
+		return nil, errTooLarge
+	}
 	c := 4096
-	if size > 0 {
-		c = int(min(size, maxMessage)) + 1
+	if size >= 0 {
+		c = int(size) + 1
 	}
 	msg := make([]byte, 0, c)
-	for {
+	for size < 0 || int64(len(msg)) < size {
 		if len(msg) == cap(msg) {
 			msg = append(msg, 0)[:len(msg)]
 		}
@@ -118,6 +122,7 @@ func (b *bodyReader) readAll(size int64) ([]byte, error) {
 			return nil, err
 		}
 	}
+	return msg, nil
 }
 
 // keep appends chunk to msg, the message being read, up to maxMessage.

@@ -16,18 +16,18 @@ import (
 // for a modern one, the request metadata headers (modernHeaders).
 func (t *httpTransport) stamp(h http.Header, method string, params json.RawMessage) string {
 	if m := t.conn.modern.Load(); m != nil {
-		h.Set("MCP-Protocol-Version", m.version)
+		h["Mcp-Protocol-Version"] = []string{m.version}
 		t.modernHeaders(h, method, params)
 		return ""
 	}
 	t.mu.Lock()
-	session, version := t.session, t.version
+	session, sessionHdr, versionHdr := t.session, t.sessionHdr, t.versionHdr
 	t.mu.Unlock()
 	if session != "" {
-		h.Set("Mcp-Session-Id", session)
+		h["Mcp-Session-Id"] = sessionHdr
 	}
-	if version != "" && method != "initialize" {
-		h.Set("MCP-Protocol-Version", version)
+	if versionHdr != nil && method != "initialize" {
+		h["Mcp-Protocol-Version"] = versionHdr
 	}
 	return session
 }
@@ -48,7 +48,7 @@ func (t *httpTransport) modernHeaders(h http.Header, method string, params json.
 	if method == "" {
 		return
 	}
-	h.Set("Mcp-Method", method)
+	h["Mcp-Method"] = []string{method}
 	member, named := nameMembers[method]
 	if !named || len(params) == 0 {
 		return
@@ -67,7 +67,7 @@ func (t *httpTransport) modernHeaders(h http.Header, method string, params json.
 	if !ok {
 		return
 	}
-	h.Set("Mcp-Name", mcpheader.Encode(text))
+	h["Mcp-Name"] = []string{mcpheader.Encode(text)}
 	if method != "tools/call" {
 		return
 	}

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +45,10 @@ func (t *httpTransport) initialized(resp *http.Response, msg *jsonrpc.Message, s
 	version, _ := jsonrpc.Text(raw)
 	t.mu.Lock()
 	t.session, t.version, t.initMsg = session, version, sent
+	t.sessionHdr, t.versionHdr = []string{session}, nil
+	if version != "" {
+		t.versionHdr = []string{version}
+	}
 	t.mu.Unlock()
 	return nil
 }
@@ -128,14 +131,12 @@ func (t *httpTransport) newSession(sent []byte) error {
 // initialize, outside any session) and returns its response; other
 // messages on its answer go to dispatch.
 func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(msg))
+	req, err := t.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, nil, err
 	}
-	t.baseHeaders(req.Header)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := t.client.Do(req)
+	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
+	resp, err := t.roundTrip(req)
 	if err != nil {
 		return nil, nil, describe("POST "+t.shown, err)
 	}
@@ -291,17 +292,16 @@ func (t *httpTransport) streamEnded(ctx context.Context, err error) {
 // after lastID), with the session's headers; it returns the session it
 // was sent in.
 func (t *httpTransport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url, nil)
+	req, err := t.newRequest(ctx, http.MethodGet, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	t.baseHeaders(req.Header)
-	req.Header.Set("Accept", "text/event-stream")
+	req.Header["Accept"] = hdrSSE
 	session := t.stamp(req.Header, "", nil)
 	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
+		req.Header["Last-Event-Id"] = []string{lastID}
 	}
-	resp, err := t.client.Do(req)
+	resp, err := t.roundTrip(req)
 	if err != nil {
 		return nil, session, describe("GET "+t.shown, err)
 	}
@@ -314,18 +314,17 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (*http.Response,
 func (t *httpTransport) deleteSession(session string) {
 	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
+	req, err := t.newRequest(ctx, http.MethodDelete, nil)
 	if err != nil {
 		return
 	}
-	t.baseHeaders(req.Header)
-	req.Header.Set("Mcp-Session-Id", session)
+	req.Header["Mcp-Session-Id"] = []string{session}
 	t.mu.Lock()
-	if t.version != "" {
-		req.Header.Set("MCP-Protocol-Version", t.version)
+	if t.versionHdr != nil {
+		req.Header["Mcp-Protocol-Version"] = t.versionHdr
 	}
 	t.mu.Unlock()
-	if resp, err := t.client.Do(req); err == nil {
+	if resp, err := t.roundTrip(req); err == nil {
 		drain(resp)
 	}
 }

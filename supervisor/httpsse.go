@@ -139,7 +139,7 @@ func (o *sseTransport) post(msg []byte) error {
 	}
 	t.baseHeaders(req.Header)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := t.client.Do(req)
+	resp, err := t.roundTrip(req)
 	if err != nil {
 		return t.failed(describe("POST "+o.shown, err))
 	}
