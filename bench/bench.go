@@ -47,7 +47,7 @@ type Config struct {
 	Everything []string
 
 	// Only, if set, runs only these phases: seq, handler, everything,
-	// tput, ready, mem, big.
+	// tput, ready, mem, big, http.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -128,6 +128,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"ready", "ready time", r.ready},
 		{"mem", "memory", r.memory},
 		{"big", "large messages", r.big},
+		{"http", "an HTTP upstream", r.httpUpstream},
 	}
 	for rep := range cfg.Reps {
 		for _, ph := range phases {

@@ -119,7 +119,9 @@ func LaunchGateway(ctx context.Context, bin, config, dir string, env ...string) 
 	return g, nil
 }
 
-// Floor is a running floor proxy (bench/floor) in front of one upstream.
+// Floor is a running floor proxy (bench/floor) in front of one upstream,
+// or another server of the benchmark's own that serves HTTP (the Go echo
+// with --http, StartHTTPEcho).
 type Floor struct {
 	cmd     *exec.Cmd
 	URL     string
@@ -128,7 +130,19 @@ type Floor struct {
 
 // StartFloor starts the floor proxy over upstream argv.
 func StartFloor(bin string, argv []string) (*Floor, error) {
-	cmd := exec.Command(bin, append([]string{"--"}, argv...)...)
+	return startListening("floor proxy", bin, append([]string{"--"}, argv...))
+}
+
+// StartHTTPEcho starts the Go echo serving Streamable HTTP on a free
+// loopback port (echo --http).
+func StartHTTPEcho(bin string) (*Floor, error) {
+	return startListening("HTTP echo", bin, []string{"--http", "127.0.0.1:0"})
+}
+
+// startListening starts bin with args and returns once it prints
+// "listening on URL".
+func startListening(what, bin string, args []string) (*Floor, error) {
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -143,7 +157,7 @@ func StartFloor(bin string, argv []string) (*Floor, error) {
 	if err != nil || !ok {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("floor proxy did not start: %q %v %s", line, err, stderr.String())
+		return nil, fmt.Errorf("%s did not start: %q %v %s", what, line, err, stderr.String())
 	}
 	return &Floor{cmd: cmd, URL: url}, nil
 }
