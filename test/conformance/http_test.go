@@ -8,8 +8,9 @@ package conformance
 // of each suite run here: those whose messages cross the HTTP transport in
 // every way it carries them (a plain result, progress and log messages on
 // a call's stream, a server's request answered back, the modern request
-// headers, MRTR). With MCP_GATEWAY_CONFORMANCE_HTTP_ALL=1 they run the
-// full lists (scenarios, modernScenarios) instead, as `make test` is to
+// headers, MRTR, the tasks extension's Mcp-Name). With
+// MCP_GATEWAY_CONFORMANCE_HTTP_ALL=1 they run the full lists (scenarios;
+// modernScenarios and tasksScenarios) instead, as `make test` is to
 // once the harness is restructured to take a server's config.
 
 import (
@@ -47,6 +48,8 @@ var modernHTTPScenarios = []string{
 	"http-custom-header-server-validation",
 	"input-required-result-basic-elicitation",
 	"input-required-result-multi-round",
+	"tasks-lifecycle",
+	"tasks-request-headers",
 }
 
 // httpServerConfig is a config of one server, "conformance", served by
@@ -86,13 +89,13 @@ func TestModernConformanceOverHTTP(t *testing.T) {
 	gatewayBin := filepath.Join(tmp, "mcp-gateway")
 	goBuild(t, e.root, gatewayBin, "./cmd/mcp-gateway")
 	fixtureTools := e.fixtureTools(t)
-	requireTools(t, "the modern fixture", fixtureTools, modernScenarioTools)
+	requireTools(t, "the modern fixture", fixtureTools, append(slices.Clone(modernScenarioTools), tasksScenarioTools...))
 	port := freePort(t)
 	pidfile := filepath.Join(tmp, "fixture.pids")
 	runCmd := fmt.Sprintf("exec %s %s --http %d --pidfile %s", shellQuote(e.node), shellQuote(e.fixture), port, shellQuote(pidfile))
 	endpoint := httpEndpoint(t, gatewayBin, httpServerConfig(fmt.Sprintf("http://127.0.0.1:%d/mcp", port), runCmd), pidfile, tmp)
 	requireModernList(t, endpoint, fixtureTools)
-	e.runAll(t, endpoint, allOverHTTP(modernHTTPScenarios, modernScenarios))
+	e.runAll(t, endpoint, allOverHTTP(modernHTTPScenarios, slices.Concat(modernScenarios, tasksScenarios)))
 }
 
 // httpEndpoint starts the gateway with config and the bearer proxy in
