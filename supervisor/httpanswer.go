@@ -142,18 +142,25 @@ func (t *httpTransport) readStream(s *sseReader, id int64, method string, sent [
 		if err != nil {
 			return err
 		}
-		if ev.name != "" && ev.name != "message" {
-			continue // not a JSON-RPC message
-		}
-		msg, err := jsonrpc.Decode(ev.data)
-		if err != nil {
-			t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
-			continue
-		}
-		if t.deliver(msg, id, method, sent, resp) {
+		if msg, ok := t.message(ev); ok && t.deliver(msg, id, method, sent, resp) {
 			return nil
 		}
 	}
+}
+
+// message is the JSON-RPC message an SSE event carries: one of the default
+// type ("message"), whose data decodes; any other is skipped, and one
+// that does not decode is logged.
+func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
+	if ev.name != "" && ev.name != "message" {
+		return nil, false
+	}
+	msg, err := jsonrpc.Decode(ev.data)
+	if err != nil {
+		t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
+		return nil, false
+	}
+	return msg, true
 }
 
 // resume reopens an answer's stream: a GET with Last-Event-ID, after the

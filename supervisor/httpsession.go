@@ -264,13 +264,8 @@ func (t *httpTransport) getOnce(ctx context.Context, lastID *string) (again bool
 			t.streamEnded(ctx, err)
 			return true, s.retry
 		}
-		if ev.name != "" && ev.name != "message" {
-			continue
-		}
-		if msg, err := jsonrpc.Decode(ev.data); err == nil {
+		if msg, ok := t.message(ev); ok {
 			t.conn.dispatch(msg, 0)
-		} else {
-			t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		}
 	}
 }

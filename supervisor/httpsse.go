@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // endpointWait bounds the wait for an HTTP+SSE server's endpoint event.
@@ -116,13 +114,8 @@ func (o *sseTransport) read(ctx context.Context, s *sseReader) {
 			}
 			return
 		}
-		if ev.name != "" && ev.name != "message" {
-			continue
-		}
-		if msg, err := jsonrpc.Decode(ev.data); err == nil {
+		if msg, ok := t.message(ev); ok {
 			t.conn.dispatch(msg, 0)
-		} else {
-			t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		}
 	}
 }
