@@ -76,6 +76,10 @@ type conn struct {
 //     For stdio that is serveRun, at the end of stdout, with the exit; for
 //     HTTP, serveHTTPRun, when the server cannot be reached any more, its
 //     child exits, or the run is stopped.
+//
+// What a transport reads of the server is read under the daemon's memory
+// budget (Options.Budget, internal/budget): stdio's lines, and an HTTP
+// transport's bodies and SSE events (httpbody.go).
 type transport interface {
 	request(id int64, method string, params json.RawMessage, msg []byte) error
 	send(msg []byte) error

@@ -21,18 +21,21 @@
 //     what the server sends to the call or client it is for (dispatch.go,
 //     pending.go, serverrequest.go). It sits on a transport (conn.go
 //     says what one must do): stdio (stdio.go): stdout is read as
-//     newline-delimited JSON-RPC by our own reader, lines up to 64 MiB;
-//     non-JSON lines are logged and skipped (§7.4). stderr goes to the
-//     log line by line with secrets masked (§7.4, §7.5).
+//     newline-delimited JSON-RPC by our own reader, lines up to 64 MiB,
+//     into buffers from the daemon's memory budget (Options.Budget,
+//     §3.9); non-JSON lines are logged and skipped (§7.4). stderr goes to
+//     the log line by line with secrets masked, within the server's share
+//     of the log (§7.4, §7.5).
 //   - HTTP servers (§5.6, §7.9; httprun.go): the HTTP transport
 //     (http.go) speaks Streamable HTTP in either era (legacy sessions and
 //     their GET stream, httpsession.go; modern request headers,
 //     httpheaders.go) or the older HTTP+SSE (httpsse.go); every answer is
-//     read in one place, bounded (httpbody.go, sse.go); a server that
-//     cannot be reached is lost, and its pending calls fail at once
-//     (httperror.go names the cause). The HTTP client is the
-//     supervisor's (httpclient.go): system roots, no redirect to
-//     another origin.
+//     read in one place, bounded and under the memory budget
+//     (httpbody.go, sse.go); a server that cannot be reached is lost,
+//     and its pending calls fail at once (httperror.go names the cause).
+//     The HTTP client is the supervisor's (httpclient.go): system roots,
+//     no redirect to another origin; a plain-http url is reached on the
+//     caller's goroutine (httpwire.go).
 //   - Servers of either era (§7.8): each is first sent initialize at the
 //     newest legacy version (start.go); one that refuses with -32022
 //     listing only modern versions (2026-07-28 on) is driven as modern:

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 )
@@ -66,6 +67,7 @@ type httpTransport struct {
 	shown   string      // url for messages (shownURL)
 	headers http.Header // configured; their values are secrets
 	stall   time.Duration
+	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
 	log     *logfile.Log
 	lost    func(error) // the run's: the server cannot be reached
 
@@ -94,9 +96,9 @@ type httpTransport struct {
 // newHTTPTransport makes the HTTP transport to url the transport of c.
 // lost is called (from any goroutine, maybe more than once) when the
 // server cannot be reached any more.
-func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, lost func(error)) *httpTransport {
+func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, b *budget.Budget, lost func(error)) *httpTransport {
 	t := &httpTransport{conn: c, client: client, url: rawURL, shown: shownURL(rawURL), headers: http.Header{},
-		stall: stall, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
+		stall: stall, budget: b, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
 	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
 	if t.u == nil {
 		t.u = &url.URL{}
@@ -198,7 +200,7 @@ func (t *httpTransport) post(msg []byte, renew bool) error {
 	}
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
-		body, _ := newBodyReader(resp.Body, t.stall, cancel).readAll(resp.ContentLength)
+		body, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
 		return newStatusError("POST "+t.shown, resp, body, t.log, false)
 	}
 	if method == "notifications/initialized" {
@@ -320,6 +322,12 @@ func (t *httpTransport) newRequest(ctx context.Context, method string, body []by
 	req.Header = make(http.Header, len(t.headers)+6)
 	t.baseHeaders(req.Header)
 	return req, nil
+}
+
+// reader is the bodyReader of resp, an answer to a request on ctx that
+// cancel ends: under the memory budget.
+func (t *httpTransport) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
+	return &bodyReader{body: resp.Body, budget: t.budget, ctx: ctx, max: t.budget.MaxLine(maxMessage), stall: t.stall, cancel: cancel}
 }
 
 // baseHeaders sets the configured headers.

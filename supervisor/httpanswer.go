@@ -42,7 +42,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 		return
 	}
 	defer resp.Body.Close()
-	body := newBodyReader(resp.Body, t.stall, cancel)
+	body := t.reader(ctx, resp, cancel)
 	defer body.done()
 	switch kind := contentType(resp); {
 	case resp.StatusCode == http.StatusAccepted:
@@ -72,7 +72,7 @@ func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string,
 		t.broken(ctx, id, err)
 		return
 	}
-	msg, err := jsonrpc.Decode(data)
+	msg, err := jsonrpc.DecodeOwned(data) // data is this message's own buffer, from the budget
 	if err != nil {
 		t.log.Line(t.conn.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
 		t.conn.unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
@@ -120,7 +120,8 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 			return
 		}
 		var stall *stallError
-		if errors.Is(err, errTooLarge) || errors.As(err, &stall) || ctx.Err() != nil ||
+		var limit *jsonrpc.Error
+		if errors.As(err, &limit) || errors.As(err, &stall) || ctx.Err() != nil ||
 			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.modern.Load() != nil || resumes == maxResumes {
 			t.broken(ctx, id, err)
 			return
@@ -155,7 +156,7 @@ func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 	if ev.name != "" && ev.name != "message" {
 		return nil, false
 	}
-	msg, err := jsonrpc.Decode(ev.data)
+	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
 	if err != nil {
 		t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		return nil, false
@@ -182,7 +183,7 @@ func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, e
 		drain(resp)
 		return nil, fmt.Errorf("GET %s: the server ended the answer's stream before the response, and answered HTTP %s to resume it", t.shown, resp.Status)
 	}
-	next := newSSEReader(newBodyReader(resp.Body, t.stall, func() { resp.Body.Close() }))
+	next := newSSEReader(t.reader(ctx, resp, func() { resp.Body.Close() }))
 	next.lastID, next.retry = s.lastID, s.retry
 	context.AfterFunc(ctx, func() { resp.Body.Close() })
 	return next, nil
@@ -193,10 +194,11 @@ func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, e
 // call, or the transport closed) needs nothing more; any other broke off.
 func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
 	var stall *stallError
+	var limit *jsonrpc.Error
 	switch {
-	case errors.Is(err, errTooLarge):
-		t.log.Line(t.conn.name, "[gateway] an answer over the message limit; the call fails")
-		t.conn.unanswered(id, errTooLarge)
+	case errors.As(err, &limit): // over the message limit, or no room in the budget
+		t.log.Line(t.conn.name, "[gateway] "+limit.Message+"; the call fails")
+		t.conn.unanswered(id, limit)
 	case errors.As(err, &stall):
 		t.log.Line(t.conn.name, "[gateway] "+err.Error())
 		t.conn.unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))

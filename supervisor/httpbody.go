@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -28,6 +29,23 @@ const DefaultEventStall = 30 * time.Second
 var errTooLarge = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 	Message: fmt.Sprintf("the server's message is larger than the gateway's %d MiB message limit", maxMessage>>20)}
 
+// tooLarge is the error of a message over limit (maxMessage, or less
+// when the memory budget is smaller).
+func tooLarge(limit int) *jsonrpc.Error {
+	if limit == maxMessage {
+		return errTooLarge
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("the server's message is larger than the gateway's %d MiB message limit (its memory budget, --memory-budget)", limit>>20)}
+}
+
+// noRoom is the error of a message the memory budget had no room for
+// within budgetWait (stdio.go says the same of a line).
+func noRoom(b *budget.Budget, size int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+		"the gateway's memory budget (%d MiB, --memory-budget) had no room for the server's response of %d bytes or more; try again", b.Size()>>20, size)}
+}
+
 // stallError is a message the server stopped sending halfway.
 type stallError struct{ after time.Duration }
 
@@ -38,10 +56,12 @@ func (e *stallError) Error() string {
 // bodyReader is the one place where the bytes of an HTTP server's answers
 // are read and kept (SPEC §7.9: a server's answers are untrusted input):
 // every response body is read through Read, and every message kept of it
-// grows through readAll (a JSON body) or keep (an SSE event's data),
-// bounded by maxMessage. A memory budget for buffered responses would be
-// charged in keep and readAll, and released when the message is handed
-// on.
+// grows through readAll (a JSON body) or keep (an SSE event's data), in
+// buffers from the daemon's memory budget (grow; internal/budget, SPEC
+// §3.9), bounded by maxMessage (less if the budget is smaller). A buffer
+// is counted until nothing holds it: the message dispatch hands on is
+// that buffer, not a copy. Growth that finds no room within budgetWait
+// fails the message (noRoom).
 //
 // Read also keeps the stall deadline: once a message has begun (any byte
 // after a boundary), the next bytes must come within stall, or the
@@ -50,6 +70,9 @@ func (e *stallError) Error() string {
 // messages, where a stream may be quiet indefinitely.
 type bodyReader struct {
 	body    io.Reader
+	budget  *budget.Budget  // nil: plain allocations
+	ctx     context.Context // the answer's request: bounds waiting for room
+	max     int             // the largest message
 	stall   time.Duration
 	cancel  context.CancelFunc // ends the response's request
 	timer   *time.Timer        // made on the first armed Read
@@ -58,8 +81,10 @@ type bodyReader struct {
 	n       int64 // bytes read
 }
 
+// newBodyReader reads body with no memory budget (tests); an HTTP
+// transport's bodies are its reader's.
 func newBodyReader(body io.Reader, stall time.Duration, cancel context.CancelFunc) *bodyReader {
-	return &bodyReader{body: body, stall: stall, cancel: cancel}
+	return &bodyReader{body: body, ctx: context.Background(), max: maxMessage, stall: stall, cancel: cancel}
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -98,23 +123,25 @@ func (b *bodyReader) done() {
 // its Content-Length (-1 if unknown): a body of known size is read to
 // that size, without waiting for the end of the stream.
 func (b *bodyReader) readAll(size int64) ([]byte, error) {
-	if size > maxMessage {
-		return nil, errTooLarge
+	if size > int64(b.max) {
+		return nil, tooLarge(b.max)
 	}
-	c := 4096
+	first := 4096
 	if size >= 0 {
-		c = int(size) + 1
+		first = int(size)
 	}
-	msg := make([]byte, 0, c)
+	msg, err := b.grow(nil, first)
+	if err != nil {
+		return nil, err
+	}
 	for size < 0 || int64(len(msg)) < size {
 		if len(msg) == cap(msg) {
-			msg = append(msg, 0)[:len(msg)]
+			if msg, err = b.grow(msg, len(msg)+1); err != nil {
+				return nil, err
+			}
 		}
 		n, err := b.Read(msg[len(msg):cap(msg)])
 		msg = msg[:len(msg)+n]
-		if len(msg) > maxMessage {
-			return nil, errTooLarge
-		}
 		if errors.Is(err, io.EOF) {
 			return msg, nil
 		}
@@ -125,10 +152,33 @@ func (b *bodyReader) readAll(size int64) ([]byte, error) {
 	return msg, nil
 }
 
-// keep appends chunk to msg, the message being read, up to maxMessage.
+// keep appends chunk to msg, the message being read, up to b.max.
 func (b *bodyReader) keep(msg, chunk []byte) ([]byte, error) {
-	if len(msg)+len(chunk) > maxMessage {
-		return msg, errTooLarge
+	if len(msg)+len(chunk) > cap(msg) {
+		var err error
+		if msg, err = b.grow(msg, len(msg)+len(chunk)); err != nil {
+			return msg, err
+		}
 	}
 	return append(msg, chunk...), nil
+}
+
+// grow returns msg in a buffer of room for at least need bytes (twice
+// msg's, at least), from the budget: at most b.max bytes (tooLarge past
+// it); noRoom if the budget has none within budgetWait.
+func (b *bodyReader) grow(msg []byte, need int) ([]byte, error) {
+	if need > b.max {
+		return msg, tooLarge(b.max)
+	}
+	size := min(max(need, 2*cap(msg)), b.max)
+	ctx, cancel := context.WithTimeout(b.ctx, budgetWait)
+	buf, err := b.budget.Alloc(ctx, budget.Servers, size, int64(size))
+	cancel()
+	switch {
+	case errors.Is(err, budget.ErrTooLarge):
+		return msg, tooLarge(b.max)
+	case err != nil:
+		return msg, noRoom(b.budget, need)
+	}
+	return buf[:copy(buf, msg)], nil
 }

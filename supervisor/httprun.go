@@ -70,7 +70,7 @@ func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env 
 	}
 	c := newConn(u.name, u.opts.Log)
 	r := &run{proc: p, conn: c, num: num, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
-	r.http = newHTTPTransport(c, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, r.lost)
+	r.http = newHTTPTransport(c, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, u.opts.Budget, r.lost)
 	u.wire(r)
 	u.runs.Add(1)
 	go u.serveHTTPRun(r)

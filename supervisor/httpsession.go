@@ -140,7 +140,7 @@ func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc
 	if err != nil {
 		return nil, nil, describe("POST "+t.shown, err)
 	}
-	body := newBodyReader(resp.Body, t.stall, cancelOnly(ctx, resp))
+	body := t.reader(ctx, resp, cancelOnly(ctx, resp))
 	defer body.done()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := body.readAll(resp.ContentLength)
@@ -155,7 +155,7 @@ func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc
 				resp.Body.Close()
 				return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 			}
-			if m, err := jsonrpc.Decode(ev.data); err == nil {
+			if m, err := jsonrpc.DecodeOwned(ev.data); err == nil {
 				if m.IsResponse() && isID(m.ID, id) {
 					return m, resp, nil
 				}
@@ -168,7 +168,7 @@ func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc
 		resp.Body.Close()
 		return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 	}
-	res, err := jsonrpc.Decode(data)
+	res, err := jsonrpc.DecodeOwned(data)
 	if err != nil || !res.IsResponse() {
 		resp.Body.Close()
 		return nil, nil, fmt.Errorf("POST %s: the server's answer is not a JSON-RPC response", t.shown)
@@ -256,7 +256,7 @@ func (t *httpTransport) getOnce(ctx context.Context, lastID *string) (again bool
 		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); trying again later", resp.Status, resp.Header.Get("Content-Type")))
 		return true, 0
 	}
-	s := newSSEReader(newBodyReader(resp.Body, t.stall, cancel))
+	s := newSSEReader(t.reader(reqCtx, resp, cancel))
 	for {
 		ev, err := s.next()
 		if err != nil {
@@ -274,9 +274,10 @@ func (t *httpTransport) getOnce(ctx context.Context, lastID *string) (again bool
 // over the limit is logged; a stream that broke off pings the server.
 func (t *httpTransport) streamEnded(ctx context.Context, err error) {
 	var stall *stallError
+	var limit *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
-	case errors.As(err, &stall), errors.Is(err, errTooLarge):
+	case errors.As(err, &stall), errors.As(err, &limit):
 		t.log.Line(t.conn.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
 	case !errors.Is(err, io.EOF):
 		t.probe()

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // endpointWait bounds the wait for an HTTP+SSE server's endpoint event.
@@ -40,7 +42,7 @@ func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error 
 		stop()
 		return err
 	}
-	body := newBodyReader(resp.Body, t.stall, stop)
+	body := t.reader(ctx, resp, stop)
 	if resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream" {
 		data, _ := body.readAll(resp.ContentLength)
 		resp.Body.Close()
@@ -109,7 +111,8 @@ func (o *sseTransport) read(ctx context.Context, s *sseReader) {
 		ev, err := s.next()
 		if err != nil {
 			var stall *stallError
-			if ctx.Err() == nil || errors.As(err, &stall) || errors.Is(err, errTooLarge) {
+			var limit *jsonrpc.Error
+			if ctx.Err() == nil || errors.As(err, &stall) || errors.As(err, &limit) {
 				t.lost(&reachError{op: "GET " + t.shown, cause: "the server's HTTP+SSE stream ended: " + err.Error(), err: err})
 			}
 			return
@@ -138,7 +141,7 @@ func (o *sseTransport) post(msg []byte) error {
 	}
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
-		data, _ := newBodyReader(resp.Body, t.stall, cancel).readAll(resp.ContentLength)
+		data, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
 		return newStatusError("POST "+o.shown, resp, data, t.log, false)
 	}
 	return nil

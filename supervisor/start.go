@@ -100,7 +100,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{}), started: p.Started()}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, done: make(chan struct{}), started: p.Started()}
 	u.wire(r)
 	u.runs.Add(1)
 	go u.serveRun(r)

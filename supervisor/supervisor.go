@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
@@ -47,6 +48,9 @@ type Options struct {
 	// creator (SPEC §4.7). It is called on the server's read loop and must
 	// not block.
 	OnTaskStatus func(server string, num uint64, method string, params json.RawMessage)
+	// Budget is the memory budget what servers send is read from (SPEC
+	// §3.9, internal/budget), shared with the clients' side. nil: none.
+	Budget *budget.Budget
 
 	ctx        context.Context
 	httpClient *http.Client // every HTTP server's (newHTTPClient)
