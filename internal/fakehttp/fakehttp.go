@@ -150,6 +150,31 @@ func (s *Server) Sessions() int {
 	return len(s.sessions)
 }
 
+// Listening returns how many sessions have a GET stream open (the fake
+// sends what it sends unasked there).
+func (s *Server) Listening() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, sess := range s.sessions {
+		if sess.stream != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// SessionIDs returns the ids of the open sessions.
+func (s *Server) SessionIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m := parse(body)
