@@ -74,7 +74,7 @@ func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string,
 	}
 	msg, err := jsonrpc.DecodeOwned(data) // data is this message's own buffer, from the budget
 	if err != nil {
-		t.log.Line(t.conn.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
+		t.log.Output(t.conn.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
 		t.conn.unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
 		return
 	}
@@ -158,7 +158,7 @@ func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 	}
 	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
 	if err != nil {
-		t.log.Line(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
+		t.log.Output(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		return nil, false
 	}
 	return msg, true
