@@ -28,6 +28,10 @@ const (
 	// getStable is how long a GET stream must have lasted for its end to
 	// be reopened at once, the back-off forgotten.
 	getStable = time.Minute
+	// getRefusals is how many answers in a row that are no SSE stream
+	// (an error status other than 404 and 405) make the gateway stop asking
+	// for the GET stream, as 405 does.
+	getRefusals = 5
 )
 
 // initialized records what initialize's answer says of the session: the
@@ -210,14 +214,14 @@ func (t *httpTransport) openGET() {
 // server offers none; 404 that the session ended (renew, which opens the
 // next); a GET that cannot reach the server loses it.
 func (t *httpTransport) listenGET(ctx context.Context) {
-	var lastID string
+	var st getState
 	wait, backoff := time.Duration(0), getRetryMin
 	for {
 		if !sleep(ctx, wait) {
 			return
 		}
 		opened := time.Now()
-		again, retry := t.getOnce(ctx, &lastID)
+		again, retry := t.getOnce(ctx, &st)
 		if !again || ctx.Err() != nil {
 			return
 		}
@@ -229,12 +233,19 @@ func (t *httpTransport) listenGET(ctx context.Context) {
 	}
 }
 
+// getState is what one GET stream's reopenings carry over: the last
+// event id, and the refusals in a row.
+type getState struct {
+	lastID   string
+	refusals int
+}
+
 // getOnce opens the GET stream once and reads it to its end. It reports
 // whether to open it again, and the server's retry time.
-func (t *httpTransport) getOnce(ctx context.Context, lastID *string) (again bool, retry time.Duration) {
+func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	resp, session, err := t.get(reqCtx, *lastID)
+	resp, session, err := t.get(reqCtx, st.lastID)
 	if err != nil {
 		if ctx.Err() == nil {
 			t.log.Line(t.conn.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
@@ -253,14 +264,21 @@ func (t *httpTransport) getOnce(ctx context.Context, lastID *string) (again bool
 		_ = t.renew(ctx, session) // a new session opens a GET stream of its own
 		return false, 0
 	case resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream":
-		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); trying again later", resp.Status, resp.Header.Get("Content-Type")))
-		return true, 0
+		st.refusals++
+		again := st.refusals < getRefusals
+		what := "trying again later"
+		if !again {
+			what = fmt.Sprintf("%d times in a row: the gateway stops asking; what the server sends outside a call is lost", getRefusals)
+		}
+		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
+		return again, 0
 	}
+	st.refusals = 0
 	s := newSSEReader(t.reader(reqCtx, resp, cancel))
 	for {
 		ev, err := s.next()
 		if err != nil {
-			*lastID = s.lastID
+			st.lastID = s.lastID
 			t.streamEnded(ctx, err)
 			return true, s.retry
 		}
