@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -331,5 +332,44 @@ func TestHTTPServerUnreachableFailsTheLaunch(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run", "mcp-gateway.pid")); err == nil {
 		t.Error("a pid file is left")
+	}
+}
+
+// TestHTTPSServerVerifiedAgainstTheSystemRoots: an https server whose
+// certificate the system roots do not hold fails the launch on TLS; once
+// its CA is among the roots (SSL_CERT_FILE, as a template would install
+// it), the same config starts and serves.
+func TestHTTPSServerVerifiedAgainstTheSystemRoots(t *testing.T) {
+	srv := httptest.NewTLSServer(fakehttp.New(fakehttp.Options{}))
+	t.Cleanup(srv.Close)
+	config := fmt.Sprintf(`{"secure": {"url": "%s/mcp"}}`, srv.URL)
+	dir := t.TempDir()
+	cmd := exec.Command(gatewayBin, "--config", config, "--port", fmt.Sprint(freePort(t)), "--listen", "127.0.0.1",
+		"--token-file", filepath.Join(dir, "token"), "--log-file", filepath.Join(dir, "gateway.log"),
+		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json"))
+	cmd.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN=e2e-tls", "SSL_CERT_FILE="+filepath.Join(dir, "none.pem"))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `server "secure"`) || !strings.Contains(string(out), "TLS: the server's certificate is not trusted") {
+		t.Fatalf("launch with the CA unknown: %v\n%s", err, out)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemCert, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", ca)
+	g := launch(t, t.TempDir(), config)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-tls", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url, HTTPClient: &http.Client{Transport: bearer{g.token}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "over TLS"}})
+	if err != nil || res.IsError || fmt.Sprint(res.Content[0].(*mcp.TextContent).Text) != "over TLS" {
+		t.Fatalf("echo over https: %v %+v", err, res)
 	}
 }
