@@ -279,6 +279,21 @@ func TestHTTPListChangedOnTheGETStream(t *testing.T) {
 	testwait.For(t, 0, "the new tool list", func() bool { return len(u.Tools()) == 2 })
 }
 
+// A GET stream that drops is reopened (after the server's retry time),
+// and what the server sends there still arrives.
+func TestHTTPGETStreamIsReopened(t *testing.T) {
+	tools2 := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"added","inputSchema":{"type":"object"}}]`
+	u, f, _ := httpFake(t, fakehttp.Options{Tools2: tools2}, nil)
+	if err := u.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 0, "the GET stream", func() bool { return f.Listening() == 1 })
+	f.DropStreams()
+	testwait.For(t, 0, "the GET stream reopened", func() bool { return f.GETs() == 2 && f.Listening() == 1 })
+	mustText(t, u, "change", `{}`)
+	testwait.For(t, 0, "the new tool list", func() bool { return len(u.Tools()) == 2 })
+}
+
 func TestHTTPModernServer(t *testing.T) {
 	tools := `[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}}}}]`
 	tools2 := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"mrtr","inputSchema":{"type":"object"}}]`

@@ -23,8 +23,10 @@ const (
 	// deleteTimeout bounds the DELETE that ends a session at close.
 	deleteTimeout = 2 * time.Second
 	// getRetryMax is the longest wait before the GET stream is reopened
-	// after it ended; the waits double from getRetryMin.
+	// after it ended; the waits double from getRetryMin. A server's own
+	// retry field is the wait instead, but not under getRetryFloor.
 	getRetryMin, getRetryMax = time.Second, 30 * time.Second
+	getRetryFloor            = 100 * time.Millisecond
 	// getStable is how long a GET stream must have lasted for its end to
 	// be reopened at once, the back-off forgotten.
 	getStable = time.Minute
@@ -208,11 +210,12 @@ func (t *httpTransport) openGET() {
 
 // listenGET keeps the GET stream ("Listening for Messages from the
 // Server") open until ctx ends: every message on it goes to dispatch,
-// from no call. A stream that ends is reopened, with Last-Event-ID: at
-// once after one that lasted getStable, else after the server's retry
-// time or a wait doubling from getRetryMin to getRetryMax. 405 means the
-// server offers none; 404 that the session ended (renew, which opens the
-// next); a GET that cannot reach the server loses it.
+// from no call. A stream that ends is reopened, with Last-Event-ID: after
+// the server's retry time if it gave one (the spec's MUST), else at once
+// after one that lasted getStable, else after a wait doubling from
+// getRetryMin to getRetryMax. 405 means the server offers none; 404 that
+// the session ended (renew, which opens the next); a GET that cannot
+// reach the server loses it.
 func (t *httpTransport) listenGET(ctx context.Context) {
 	var st getState
 	wait, backoff := time.Duration(0), getRetryMin
@@ -225,11 +228,14 @@ func (t *httpTransport) listenGET(ctx context.Context) {
 		if !again || ctx.Err() != nil {
 			return
 		}
-		if time.Since(opened) >= getStable {
-			wait, backoff = retry, getRetryMin
-			continue
+		switch {
+		case retry > 0:
+			wait = max(retry, getRetryFloor)
+		case time.Since(opened) >= getStable:
+			wait, backoff = 0, getRetryMin
+		default:
+			wait, backoff = backoff, min(backoff*2, getRetryMax)
 		}
-		wait, backoff = max(retry, backoff), min(backoff*2, getRetryMax)
 	}
 }
 

@@ -86,6 +86,7 @@ type Server struct {
 	stops     map[string]chan struct{}        // sleeping calls, by request id
 	parked    map[string]string               // closeearly's answers, by event id
 	nextID    int
+	gets      int // GET streams opened
 	deleted   []string
 	wg        sync.WaitGroup // HTTP+SSE requests being answered
 }
@@ -162,6 +163,25 @@ func (s *Server) Listening() int {
 		}
 	}
 	return n
+}
+
+// DropStreams ends every GET stream, the sessions kept.
+func (s *Server) DropStreams() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sess := range s.sessions {
+		if sess.stream != nil {
+			sess.stream.end()
+			sess.stream = nil
+		}
+	}
+}
+
+// GETs returns how many GET streams the fake has opened.
+func (s *Server) GETs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
 }
 
 // SessionIDs returns the ids of the open sessions.

@@ -108,7 +108,9 @@ func (s *Server) legacyGET(w http.ResponseWriter, r *http.Request) {
 		sess.stream.end()
 	}
 	sess.stream = st
+	s.gets++
 	s.mu.Unlock()
+	st.raw("retry: 20\n\n") // reopen 20 ms after a drop
 	st.hold(r)
 }
 
