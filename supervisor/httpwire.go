@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // wireClient carries the requests to an HTTP server reached over plain
@@ -25,7 +26,8 @@ import (
 // A connection goes back to the pool once its answer's body has been read
 // to its end and the server keeps it alive; an answer closed before its
 // end closes it. An idle connection the server has closed is noticed
-// before it is used (alive), and a request that fails on a reused
+// before it is used (alive, unless it was used within freshIdle), and a
+// request that fails on a reused
 // connection before any byte of its answer is sent once more on a new
 // one, as browsers do for that race. ctx ending closes the connection,
 // which ends a blocked write or read with ctx's error.
@@ -42,10 +44,17 @@ type wireClient struct {
 const maxIdleWire = 64
 
 type wireConn struct {
-	c  net.Conn
-	br *bufio.Reader
-	bw *bufio.Writer
+	c    net.Conn
+	br   *bufio.Reader
+	bw   *bufio.Writer
+	idle time.Time // when it was given back
 }
+
+// freshIdle is how long a connection may have been idle and still be
+// used without asking the kernel whether the server closed it (alive):
+// servers keep idle connections for seconds, and the retry of do covers
+// the rare one closed sooner.
+const freshIdle = time.Second
 
 // newWireClient returns a wireClient for u, or nil when u needs the
 // Transport: https, or a proxy from the environment.
@@ -73,7 +82,7 @@ func (w *wireClient) do(req *http.Request) (*http.Response, error) {
 			return nil, &url.Error{Op: req.Method, URL: req.URL.String(), Err: err}
 		}
 		stop := context.AfterFunc(ctx, func() { wc.c.Close() })
-		resp, written, err := w.exchange(wc, req)
+		resp, began, err := w.exchange(wc, req)
 		if err == nil {
 			b := &wireBody{ReadCloser: resp.Body, w: w, wc: wc, stop: stop, keep: !resp.Close, left: resp.ContentLength}
 			if b.left == 0 {
@@ -84,10 +93,9 @@ func (w *wireClient) do(req *http.Request) (*http.Response, error) {
 		}
 		stop()
 		wc.c.Close()
-		unanswered := !written || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = ctxErr
-		} else if reused && attempt == 0 && unanswered && (req.Body == nil || req.GetBody != nil) {
+		} else if reused && attempt == 0 && !began && (req.Body == nil || req.GetBody != nil) {
 			if req.GetBody == nil {
 				continue
 			}
@@ -99,13 +107,17 @@ func (w *wireClient) do(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// exchange writes req on wc and reads its answer's head; written says
-// whether the request went out whole.
-func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Response, written bool, err error) {
+// exchange writes req on wc and reads its answer's head; began says
+// whether any byte of an answer came (if none did, the server never took
+// the request).
+func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Response, began bool, err error) {
 	if err := req.Write(wc.bw); err != nil {
 		return nil, false, err
 	}
 	if err := wc.bw.Flush(); err != nil {
+		return nil, false, err
+	}
+	if _, err := wc.br.Peek(1); err != nil {
 		return nil, false, err
 	}
 	resp, err = http.ReadResponse(wc.br, req)
@@ -128,7 +140,7 @@ func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err er
 		wc = w.idle[n-1]
 		w.idle = w.idle[:n-1]
 		w.mu.Unlock()
-		if wc.br.Buffered() == 0 && alive(wc.c) {
+		if wc.br.Buffered() == 0 && (time.Since(wc.idle) < freshIdle || alive(wc.c)) {
 			return wc, true, nil
 		}
 		wc.c.Close()
@@ -142,6 +154,7 @@ func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err er
 
 // put keeps wc for another request, or closes it.
 func (w *wireClient) put(wc *wireConn) {
+	wc.idle = time.Now()
 	w.mu.Lock()
 	if !w.closed && len(w.idle) < maxIdleWire {
 		w.idle = append(w.idle, wc)
