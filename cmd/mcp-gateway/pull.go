@@ -56,7 +56,7 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	gh := adapters.GitHubOptions{BaseURL: sf.s.GitHubURL, ServersDir: sf.s.ServersDir}
+	gh := adapters.Options{BaseURL: sf.s.GitHubURL, ServersDir: sf.s.ServersDir}
 	for _, name := range names {
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		if *timeout > 0 {
@@ -149,7 +149,7 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Setti
 // would before the first start; an existing complete clone is reused. The
 // entry is validated as a config entry; its runCmd is a placeholder, since
 // pull does not start the server.
-func pullGitHub(ctx context.Context, name, install string, cat *catalog.Catalog, gh adapters.GitHubOptions, stdout io.Writer) error {
+func pullGitHub(ctx context.Context, name, install string, cat *catalog.Catalog, gh adapters.Options, stdout io.Writer) error {
 	type entry struct {
 		RunCmd     string            `json:"runCmd"`
 		InstallCmd string            `json:"installCmd,omitempty"`

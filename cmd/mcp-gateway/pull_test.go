@@ -97,7 +97,7 @@ func TestPullUnknownName(t *testing.T) {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// The same listing as config validation gives.
-	_, _, want := adapters.Parse([]byte(`{"nosuch": {}}`), adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{}))
+	_, _, want := adapters.Parse([]byte(`{"nosuch": {}}`), adapters.Builtin(catalog.Builtin(), adapters.Options{}))
 	if want == nil || !strings.Contains(errOut, want.Error()) {
 		t.Errorf("stderr does not hold the config error %q:\n%s", want, errOut)
 	}
