@@ -50,11 +50,11 @@ func (s Store) Install(ctx context.Context, r Run, o InstallOptions) (Record, er
 		return Record{}, fmt.Errorf("install package: %w", err)
 	}
 	rec, err := s.install(ctx, dir, r, o)
+	rec.Manager, rec.Spec, rec.PulledAt = r.Manager, r.Spec, time.Now().UTC().Truncate(time.Second)
 	if err == nil {
 		_, err = rec.choose(r.Bin)
 	}
 	if err == nil {
-		rec.Manager, rec.Spec, rec.PulledAt = r.Manager, r.Spec, time.Now().UTC().Truncate(time.Second)
 		err = write(dir, rec)
 	}
 	if err != nil {

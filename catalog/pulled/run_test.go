@@ -63,3 +63,31 @@ func TestPackage(t *testing.T) {
 		}
 	}
 }
+
+func TestInstalledBy(t *testing.T) {
+	npm := Run{Manager: NPM, Spec: "@modelcontextprotocol/server-memory"}
+	uv := Run{Manager: UV, Spec: "arxiv-mcp-server"}
+	for _, tc := range []struct {
+		run  Run
+		step []string
+		want bool
+	}{
+		{npm, []string{"npm", "exec", "--yes", "--package=@modelcontextprotocol/server-memory", "--", "true"}, true},
+		{npm, []string{"npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31"}, true},
+		{npm, []string{"npm", "install", "-g", "@modelcontextprotocol/server-memory"}, true},
+		{npm, []string{"npm", "i", "@modelcontextprotocol/server-memory", "left-pad"}, false},
+		{npm, []string{"npm", "install", "--registry", "x", "@modelcontextprotocol/server-memory"}, false},
+		{npm, []string{"npm", "exec", "--yes", "--package=other", "--", "true"}, false},
+		{npm, []string{"apt-get", "install", "-y", "libfoo"}, false},
+		{npm, []string{"uv", "tool", "install", "@modelcontextprotocol/server-memory"}, false},
+		{uv, []string{"uv", "tool", "install", "arxiv-mcp-server"}, true},
+		{uv, []string{"uv", "tool", "install", "arxiv-mcp-server==0.3.1"}, true},
+		{uv, []string{"uvx", "arxiv-mcp-server", "--help"}, true},
+		{uv, []string{"uv", "tool", "install", "--python", "3.12", "arxiv-mcp-server"}, false},
+		{uv, []string{"pip", "install", "arxiv-mcp-server"}, false},
+	} {
+		if got := tc.run.InstalledBy(tc.step); got != tc.want {
+			t.Errorf("%s.InstalledBy(%q) = %v, want %v", tc.run.Spec, tc.step, got, tc.want)
+		}
+	}
+}

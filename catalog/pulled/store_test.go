@@ -210,3 +210,16 @@ func TestToolList(t *testing.T) {
 		t.Errorf("absent: %q", v)
 	}
 }
+
+// The real servers' package.json names one executable, not after the
+// package: npx runs it, and so does a pulled start.
+func TestTheOnlyExecutableIsTheOwn(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	run := Run{Manager: NPM, Spec: "@modelcontextprotocol/server-memory"}
+	if _, err := s.Install(context.Background(), run, InstallOptions{Exec: fakeNPM("1.0.0", `{"mcp-server-memory":"dist/index.js"}`, "mcp-server-memory")}); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := s.Lookup(run); !ok || filepath.Base(p.Exec) != "mcp-server-memory" {
+		t.Errorf("Lookup = %+v, %v", p, ok)
+	}
+}

@@ -53,15 +53,16 @@ func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Ser
 }
 
 // timeoutHint suggests what to do about servers that did not start in
-// time: pre-install catalog and GitHub servers with pull (SPEC §2.4); a
-// local command can only be made faster or given more time.
+// time: pre-install catalog and GitHub servers with pull (SPEC §2.4),
+// unless they were pulled (SPEC §2.8); a local command, or a pulled
+// server, can only be made faster or given more time.
 func timeoutHint(servers []adapters.Server, slow []string) string {
 	var pullable, local []string
 	for _, s := range servers {
 		if !slices.Contains(slow, s.Name) {
 			continue
 		}
-		if s.Spec.Kind == "command" {
+		if s.Spec.Kind == "command" || s.Spec.Pulled != "" {
 			local = append(local, s.Name)
 		} else {
 			pullable = append(pullable, s.Name)

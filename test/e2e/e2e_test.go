@@ -31,6 +31,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(netnsEnv) == "1" {
+		os.Exit(netnsMain()) // this binary as the netns helper (netns_test.go)
+	}
 	wd, _ := os.Getwd()
 	root = filepath.Join(wd, "..", "..")
 	dir, err := os.MkdirTemp("", "mcp-gateway-e2e-")
