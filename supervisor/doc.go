@@ -71,8 +71,9 @@
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
 //
-// Under the shim (proc.ShimArgv) the child is the shim process, which
-// runs the server with one goroutine of its own calling Wait.
+// The child is the server itself, in its own process group; the
+// daemon's keeper (proc.KeeperCommand) is what takes the servers' trees
+// down should the daemon die.
 //
 // Restarts and back-off are decided here, in run.go, reload.go and
 // backoff.go, and nowhere else.

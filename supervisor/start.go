@@ -89,7 +89,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name})
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name})
 	if err != nil {
 		return nil, err
 	}

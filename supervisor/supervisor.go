@@ -25,8 +25,6 @@ type Options struct {
 	// BaseEnv is the environment children start from; TokenEnv is always
 	// removed. Defaults to os.Environ().
 	BaseEnv []string
-	// Shim, if set, runs every server under the shim (proc.ShimArgv).
-	Shim []string
 	// StartTimeout bounds each start (default DefaultStartTimeout).
 	StartTimeout time.Duration
 	// Stop holds the waits of the stop sequence.

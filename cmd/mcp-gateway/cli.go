@@ -49,8 +49,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case daemonCommand:
 			return runDaemonChild(stderr)
-		case proc.ShimCommand:
-			return proc.ShimMain(args[1:])
+		case proc.KeeperCommand:
+			return runKeeper(stderr)
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage+"\nThe launcher's flags:\n\n")
 			return runLaunch([]string{"--help"}, stdout, stdout)

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -26,7 +25,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // stopServersTimeout bounds the graceful part of stopping every server
@@ -40,7 +38,6 @@ type daemon struct {
 	config   []byte
 	token    string
 	report   *ipc.Reporter
-	out      io.Writer // `serve` prints its ready line here; nil for the detached daemon
 	started  time.Time // when serve began: the gateway's uptime counts from here
 }
 
@@ -146,13 +143,8 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 // newGateway prepares the supervisor (nothing starts yet) and the
 // aggregator over its servers, rebuilt whenever a server's tools change.
 func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
-	shim, err := proc.ShimArgv()
-	if err != nil {
-		return nil, nil, err
-	}
 	var gw *aggregator.Gateway
 	sup := supervisor.New(servers, supervisor.Options{
-		Shim:         shim,
 		Log:          log,
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
@@ -246,12 +238,8 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	return true, g.Run()
 }
 
-// reportReady prints `serve`'s ready line, or sends the detached daemon's
-// readiness report to the launcher.
+// reportReady sends the readiness report to the launcher (or `serve`),
+// which prints the ready line.
 func (d *daemon) reportReady(addr string, servers, tools int) error {
-	if d.out != nil { // serve: the ready line goes to stdout
-		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
-			displayAddr(addr), os.Getpid(), count(servers, "server"), count(tools, "tool"), d.settings.TokenFile, d.settings.LogFile)
-	}
 	return d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: addr, PID: os.Getpid(), Servers: servers, Tools: tools})
 }

@@ -40,9 +40,15 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
-		displayAddr(rep.Addr), rep.PID, count(len(in.servers), "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
+	fmt.Fprintln(stdout, readyLine(rep, len(in.servers), s))
 	return 0
+}
+
+// readyLine is the one line the launcher and `serve` print once the
+// daemon is ready (SPEC §2.2).
+func readyLine(rep ipc.Report, servers int, s Settings) string {
+	return fmt.Sprintf("mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)",
+		displayAddr(rep.Addr), rep.PID, count(servers, "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
 }
 
 // startDaemon starts the detached daemon, hands it config and token, and
@@ -85,6 +91,7 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 	go func() { // joined below; closing repR ends it
 		defer close(read)
 		readErr = ipc.ReadReports(repR, func(r ipc.Report) bool {
+			p.noteReport(r)
 			final = r
 			return r.Event == ipc.EventProgress
 		})
@@ -92,11 +99,10 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 	defer func() { repR.Close(); <-read }()
 	timer := time.NewTimer(s.StartupTimeout + launchGrace)
 	defer timer.Stop()
-	pid := p.cmd.Process.Pid
 	select {
 	case sig := <-interrupt:
 		p.kill()
-		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; the daemon (pid %d) was stopped", sig, pid)
+		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; %s was stopped", sig, p.name())
 	case <-read:
 		switch {
 		case readErr == nil && final.Event == ipc.EventReady:
@@ -106,7 +112,7 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 			return ipc.Report{}, errors.New(final.Error)
 		default:
 			p.kill()
-			return ipc.Report{}, fmt.Errorf("the daemon (pid %d) exited before it was ready; see %s", pid, s.LogFile)
+			return ipc.Report{}, fmt.Errorf("%s exited before it was ready; see %s", p.name(), s.LogFile)
 		}
 	case <-timer.C:
 		p.kill()
@@ -127,9 +133,12 @@ func runDaemonChild(stderr io.Writer) int {
 	// a report of its own to the launcher).
 	syscall.CloseOnExec(ipc.HandoverFD)
 	syscall.CloseOnExec(ipc.ReportFD)
+	report := ipc.NewReporter(repw)
+	// The first report gives the launcher the daemon's pid: its child is
+	// the keeper, and the daemon is what it may have to kill.
+	report.Send(ipc.Report{Event: ipc.EventProgress, Message: "daemon started", PID: os.Getpid()})
 	h, err := ipc.ReadHandover(hand)
 	hand.Close()
-	report := ipc.NewReporter(repw)
 	if err != nil {
 		report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
 		return 1
