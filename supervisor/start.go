@@ -44,10 +44,10 @@ type started struct {
 
 // start prepares (once), spawns, initialises and lists tools, bounded by
 // the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (started, error) {
+func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
-	env := Environ(u.opts.BaseEnv, spec.Env)
+	env := Environ(base, spec.Env)
 	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
 		prepared = false // its directory (a clone) was removed: prepare again
 	}
@@ -94,7 +94,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{})}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, env: env, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(r) }
 	if f := u.opts.OnTaskStatus; f != nil {
 		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }

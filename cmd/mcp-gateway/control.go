@@ -38,7 +38,7 @@ func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway,
 	return func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
-			b, err := json.Marshal(d.status(gw, addr, d.started))
+			b, err := json.Marshal(d.status(gw, addr))
 			if err != nil {
 				return ipc.Response{Error: "encode status: " + err.Error()}
 			}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,8 +38,11 @@ type daemon struct {
 	settings Settings
 	config   []byte
 	token    string
-	report   *ipc.Reporter
-	started  time.Time // when serve began: the gateway's uptime counts from here
+	warm     bool          // started by `mcp-gateway warm`: no token, no port, until a hand-over (warm.go)
+	report   *ipc.Reporter // to the launcher; after a warm daemon's hand-over, to the launcher that handed it a config
+	started  time.Time     // when serve began: the gateway's uptime counts from here
+
+	gw atomic.Pointer[aggregator.Gateway] // the endpoint, once there is one; the supervisor's events reach it
 }
 
 // run starts everything, reports readiness, and serves until a signal.
@@ -88,20 +92,17 @@ func (d *daemon) serve() error {
 		return err
 	}
 	defer lock.Release()
-	ln, err := net.Listen("tcp", d.settings.Addr())
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
+	t := taken{servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	var ready bool
+	if d.warm {
+		t.sup = d.newSupervisor(servers, log)
+		ready, err = d.serveWarm(t)
+	} else {
+		ready, err = d.serveConfig(t)
 	}
-	defer ln.Close()
-	sup, gw, err := d.newGateway(servers, log)
-	if err != nil {
-		return err
-	}
-	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
-	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup})
 	// The one shutdown path of the servers.
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
-	sup.Shutdown(stopCtx)
+	t.sup.Shutdown(stopCtx)
 	cancel()
 	if !ready {
 		return err
@@ -140,36 +141,57 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 	return log, nil
 }
 
-// newGateway prepares the supervisor (nothing starts yet) and the
-// aggregator over its servers, rebuilt whenever a server's tools change.
-func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
-	var gw *aggregator.Gateway
-	sup := supervisor.New(servers, supervisor.Options{
+// serveConfig is the daemon of a config: its port, its servers, its
+// endpoint. It fills in t.sup, which serve stops.
+func (d *daemon) serveConfig(t taken) (ready bool, err error) {
+	t.sup = d.newSupervisor(t.servers, t.log)
+	ln, err := net.Listen("tcp", d.settings.Addr())
+	if err != nil {
+		return false, fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
+	}
+	defer ln.Close()
+	t.ln = ln
+	t.gw = d.newAggregator(t.sup, t.log)
+	t.log.Logger().Info("starting servers", "servers", len(t.servers), "addr", ln.Addr().String(), "pid", os.Getpid())
+	return d.startAndRun(t)
+}
+
+// newSupervisor prepares the supervisor (nothing starts yet). A change of
+// a server's tools rebuilds the endpoint's list, once there is an
+// endpoint (newAggregator).
+func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log) *supervisor.Supervisor {
+	return supervisor.New(servers, supervisor.Options{
 		Log:          log,
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
 		OnToolsChanged: func(string) {
-			if gw != nil {
+			if gw := d.gw.Load(); gw != nil {
 				gw.Rebuild()
 			}
 		},
 		OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
-			if gw != nil {
+			if gw := d.gw.Load(); gw != nil {
 				gw.TaskStatus(server, run, method, params) // SPEC §4.7
 			}
 		},
 	})
-	gw = aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
+}
+
+// newAggregator makes the endpoint over sup's servers.
+func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log) *aggregator.Gateway {
+	gw := aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
 		MaxSessions:    d.settings.MaxSessions,
 	})
-	return sup, gw, nil
+	d.gw.Store(gw)
+	return gw
 }
 
-// taken is what serve has taken before the start, for startAndRun.
+// taken is what serve has taken before the start, for startAndRun; sup,
+// gw and ln are filled in on the way (serveConfig, serveWarm).
 type taken struct {
 	sup       *supervisor.Supervisor
 	gw        *aggregator.Gateway
@@ -186,18 +208,23 @@ type taken struct {
 // the servers (serve does).
 func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	sup, gw, servers, logger := t.sup, t.gw, t.servers, t.log.Logger()
-	if err := d.startServers(sup, servers, t.sigs, logger); err != nil {
+	// The token file needs nothing of the servers: it is written while
+	// they start, so that its fsync is not on the way to ready. A start
+	// that fails removes it.
+	wrote := make(chan error, 1)
+	go func() { wrote <- ipc.WriteToken(d.settings.TokenFile, d.token) }() // received below
+	startErr := d.startServers(sup, servers, t.sigs, logger)
+	if err := errors.Join(startErr, <-wrote); err != nil {
+		_ = os.Remove(d.settings.TokenFile)
 		return false, err
 	}
 	gw.Rebuild()
 	ctl, err := ipc.ListenControl(d.settings.RunDir)
 	if err != nil {
+		_ = os.Remove(d.settings.TokenFile)
 		return false, err
 	}
 	defer ctl.Close()
-	if err := ipc.WriteToken(d.settings.TokenFile, d.token); err != nil {
-		return false, err
-	}
 	config, err := adapters.DecodeConfig(d.config) // validated at start: cannot fail
 	if err != nil {
 		return false, err

@@ -31,11 +31,15 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	s := in.settings
+	token := tokenFromEnv(stderr)
+	var rep ipc.Report
+	var err error
 	if pid := ipc.Running(s.RunDir); pid != 0 {
-		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid, RunDir: s.RunDir})
-		return 1
+		// A warm daemon (SPEC §2.9) takes the config; any other refuses.
+		rep, err = handOver(s, in.config, token, pid)
+	} else {
+		rep, err = startDaemon(s, ipc.Handover{Config: in.config, Token: token})
 	}
-	rep, err := startDaemon(s, in.config, tokenFromEnv(stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
@@ -55,7 +59,7 @@ func readyLine(rep ipc.Report, servers int, s Settings) string {
 // waits for its readiness report. On any failure the daemon is gone when it
 // returns. Every goroutine it starts has ended when it returns, except on
 // success, where none waits for the daemon: it outlives the launcher.
-func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
+func startDaemon(s Settings, h ipc.Handover) (ipc.Report, error) {
 	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
 	// the daemon with it: a daemon that became ready after its launcher
 	// had failed would hold the run dir, and the retry would find it
@@ -69,20 +73,31 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	if err != nil {
 		return ipc.Report{}, err
 	}
-	settings, _ := json.Marshal(s)
-	if err := ipc.WriteHandover(handW, ipc.Handover{Config: config, Token: token, Settings: settings}); err != nil {
+	h.Settings, _ = json.Marshal(s)
+	if err := ipc.WriteHandover(handW, h); err != nil {
 		p.kill()
 		repR.Close()
 		return ipc.Report{}, err
 	}
-	return p.awaitReady(repR, interrupt, s)
+	return awaitReady(p, repR, interrupt, s)
 }
 
-// awaitReady reads the daemon's reports from repR until ready or failed,
-// the daemon's exit, a signal on interrupt, or the startup timeout plus
-// launchGrace; on anything but ready, the daemon is gone when it returns.
-// It closes repR, and joins the goroutine that reads it.
-func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
+// daemonHandle is the daemon a launcher waits for: one it started
+// (daemonProc), or a warm one it handed a config to (warmProc).
+type daemonHandle interface {
+	noteReport(r ipc.Report) // each report, as it comes
+	name() string            // "the daemon (pid N)", for messages
+	kill()                   // stop it; return once it is gone
+	waitGone()               // wait, bounded, for one that reported failure to exit; else kill it
+}
+
+// awaitReady reads the daemon's reports from repR until ready (or warm,
+// from a daemon `mcp-gateway warm` started), failed or refused, the end of
+// repR, a signal on interrupt, or the startup timeout plus launchGrace. On
+// anything but ready, warm and refused (a warm daemon that refuses a
+// config stays as it was), the daemon is gone when it returns. It closes
+// repR, and joins the goroutine that reads it.
+func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
 	var (
 		final   ipc.Report
 		readErr error
@@ -93,7 +108,7 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 		readErr = ipc.ReadReports(repR, func(r ipc.Report) bool {
 			p.noteReport(r)
 			final = r
-			return r.Event == ipc.EventProgress
+			return r.Event == ipc.EventProgress || r.Event == ipc.EventAccepted
 		})
 	}()
 	defer func() { repR.Close(); <-read }()
@@ -105,11 +120,17 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; %s was stopped", sig, p.name())
 	case <-read:
 		switch {
-		case readErr == nil && final.Event == ipc.EventReady:
+		case readErr == nil && (final.Event == ipc.EventReady || final.Event == ipc.EventWarm):
 			return final, nil
+		case readErr == nil && final.Event == ipc.EventRefused:
+			return ipc.Report{}, errors.New(final.Error)
 		case readErr == nil && final.Event == ipc.EventFailed:
 			p.waitGone()
 			return ipc.Report{}, errors.New(final.Error)
+		case final.Event == "" && isWarm(p):
+			// The warm daemon closed without a word: another launch
+			// took it first.
+			return ipc.Report{}, p.(*warmProc).running()
 		default:
 			p.kill()
 			return ipc.Report{}, fmt.Errorf("%s exited before it was ready; see %s", p.name(), s.LogFile)
@@ -148,7 +169,7 @@ func runDaemonChild(stderr io.Writer) int {
 		report.Send(ipc.Report{Event: ipc.EventFailed, Error: "decode settings: " + err.Error()})
 		return 1
 	}
-	d := &daemon{settings: s, config: h.Config, token: h.Token, report: report}
+	d := &daemon{settings: s, config: h.Config, token: h.Token, warm: h.Warm, report: report}
 	if err := d.run(); err != nil {
 		return 1
 	}
