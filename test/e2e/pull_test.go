@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -174,21 +172,5 @@ func (l *offlineLauncher) launch(t *testing.T, config string) *offlineGateway {
 func (g *offlineGateway) client(t *testing.T, args ...string) []map[string]any {
 	t.Helper()
 	cmd := inNetnsOf(t, g.pid, append([]string{"node", filepath.Join(root, "test", "client", "mcp-client.mjs"), "--url", g.url, "--token", g.token}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("client: %v\n%s", err, stderr.String())
-	}
-	var steps []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("client output %q: %v", sc.Text(), err)
-		}
-		steps = append(steps, m)
-	}
-	return steps
+	return runClient(t, cmd)
 }
