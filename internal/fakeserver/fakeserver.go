@@ -16,6 +16,9 @@
 //	MCP_FAKE_PAGE=<n>          paginate tools/list n tools a page
 //	MCP_FAKE_NAME=<s>          echo appends " from <s>"
 //	MCP_FAKE_CANCEL_FILE=<path> append the params of each notifications/cancelled
+//	MCP_FAKE_WIRE_FILE=<path>  append every line read ("> " then the line) and written
+//	                           ("< " then the line), byte for byte: the wire, for
+//	                           golden transcripts
 //
 // Tools (by name, whatever the list says):
 //
@@ -92,6 +95,7 @@ func Enabled() bool { return os.Getenv("MCP_FAKE") != "" }
 
 type server struct {
 	wmu    sync.Mutex
+	wireMu sync.Mutex
 	out    *bufio.Writer
 	banner bool
 	nextID int
@@ -140,6 +144,9 @@ func Main() int {
 	var wg sync.WaitGroup
 	for {
 		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			s.wire("> ", strings.TrimSuffix(string(line), "\n"))
+		}
 		if len(strings.TrimSpace(string(line))) > 0 {
 			var msg struct {
 				ID     json.RawMessage `json:"id"`
@@ -188,9 +195,27 @@ func Main() int {
 func (s *server) writeRaw(line string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	for _, l := range strings.Split(line, "\n") {
+		s.wire("< ", l)
+	}
 	s.out.WriteString(line)
 	s.out.WriteByte('\n')
 	s.out.Flush()
+}
+
+// wire appends one line to MCP_FAKE_WIRE_FILE, if set, under s.wireMu so
+// that the lines read and written keep their order.
+func (s *server) wire(dir, line string) {
+	p := os.Getenv("MCP_FAKE_WIRE_FILE")
+	if p == "" {
+		return
+	}
+	s.wireMu.Lock()
+	defer s.wireMu.Unlock()
+	if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.WriteString(dir + line + "\n")
+		f.Close()
+	}
 }
 
 func (s *server) reply(id json.RawMessage, result string) {
