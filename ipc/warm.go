@@ -63,6 +63,14 @@ func ListenHandover(runDir string) (*HandoverListener, error) {
 	return &HandoverListener{path: path, ln: ln}, nil
 }
 
+// RemoveStaleHandover removes a hand-over socket left in runDir by a warm
+// daemon that was killed: the caller holds the run dir's pid lock, and is
+// not warm. Nothing listens on such a socket; a launcher would only be
+// told so, but an operator reading the run dir should not be misled.
+func RemoveStaleHandover(runDir string) {
+	_ = os.Remove(filepath.Join(runDir, HandoverSocketName))
+}
+
 // Close stops listening and removes the socket. It may be called more
 // than once.
 func (l *HandoverListener) Close() {

@@ -144,6 +144,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 // serveConfig is the daemon of a config: its port, its servers, its
 // endpoint. It fills in t.sup, which serve stops.
 func (d *daemon) serveConfig(t taken) (ready bool, err error) {
+	ipc.RemoveStaleHandover(d.settings.RunDir) // a warm daemon killed with -9 left it
 	t.sup = d.newSupervisor(t.servers, t.log)
 	ln, err := net.Listen("tcp", d.settings.Addr())
 	if err != nil {
