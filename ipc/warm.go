@@ -47,18 +47,9 @@ type HandoverListener struct {
 // there is a stale one, and is removed.
 func ListenHandover(runDir string) (*HandoverListener, error) {
 	path := filepath.Join(runDir, HandoverSocketName)
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove stale hand-over socket: %w", err)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := listenPrivate(path, "hand-over socket")
 	if err != nil {
-		return nil, fmt.Errorf("listen on hand-over socket: %w", err)
-	}
-	ln.SetUnlinkOnClose(false) // Close removes it
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("listen on hand-over socket: %w", err)
+		return nil, err
 	}
 	return &HandoverListener{path: path, ln: ln}, nil
 }

@@ -171,11 +171,7 @@ func (d *daemon) warmControlHandler(sup *supervisor.Supervisor, logger *slog.Log
 	return func(_ context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
-			b, err := json.Marshal(d.warmStatus(sup))
-			if err != nil {
-				return ipc.Response{Error: "encode status: " + err.Error()}
-			}
-			return ipc.Response{OK: true, Status: b}
+			return statusResponse(d.warmStatus(sup))
 		case ipc.CmdStop:
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
