@@ -18,10 +18,10 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// handOver hands the config and token to the warm daemon pid holding
-// the run dir, and waits for it as for a daemon the launcher started
-// (awaitReady). A daemon that is not warm, or was configured already, is
-// a *ipc.RunningError.
+// handOver hands the config and token to the warm daemon pid (> 0)
+// holding the run dir, and waits for it as for a daemon the launcher
+// started (awaitReady). A daemon that is not warm, or was configured
+// already, is a *ipc.RunningError.
 func handOver(s Settings, config []byte, token string, pid int) (ipc.Report, error) {
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -59,6 +59,9 @@ func (w *warmProc) name() string { return "the warm daemon (pid " + strconv.Itoa
 // kill sends SIGTERM, waits 5 s for the daemon to be gone, then SIGKILLs
 // it (its keeper takes its servers down) and waits 5 s more.
 func (w *warmProc) kill() {
+	if w.pid <= 0 {
+		return // never kill(-1, …): that is every process
+	}
 	_ = syscall.Kill(w.pid, syscall.SIGTERM)
 	if w.gone(5 * time.Second) {
 		return

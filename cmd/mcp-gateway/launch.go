@@ -34,10 +34,13 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	token := tokenFromEnv(stderr)
 	var rep ipc.Report
 	var err error
-	if pid := ipc.Running(s.RunDir); pid != 0 {
+	switch pid := ipc.Running(s.RunDir); {
+	case pid < 0: // held, but its pid file unreadable: nothing to hand over to, or to kill
+		err = &ipc.RunningError{PID: pid, RunDir: s.RunDir}
+	case pid > 0:
 		// A warm daemon (SPEC §2.9) takes the config; any other refuses.
 		rep, err = handOver(s, in.config, token, pid)
-	} else {
+	default:
 		rep, err = startDaemon(s, ipc.Handover{Config: in.config, Token: token})
 	}
 	if err != nil {
