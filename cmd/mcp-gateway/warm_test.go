@@ -144,8 +144,8 @@ func TestWarmHandOver(t *testing.T) {
 	}
 }
 
-// A config the warm daemon cannot take leaves it warm, as it was: one it
-// cannot serve on its port, one for another log file.
+// A config the warm daemon cannot take leaves it warm, as it was: an
+// invalid one, one it cannot serve on its port, one for another log file.
 func TestWarmRefusalLeavesItWarm(t *testing.T) {
 	e := newEnv(t)
 	e.warmCatalog("a")
@@ -153,6 +153,10 @@ func TestWarmRefusalLeavesItWarm(t *testing.T) {
 		t.Fatalf("warm: exit %d\n%s%s", code, out, errOut)
 	}
 	before := pidsOf(e.statusJSON())["a"]
+	// An invalid config fails as it always does, before any hand-over.
+	if code, _, errOut := e.launch(`{"a": {}, "nosuch": {}}`, "GATEWAY_ACCESS_TOKEN=t"); code != 1 || !strings.Contains(errOut, `server "nosuch"`) {
+		t.Errorf("invalid config: exit %d, %s", code, errOut)
+	}
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
