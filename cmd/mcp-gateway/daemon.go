@@ -92,10 +92,9 @@ func (d *daemon) serve() error {
 		return err
 	}
 	defer lock.Release()
-	t := taken{servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	t := taken{sup: d.newSupervisor(servers, log), servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
 	var ready bool
 	if d.warm {
-		t.sup = d.newSupervisor(servers, log)
 		ready, err = d.serveWarm(t)
 	} else {
 		ready, err = d.serveConfig(t)
@@ -141,11 +140,10 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 	return log, nil
 }
 
-// serveConfig is the daemon of a config: its port, its servers, its
-// endpoint. It fills in t.sup, which serve stops.
+// serveConfig is the daemon of a config: its port, its endpoint over
+// t.sup's servers (which serve stops).
 func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 	ipc.RemoveStaleHandover(d.settings.RunDir) // a warm daemon killed with -9 left it
-	t.sup = d.newSupervisor(t.servers, t.log)
 	ln, err := net.Listen("tcp", d.settings.Addr())
 	if err != nil {
 		return false, fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
@@ -191,8 +189,8 @@ func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log) *ag
 	return gw
 }
 
-// taken is what serve has taken before the start, for startAndRun; sup,
-// gw and ln are filled in on the way (serveConfig, serveWarm).
+// taken is what serve has taken before the start, for startAndRun; gw
+// and ln are filled in on the way (serveConfig, serveWarm).
 type taken struct {
 	sup       *supervisor.Supervisor
 	gw        *aggregator.Gateway
