@@ -54,6 +54,7 @@ type handler struct {
 
 	bridges bridges    // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
+	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context

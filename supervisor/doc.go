@@ -19,9 +19,10 @@
 //     what the server sends to the call or client it is for (dispatch.go,
 //     pending.go, serverrequest.go). It sits on a transport; today that is
 //     stdio (stdio.go): stdout is read as newline-delimited JSON-RPC by
-//     our own reader, lines up to 64 MiB; non-JSON lines are logged and
+//     our own reader, lines up to 64 MiB, into buffers from the daemon's
+//     memory budget (Options.Budget, §3.9); non-JSON lines are logged and
 //     skipped (§7.4). stderr goes to the log line by line with secrets
-//     masked (§7.4, §7.5).
+//     masked, within the server's share of the log (§7.4, §7.5).
 //   - Servers of either era (§7.8): each is first sent initialize at the
 //     newest legacy version (start.go); one that refuses with -32022
 //     listing only modern versions (2026-07-28 on) is driven as modern:

@@ -94,7 +94,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, env: env, done: make(chan struct{})}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, env: env, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(r) }
 	if f := u.opts.OnTaskStatus; f != nil {
 		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -92,7 +93,9 @@ func (d *daemon) serve() error {
 		return err
 	}
 	defer lock.Release()
-	t := taken{sup: d.newSupervisor(servers, log), servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	mem := newBudget(d.settings.MemoryBudget, logger)
+	defer mem.Close()
+	t := taken{sup: d.newSupervisor(servers, log, mem), mem: mem, servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
 	var ready bool
 	if d.warm {
 		ready, err = d.serveWarm(t)
@@ -126,6 +129,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 		return nil, fmt.Errorf("open log file: %w", err)
 	}
 	log.AddSecrets(d.token)
+	log.SetShare(d.settings.LogShare) // each server's share of the log (SPEC §7.4)
 	if u, err := url.Parse(d.settings.GitHubURL); err == nil && u.User != nil {
 		if pass, ok := u.User.Password(); ok {
 			log.AddSecrets(pass) // a mirror's credentials, should a server print them
@@ -150,7 +154,7 @@ func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 	}
 	defer ln.Close()
 	t.ln = ln
-	t.gw = d.newAggregator(t.sup, t.log)
+	t.gw = d.newAggregator(t.sup, t.log, t.mem)
 	t.log.Logger().Info("starting servers", "servers", len(t.servers), "addr", ln.Addr().String(), "pid", os.Getpid())
 	return d.startAndRun(t)
 }
@@ -158,12 +162,13 @@ func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 // newSupervisor prepares the supervisor (nothing starts yet). A change of
 // a server's tools rebuilds the endpoint's list, once there is an
 // endpoint (newAggregator).
-func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log) *supervisor.Supervisor {
+func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) *supervisor.Supervisor {
 	return supervisor.New(servers, supervisor.Options{
 		Log:          log,
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
+		Budget:       mem,
 		OnToolsChanged: func(string) {
 			if gw := d.gw.Load(); gw != nil {
 				gw.Rebuild()
@@ -177,13 +182,16 @@ func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log) *sup
 	})
 }
 
-// newAggregator makes the endpoint over sup's servers.
-func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log) *aggregator.Gateway {
+// newAggregator makes the endpoint over sup's servers, which reads what
+// it is sent under mem.
+func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log, mem *budget.Budget) *aggregator.Gateway {
 	gw := aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
 		MaxSessions:    d.settings.MaxSessions,
+		BodyTimeout:    d.settings.BodyTimeout,
+		Budget:         mem,
 	})
 	d.gw.Store(gw)
 	return gw
@@ -193,6 +201,7 @@ func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log) *ag
 // and ln are filled in on the way (serveConfig, serveWarm).
 type taken struct {
 	sup       *supervisor.Supervisor
+	mem       *budget.Budget // the memory budget the supervisor and the endpoint read under
 	gw        *aggregator.Gateway
 	servers   []adapters.Server
 	cat       *catalog.Catalog // the catalog the servers were resolved against

@@ -117,8 +117,9 @@ func (d *daemon) awaitHandover(t taken, ctl *ipc.ControlServer, hl *ipc.Handover
 
 // checkHandover validates a hand-over as the launcher did, against its
 // settings, and takes its port, so that one that cannot be served is
-// refused and the warm daemon stays as it was. Its log file must be the
-// warm daemon's, which has been writing to it.
+// refused and the warm daemon stays as it was. Its log file and memory
+// budget must be the warm daemon's, which has been writing to the one and
+// reading under the other.
 func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*handedOver, error) {
 	var s Settings
 	if err := json.Unmarshal(p.Settings, &s); err != nil {
@@ -126,6 +127,10 @@ func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*hande
 	}
 	if s.LogFile != d.settings.LogFile {
 		return nil, fmt.Errorf("this warm gateway logs to %s: launch with --log-file %s, or stop it first (mcp-gateway stop)", d.settings.LogFile, d.settings.LogFile)
+	}
+	if s.MemoryBudget != d.settings.MemoryBudget {
+		return nil, fmt.Errorf("this warm gateway's memory budget is %s: launch with --memory-budget %s, or stop it first (mcp-gateway stop)",
+			formatSize(d.settings.MemoryBudget), formatSize(d.settings.MemoryBudget))
 	}
 	servers, _, cat, err := resolveWithCatalog(s, p.Config, log)
 	if err != nil {
@@ -150,6 +155,7 @@ func (d *daemon) takeOver(t taken, ho *handedOver) (ready bool, err error) {
 	d.report = ho.pending.Accept()
 	d.settings, d.config, d.token = ho.settings, ho.pending.Config, ho.pending.Token
 	t.log.AddSecrets(d.token)
+	t.log.SetShare(d.settings.LogShare)
 	env := ho.pending.Env
 	if len(env) == 0 {
 		env = os.Environ()
@@ -161,7 +167,7 @@ func (d *daemon) takeOver(t taken, ho *handedOver) (ready bool, err error) {
 	}
 	t.log.Logger().Info("warm: a config was handed over", attrs...)
 	t.servers, t.cat, t.ln = ho.servers, ho.cat, ho.ln
-	t.gw = d.newAggregator(t.sup, t.log)
+	t.gw = d.newAggregator(t.sup, t.log, t.mem)
 	return d.startAndRun(t)
 }
 

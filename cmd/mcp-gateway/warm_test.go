@@ -145,7 +145,8 @@ func TestWarmHandOver(t *testing.T) {
 }
 
 // A config the warm daemon cannot take leaves it warm, as it was: an
-// invalid one, one it cannot serve on its port, one for another log file.
+// invalid one, one it cannot serve on its port, one for another log file
+// or another memory budget.
 func TestWarmRefusalLeavesItWarm(t *testing.T) {
 	e := newEnv(t)
 	e.warmCatalog("a")
@@ -170,6 +171,10 @@ func TestWarmRefusalLeavesItWarm(t *testing.T) {
 	code, _, errOut = e.launchWith(`{"a": {}}`, []string{"GATEWAY_ACCESS_TOKEN=t"}, "--log-file", e.path("other.log"))
 	if code != 1 || !strings.Contains(errOut, "this warm gateway logs to "+e.path("gateway.log")) {
 		t.Errorf("other log file: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = e.launchWith(`{"a": {}}`, []string{"GATEWAY_ACCESS_TOKEN=t"}, "--memory-budget", "1GiB")
+	if code != 1 || !strings.Contains(errOut, "this warm gateway's memory budget is") {
+		t.Errorf("another memory budget: exit %d, %s", code, errOut)
 	}
 	if doc := e.statusJSON(); doc.Status != "warm" || pidsOf(doc)["a"] != before {
 		t.Errorf("after the refusals: status %q, a's pid %d (was %d)", doc.Status, pidsOf(doc)["a"], before)

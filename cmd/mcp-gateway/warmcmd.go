@@ -23,25 +23,27 @@ server whose launch spec and environment equal a warm one's is kept as it
 runs, the other warm ones are stopped, the rest start. --config or
 --config-file gives servers that take properties, e.g.
   mcp-gateway warm memory --config '{"filesystem": {"paths": ["/data"]}}'
-Flags may come before or after the names.`
+The paths, --startup-timeout, --memory-budget and --log-share are the warm
+daemon's (a launch with another log file or memory budget is refused);
+the endpoint's own flags (--port, --listen, --allowed-origins, …) are
+those of the launch that hands it a config. Flags may come before or
+after the names.`
 
 // runWarm is `mcp-gateway warm <server>...` (SPEC §2.9).
 func runWarm(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("warm", warmSynopsis, stderr)
 	inline := fs.String("config", "", "more servers, as a config: JSON keyed by catalog name")
 	file := fs.String("config-file", "", "read those from this file")
-	timeout := fs.Duration("startup-timeout", supervisor.DefaultStartTimeout, "how long the servers may take to start")
-	sf := addSettingsFlags(fs, false)
+	sf := addSettingsFlags(fs, true)
 	names, code, ok := parseInterleaved(fs, args)
 	if !ok {
 		return code
 	}
 	s, err := sf.resolve()
-	if err != nil || *timeout <= 0 {
-		fmt.Fprintln(stderr, "mcp-gateway:", cmpErr(err, "--startup-timeout must be positive"))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 2
 	}
-	s.StartupTimeout = *timeout
 	config, err := warmConfig(names, *inline, *file)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
@@ -93,12 +95,4 @@ func warmConfig(names []string, inline, file string) ([]byte, error) {
 		return nil, usageError("warm: name at least one server, e.g. 'mcp-gateway warm memory'")
 	}
 	return json.Marshal(entries)
-}
-
-// cmpErr is err, or an error of text if err is nil.
-func cmpErr(err error, text string) error {
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("%s", text)
 }

@@ -10,6 +10,8 @@
 //	MCP_FAKE_TOOLS_FILE=<path> the same, read from a file (for lists over 128 KiB)
 //	MCP_FAKE_BANNER=1          print a blank and a non-JSON line before and between replies
 //	MCP_FAKE_STDERR=<bytes>    write this much stderr at start
+//	MCP_FAKE_STDERR_FLOOD=<MiB/s>,<ms>  write stderr at that rate for that long from
+//	                           the start, in 4 KiB lines, while serving
 //	MCP_FAKE_START_DELAY=<ms>  sleep before answering initialize
 //	MCP_FAKE_EXIT_AT_START=<code>  exit at once with code, after a stderr line
 //	MCP_FAKE_COUNT_FILE=<path> append one line per start (spawn counting)
@@ -114,6 +116,9 @@ func Main() int {
 	if n, _ := strconv.Atoi(os.Getenv("MCP_FAKE_STDERR")); n > 0 {
 		os.Stderr.WriteString(strings.Repeat(strings.Repeat("e", 99)+"\n", n/100+1))
 	}
+	if v := os.Getenv("MCP_FAKE_STDERR_FLOOD"); v != "" {
+		go floodStderr(v)
+	}
 	if p := os.Getenv("MCP_FAKE_COUNT_FILE"); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {
@@ -190,6 +195,22 @@ func Main() int {
 	}
 	wg.Wait()
 	return 0
+}
+
+// floodStderr writes "<MiB/s>,<ms>" worth of stderr: 4 KiB lines, paced
+// every 10 ms.
+func floodStderr(spec string) {
+	rateStr, msStr, _ := strings.Cut(spec, ",")
+	mibps, _ := strconv.Atoi(rateStr)
+	ms, _ := strconv.Atoi(msStr)
+	line := strings.Repeat("f", 4095) + "\n"
+	perTick := mibps << 20 / 100 / len(line)
+	block := strings.Repeat(line, max(perTick, 1))
+	end := time.Now().Add(time.Duration(ms) * time.Millisecond)
+	for next := time.Now(); time.Now().Before(end); next = next.Add(10 * time.Millisecond) {
+		os.Stderr.WriteString(block)
+		time.Sleep(time.Until(next.Add(10 * time.Millisecond)))
+	}
 }
 
 func (s *server) writeRaw(line string) {
