@@ -65,6 +65,9 @@ type LaunchSpec struct {
 	Prepare func(ctx context.Context, env []string, out io.Writer) error `json:"-"`
 	// Install is what `mcp-gateway pull` runs for this entry, each step an argv.
 	Install [][]string
+	// Pulled names what pull installed that Argv runs, "<package>@<version>"
+	// (SPEC §2.8); "" if the spec runs nothing pull installed.
+	Pulled string
 }
 
 // Equal reports whether two specs launch the same process and reach the

@@ -69,7 +69,7 @@ func (r *runner) httpUpstreamGateway(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gw, err := r.startGatewayWith(ctx, config)
+	gw, err := r.startGatewayWith(ctx, config, LaunchOptions{})
 	if err != nil {
 		return err
 	}

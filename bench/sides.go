@@ -61,13 +61,14 @@ var _ httpSide = (*endpoint[*Gateway])(nil)
 // Config.GatewayEnv) with servers, name → runCmd, and returns once it is
 // ready.
 func (r *runner) startGateway(ctx context.Context, servers map[string]string) (*endpoint[*Gateway], error) {
-	return r.startGatewayWith(ctx, config(servers))
+	return r.startGatewayWith(ctx, config(servers), LaunchOptions{})
 }
 
-// startGatewayWith is startGateway with a config document of the
-// caller's (servers of other kinds: an HTTP server's url).
-func (r *runner) startGatewayWith(ctx context.Context, config string) (*endpoint[*Gateway], error) {
-	g, err := LaunchGateway(ctx, r.cfg.Bin.Gateway, config, r.cfg.TempDir, r.cfg.GatewayEnv...)
+// startGatewayWith is startGateway with a config of any kind (catalog
+// servers too) and launch options o (Config.GatewayEnv is added to o.Env).
+func (r *runner) startGatewayWith(ctx context.Context, config string, o LaunchOptions) (*endpoint[*Gateway], error) {
+	o.Env = append(o.Env, r.cfg.GatewayEnv...)
+	g, err := LaunchGatewayWith(ctx, r.cfg.Bin.Gateway, config, r.cfg.TempDir, o)
 	if err != nil {
 		return nil, err
 	}

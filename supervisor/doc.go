@@ -85,8 +85,9 @@
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
 //
-// Under the shim (proc.ShimArgv) the child is the shim process, which
-// runs the server with one goroutine of its own calling Wait.
+// The child is the server itself, in its own process group; the
+// daemon's keeper (proc.KeeperCommand) is what takes the servers' trees
+// down should the daemon die.
 //
 // An HTTP server's run has serveHTTPRun (httprun.go) for its whole life,
 // the owner of its end: it waits for the server's loss, its child's exit

@@ -64,12 +64,12 @@ func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env 
 			return nil, err
 		}
 		var err error
-		if p, err = proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name}); err != nil {
+		if p, err = proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name}); err != nil {
 			return nil, err
 		}
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, num: num, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
+	r := &run{proc: p, conn: c, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
 	r.http = newHTTPTransport(c, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, u.opts.Budget, r.lost)
 	u.wire(r)
 	u.runs.Add(1)

@@ -32,10 +32,11 @@ type Update struct {
 // touched. It returns one Update per named server, in config-key order.
 // The caller rebuilds the aggregated tool list afterwards.
 func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
-	updates := make([]Update, len(s.upstreams))
-	named := make([]bool, len(s.upstreams))
+	ups := s.Upstreams()
+	updates := make([]Update, len(ups))
+	named := make([]bool, len(ups))
 	var wg sync.WaitGroup
-	for i, u := range s.upstreams {
+	for i, u := range ups {
 		spec, ok := specs[u.name]
 		if !ok {
 			continue

@@ -103,10 +103,10 @@ func (u *Upstream) startRun() (*run, error) {
 		u.restarts++
 	}
 	u.lastNum++
-	spec, prepared, num := u.spec, u.prepared, u.lastNum
+	spec, base, prepared, num := u.spec, u.baseEnv, u.prepared, u.lastNum
 	u.mu.Unlock()
 
-	st, err := u.start(spec, prepared, num)
+	st, err := u.start(spec, base, prepared, num)
 	if err != nil {
 		return nil, u.startFailed(done, err)
 	}

@@ -64,6 +64,7 @@ type Upstream struct {
 
 	mu        sync.Mutex
 	spec      adapters.LaunchSpec
+	baseEnv   []string // the environment its runs start from (Options.BaseEnv, or Configure's)
 	prepared  bool
 	cur       *run
 	starting  chan struct{} // non-nil while a start is in flight
@@ -91,6 +92,7 @@ type run struct {
 	conn     *conn
 	stdio    *stdio         // conn's transport for a stdio server, read by serveRun; else nil
 	http     *httpTransport // conn's transport for an HTTP server; else nil
+	env      []string       // the environment its process started with, for Configure's comparison
 	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
@@ -119,7 +121,7 @@ type run struct {
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
-	return &Upstream{name: name, spec: spec, opts: opts, state: StateStarting}
+	return &Upstream{name: name, spec: spec, baseEnv: opts.BaseEnv, opts: opts, state: StateStarting}
 }
 
 // Name returns the server's config key.
@@ -182,11 +184,17 @@ func (u *Upstream) Stop(ctx context.Context) {
 
 // shutdown stops the server for good.
 func (u *Upstream) shutdown(ctx context.Context) {
+	u.retire(ctx, "stopped by the gateway, which is shutting down")
+}
+
+// retire stops the server for good, the calls its run ends failing with
+// why.
+func (u *Upstream) retire(ctx context.Context, why string) {
 	u.mu.Lock()
 	u.stopped = true
 	u.state = StateStopped
 	if u.cur != nil {
-		u.cur.stopReason.Store(ptr("stopped by the gateway, which is shutting down"))
+		u.cur.stopReason.Store(ptr(why))
 	}
 	u.mu.Unlock()
 	u.Stop(ctx)

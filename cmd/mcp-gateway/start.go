@@ -53,8 +53,9 @@ func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Ser
 }
 
 // timeoutHint suggests what to do about servers that did not start in
-// time: pre-install catalog and GitHub servers with pull (SPEC §2.4); a
-// local command can only be made faster or given more time, and an HTTP
+// time: pre-install catalog and GitHub servers with pull (SPEC §2.4),
+// unless they were pulled (SPEC §2.8); a local command, or a pulled
+// server, can only be made faster or given more time, and an HTTP
 // server's url must answer.
 func timeoutHint(servers []adapters.Server, slow []string) string {
 	var pullable, local, remote []string
@@ -62,10 +63,10 @@ func timeoutHint(servers []adapters.Server, slow []string) string {
 		if !slices.Contains(slow, s.Name) {
 			continue
 		}
-		switch s.Spec.Kind {
-		case "command":
+		switch {
+		case s.Spec.Kind == "command" || s.Spec.Pulled != "":
 			local = append(local, s.Name)
-		case "http":
+		case s.Spec.Kind == "http":
 			remote = append(remote, s.Name)
 		default:
 			pullable = append(pullable, s.Name)

@@ -37,11 +37,23 @@ type serverStatus struct {
 	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
 }
 
-func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) statusDoc {
-	h := gw.Health()
+// statusWarm is the status of a warm daemon (SPEC §2.9): its servers run,
+// it has no config, no port and no token yet.
+const statusWarm = "warm"
+
+func (d *daemon) status(gw *aggregator.Gateway, addr string) statusDoc {
+	return d.statusOf(gw.Health(), addr)
+}
+
+// statusOf is the status document of health, the daemon listening on
+// addr ("" for none).
+func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
+	if addr != "" {
+		addr = displayAddr(addr)
+	}
 	doc := statusDoc{
-		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: displayAddr(addr),
-		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
+		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
+		StartedAt: d.started, UptimeSeconds: int64(time.Since(d.started).Seconds()),
 		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
 	}
 	doc.Health.Servers = nil
@@ -80,8 +92,12 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 }
 
 func printStatus(w io.Writer, doc statusDoc) {
-	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %s, %s\n",
-		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
+	endpoint := "http://" + displayAddr(doc.Addr) + "/mcp"
+	if doc.Status == statusWarm {
+		endpoint = "no endpoint until `mcp-gateway --config` hands it a config"
+	}
+	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, %s, %s, %s\n",
+		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), endpoint, count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
 	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
