@@ -32,7 +32,7 @@ func FuzzModernHeaders(f *testing.F) {
 	f.Add("2026-07-28", "tools/call", "echo", "=?base64?ZWNobw==?=", "us", `{"name":"echo","arguments":{"r":"us"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	f.Add("2026-07-28", "tools/list", "", "", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
 	f.Add("", "x", "=?base64?!!?=", "\x00", "42.0", `{"_meta":1}`)
-	specs := []paramHeader{{name: "R", path: []string{"r"}}, {name: "N", path: []string{"o", "n"}}}
+	specs := []paramHeader{{Name: "R", Path: []string{"r"}}, {Name: "N", Path: []string{"o", "n"}}}
 	f.Fuzz(func(t *testing.T, version, method, name, param, param2, params string) {
 		if !json.Valid([]byte(params)) || !strings.HasPrefix(strings.TrimSpace(params), "{") {
 			return

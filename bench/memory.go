@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 )
@@ -65,8 +66,10 @@ func (r *runner) memoryOf(ctx context.Context, side gatewaySide, servers map[str
 	return gw.close()
 }
 
-// memoryIdle reads the idle daemon's memory, and its shims' and
-// upstreams' (per server, from /health), into side.
+// memoryIdle reads the idle daemon's memory, its keeper's (one per
+// daemon), and its upstreams' (per server, from /health), into side. A
+// daemon of a build before the keeper (a baseline) has none: its parent
+// is this process, or init.
 //
 // The daemon is idle once it is ready, which startGateway waited for (the
 // launcher exits 0 on the daemon's ready report: servers started, tool
@@ -84,17 +87,20 @@ func (r *runner) memoryIdle(side string, g *Gateway) error {
 	r.add("mem.idle.rss", side, mib(idle.RSS))
 	r.add("mem.idle.hwm", side, mib(idle.HWM))
 	r.add("mem.idle.anon", side, mib(idle.Anon))
-	shims, _ := g.ServerPIDs()
-	var shimRSS, shimAnon, upRSS float64
-	for i, p := range shims {
-		m, _ := ReadMem(p)
-		shimRSS += mib(m.RSS) / float64(len(shims))
-		shimAnon += mib(m.Anon) / float64(len(shims))
-		u, _ := ReadMem(g.upstreamPID(i))
-		upRSS += mib(u.RSS) / float64(len(shims))
+	if g.Keeper > 1 && g.Keeper != os.Getpid() {
+		keeper, err := ReadMem(g.Keeper)
+		if err != nil {
+			return fmt.Errorf("read the keeper's memory: %w", err)
+		}
+		r.add("mem.keeper.rss", side, mib(keeper.RSS))
+		r.add("mem.keeper.anon", side, mib(keeper.Anon))
 	}
-	r.add("mem.shim.rss", side, shimRSS)
-	r.add("mem.shim.anon", side, shimAnon)
+	servers, _ := g.ServerPIDs()
+	var upRSS float64
+	for i := range servers {
+		u, _ := ReadMem(g.upstreamPID(i))
+		upRSS += mib(u.RSS) / float64(len(servers))
+	}
 	r.add("mem.upstream.rss", side, upRSS)
 	return nil
 }
@@ -230,8 +236,8 @@ func (cfg Config) memoryDefs() []figDef {
 		{"mem.sessions.anon", fmt.Sprintf("Daemon RssAnon after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", []target{{on: "gateway", max: true, limit: 24, text: "≤ 24 MiB"}}, ""},
 		{"mem.sessions.retries", "503s retried while opening those sessions, 16 at a time", "count", nil,
 			"a 503 below the cap: sessionCap counts a session twice while its initialize is in flight"},
-		{"mem.shim.rss", "Shim VmRSS, per server (not the daemon's)", "MiB", nil, "one `mcp-gateway __shim` process per server"},
-		{"mem.shim.anon", "Shim RssAnon, per server: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
+		{"mem.keeper.rss", "Keeper VmRSS (not the daemon's)", "MiB", nil, "one `mcp-gateway __keeper` process per daemon, its parent"},
+		{"mem.keeper.anon", "Keeper RssAnon: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
 		{"mem.upstream.rss", "Go echo VmRSS, per server", "MiB", nil, ""},
 	}
 }

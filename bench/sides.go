@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -67,12 +68,26 @@ var _ httpSide = (*endpoint[*Gateway])(nil)
 // runCmd, and returns once it is ready. A figure that compares gateway
 // binaries starts every side instead (startGateways, ab.go).
 func (r *runner) startGateway(ctx context.Context, servers map[string]string) (*endpoint[*Gateway], error) {
-	return r.startGatewayAs(ctx, r.treeSide(), servers)
+	return r.startGatewayWith(ctx, config(servers), LaunchOptions{})
 }
 
-// startGatewayAs launches side's binary with its environment.
+// startGatewayWith is startGateway with a config of any kind (catalog
+// servers too) and launch options o (Config.GatewayEnv is added to o.Env).
+func (r *runner) startGatewayWith(ctx context.Context, config string, o LaunchOptions) (*endpoint[*Gateway], error) {
+	return r.launchSide(ctx, r.treeSide(), config, o)
+}
+
+// startGatewayAs launches side's binary, with its environment, with
+// servers.
 func (r *runner) startGatewayAs(ctx context.Context, side gatewaySide, servers map[string]string) (*endpoint[*Gateway], error) {
-	g, err := LaunchGateway(ctx, side.bin, config(servers), r.cfg.TempDir, side.env...)
+	return r.launchSide(ctx, side, config(servers), LaunchOptions{})
+}
+
+// launchSide launches side's binary with config and o, side's
+// environment added to o.Env.
+func (r *runner) launchSide(ctx context.Context, side gatewaySide, config string, o LaunchOptions) (*endpoint[*Gateway], error) {
+	o.Env = slices.Concat(o.Env, side.env)
+	g, err := LaunchGatewayWith(ctx, side.bin, config, r.cfg.TempDir, o)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +101,16 @@ func (r *runner) startFloor(argv []string) (*endpoint[*Floor], error) {
 		return nil, err
 	}
 	return &endpoint[*Floor]{side: "floor", proc: f, hc: NewHTTPClient(f.URL, ""), stop: func() error { f.Stop(); return nil }}, nil
+}
+
+// startHTTPEcho starts the Go echo serving Streamable HTTP: the direct
+// side of an HTTP upstream, called by the same HTTPClient as the gateway.
+func (r *runner) startHTTPEcho() (*endpoint[*Floor], error) {
+	f, err := StartHTTPEcho(r.cfg.Bin.Echo)
+	if err != nil {
+		return nil, err
+	}
+	return &endpoint[*Floor]{side: "direct", proc: f, hc: NewHTTPClient(f.URL, ""), stop: func() error { f.Stop(); return nil }}, nil
 }
 
 // startInprocGateway starts the gateway's pieces in this process with the

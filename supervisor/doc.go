@@ -1,7 +1,9 @@
 // Package supervisor owns the upstream MCP servers and the policy that
 // keeps them (SPEC §7): one Upstream per configured server; its runs (a
-// run is one child process, from its start to its exit); when a run
-// starts, ends and is replaced; and the JSON-RPC connection to each run.
+// run is one child process, from its start to its exit, or for an HTTP
+// server one connection to it, with the child that serves it if it has
+// runCmd); when a run starts, ends and is replaced; and the JSON-RPC
+// connection to each run.
 // How a child is started, waited for and stopped is package proc's
 // (STYLE §15); the log file and its masking are package
 // internal/logfile's.
@@ -17,12 +19,23 @@
 //   - The connection (conn.go) gives every request its own id, keeps it
 //     pending until its answer, swaps a client's progressToken, and hands
 //     what the server sends to the call or client it is for (dispatch.go,
-//     pending.go, serverrequest.go). It sits on a transport; today that is
-//     stdio (stdio.go): stdout is read as newline-delimited JSON-RPC by
-//     our own reader, lines up to 64 MiB, into buffers from the daemon's
-//     memory budget (Options.Budget, §3.9); non-JSON lines are logged and
-//     skipped (§7.4). stderr goes to the log line by line with secrets
-//     masked, within the server's share of the log (§7.4, §7.5).
+//     pending.go, serverrequest.go). It sits on a transport (conn.go
+//     says what one must do): stdio (stdio.go): stdout is read as
+//     newline-delimited JSON-RPC by our own reader, lines up to 64 MiB,
+//     into buffers from the daemon's memory budget (Options.Budget,
+//     §3.9); non-JSON lines are logged and skipped (§7.4). stderr goes to
+//     the log line by line with secrets masked, within the server's share
+//     of the log (§7.4, §7.5).
+//   - HTTP servers (§5.6, §7.9; httprun.go): the HTTP transport
+//     (http.go) speaks Streamable HTTP in either era (legacy sessions and
+//     their GET stream, httpsession.go; modern request headers,
+//     httpheaders.go) or the older HTTP+SSE (httpsse.go); every answer is
+//     read in one place, bounded and under the memory budget
+//     (httpbody.go, sse.go); a server that cannot be reached is lost,
+//     and its pending calls fail at once (httperror.go names the cause).
+//     The HTTP client is the supervisor's (httpclient.go): system roots,
+//     no redirect to another origin; a plain-http url is reached on the
+//     caller's goroutine (httpwire.go).
 //   - Servers of either era (§7.8): each is first sent initialize at the
 //     newest legacy version (start.go); one that refuses with -32022
 //     listing only modern versions (2026-07-28 on) is driven as modern:
@@ -72,8 +85,19 @@
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
 //
-// Under the shim (proc.ShimArgv) the child is the shim process, which
-// runs the server with one goroutine of its own calling Wait.
+// The child is the server itself, in its own process group; the
+// daemon's keeper (proc.KeeperCommand) is what takes the servers' trees
+// down should the daemon die.
+//
+// An HTTP server's run has serveHTTPRun (httprun.go) for its whole life,
+// the owner of its end: it waits for the server's loss, its child's exit
+// or a halt, then fails the pending calls, closes the transport (which
+// waits for its goroutines) and stops the child. The transport's
+// goroutines, each counted in its WaitGroup: one per request in flight
+// (exchange, until its answer is read), the GET stream (listenGET) of a
+// legacy server, or the HTTP+SSE stream's reader. With runCmd the child
+// has its owner and stderr copier as above, and its stdout (not MCP here)
+// is copied to the log by a reader the owner waits for.
 //
 // Restarts and back-off are decided here, in run.go, reload.go and
 // backoff.go, and nowhere else.
@@ -87,5 +111,13 @@
 // DefaultStartTimeout); a modern server's subscription acknowledgment
 // (listenAckWait); a graceful restart's drain (DefaultDrain,
 // afterStopWait); and the back-off (BackoffBase, BackoffMax,
-// BackoffReset).
+// BackoffReset). An HTTP server's: connecting (dialTimeout, tlsTimeout;
+// answerPoll while its command starts), a POST that carries no request
+// (postTimeout), a pause in the middle of a message (Options.EventStall,
+// DefaultEventStall), a new session (renewTimeout), the GET stream's
+// reopening (getRetryMin, getRetryMax, getStable), an answer's
+// resumption (maxResumes), the ping after a broken answer (probeTimeout),
+// the HTTP+SSE endpoint event (endpointWait), DELETE (deleteTimeout) and
+// its command's stop (httpCloseWait). No wait bounds an answer's headers:
+// the call's context does.
 package supervisor

@@ -46,7 +46,7 @@ func (c *conn) listen() (*subscription, error) {
 	}
 	sub := &subscription{id: c.nextID.Add(1), acked: make(chan struct{}), ended: make(chan struct{})}
 	c.sub.Store(sub)
-	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", params)); err != nil {
+	if err := c.transport.request(sub.id, "subscriptions/listen", params, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", params)); err != nil {
 		return nil, err
 	}
 	return sub, nil

@@ -44,10 +44,10 @@ type started struct {
 
 // start prepares (once), spawns, initialises and lists tools, bounded by
 // the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (started, error) {
+func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
-	env := Environ(u.opts.BaseEnv, spec.Env)
+	env := Environ(base, spec.Env)
 	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
 		prepared = false // its directory (a clone) was removed: prepare again
 	}
@@ -59,19 +59,25 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (s
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	r, err := u.spawn(spec, env, num)
+	var r *run
+	var err error
+	if spec.URL != "" {
+		r, err = u.spawnHTTP(ctx, spec, env, num)
+	} else {
+		r, err = u.spawn(spec, env, num)
+	}
 	if err != nil {
 		return started{}, err
 	}
 	tools, err := u.handshake(ctx, r)
 	if err != nil {
-		r.proc.Kill()
+		r.kill()
 		<-r.done
 		var step *stepError
 		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
 			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
-		if tail := r.proc.StderrTail(); tail != "" {
+		if tail := r.stderrTail(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
 		}
 		return started{}, err
@@ -89,16 +95,13 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name})
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name})
 	if err != nil {
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, done: make(chan struct{})}
-	c.onToolsChanged = func() { u.relist(r) }
-	if f := u.opts.OnTaskStatus; f != nil {
-		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }
-	}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, env: env, done: make(chan struct{}), started: p.Started()}
+	u.wire(r)
 	u.runs.Add(1)
 	go u.serveRun(r)
 	return r, nil

@@ -50,6 +50,10 @@ type Status struct {
 	// EraModern ("modern"), SPEC §7.8; "" until it first started. It stays
 	// the last run's while the server is not running.
 	Era string `json:"era,omitempty"`
+	// Transport is how the running server is reached: "stdio",
+	// "streamable-http", or "http+sse" (the older HTTP+SSE, SPEC §7.9);
+	// "" while it is not running.
+	Transport string `json:"transport,omitempty"`
 }
 
 // Upstream is one configured server. Its methods are safe for concurrent
@@ -60,6 +64,7 @@ type Upstream struct {
 
 	mu        sync.Mutex
 	spec      adapters.LaunchSpec
+	baseEnv   []string // the environment its runs start from (Options.BaseEnv, or Configure's)
 	prepared  bool
 	cur       *run
 	starting  chan struct{} // non-nil while a start is in flight
@@ -78,13 +83,17 @@ type Upstream struct {
 	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
 }
 
-// run is one run of the server (one child process, from its start to
-// its exit): its process, its JSON-RPC connection and the stdio
-// transport under it.
+// run is one run of the server, from its start to its end: one child
+// process speaking stdio, or one connection to an HTTP server (SPEC §7.9)
+// and, with runCmd, the child that serves it; its JSON-RPC connection
+// and the transport under it (runctl.go says how either ends).
 type run struct {
-	proc     *proc.Process
+	proc     *proc.Process // the child; nil for an HTTP server without runCmd
 	conn     *conn
-	stdio    *stdio // conn's transport, read by serveRun
+	stdio    *stdio         // conn's transport for a stdio server, read by serveRun; else nil
+	http     *httpTransport // conn's transport for an HTTP server; else nil
+	env      []string       // the environment its process started with, for Configure's comparison
+	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
 	era      string         // EraLegacy or EraModern, set by the handshake
@@ -100,13 +109,19 @@ type run struct {
 	// the calls it ends ("" if the server exited by itself).
 	stopReason atomic.Pointer[string]
 
+	// An HTTP run is halted by closing halting (once, haltOnce), with
+	// haltCtx bounding its command's stop sequence (halt).
+	halting  chan struct{}
+	haltOnce sync.Once
+	haltCtx  context.Context
+
 	// relisting says a re-list runs; relistAgain that another list_changed
 	// came meanwhile. Both under Upstream.mu.
 	relisting, relistAgain bool
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
-	return &Upstream{name: name, spec: spec, opts: opts, state: StateStarting}
+	return &Upstream{name: name, spec: spec, baseEnv: opts.BaseEnv, opts: opts, state: StateStarting}
 }
 
 // Name returns the server's config key.
@@ -128,9 +143,10 @@ func (u *Upstream) Status() Status {
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
-		st.PID = u.cur.proc.PID()
-		st.StartedAt = u.cur.proc.Started()
+		st.PID = u.cur.pid()
+		st.StartedAt = u.cur.started
 		st.Protocol = u.cur.protocol
+		st.Transport = u.cur.transportName()
 	}
 	return st
 }
@@ -162,17 +178,23 @@ func (u *Upstream) Stop(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	r.proc.Stop(ctx, u.opts.Stop)
+	r.halt(ctx, u.opts.Stop)
 	<-r.done
 }
 
 // shutdown stops the server for good.
 func (u *Upstream) shutdown(ctx context.Context) {
+	u.retire(ctx, "stopped by the gateway, which is shutting down")
+}
+
+// retire stops the server for good, the calls its run ends failing with
+// why.
+func (u *Upstream) retire(ctx context.Context, why string) {
 	u.mu.Lock()
 	u.stopped = true
 	u.state = StateStopped
 	if u.cur != nil {
-		u.cur.stopReason.Store(ptr("stopped by the gateway, which is shutting down"))
+		u.cur.stopReason.Store(ptr(why))
 	}
 	u.mu.Unlock()
 	u.Stop(ctx)

@@ -311,11 +311,17 @@ type gateway struct {
 // the fixture, exited.
 func startGateway(t *testing.T, bin, runCmd, pidfile, tmp, token string) *gateway {
 	t.Helper()
-	port := freePort(t)
 	config, _ := json.Marshal(map[string]any{"conformance": map[string]any{"runCmd": runCmd}})
+	return startGatewayWith(t, bin, string(config), pidfile, tmp, token)
+}
+
+// startGatewayWith is startGateway with a config of the caller's.
+func startGatewayWith(t *testing.T, bin, config, pidfile, tmp, token string) *gateway {
+	t.Helper()
+	port := freePort(t)
 	logFile := filepath.Join(tmp, "gateway.log")
 	cmd := exec.Command(bin, "serve",
-		"--config", string(config),
+		"--config", config,
 		"--port", strconv.Itoa(port),
 		"--listen", "127.0.0.1",
 		"--token-file", filepath.Join(tmp, "token"),

@@ -31,6 +31,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(netnsEnv) == "1" {
+		os.Exit(netnsMain()) // this binary as the netns helper (netns_test.go)
+	}
 	wd, _ := os.Getwd()
 	root = filepath.Join(wd, "..", "..")
 	dir, err := os.MkdirTemp("", "mcp-gateway-e2e-")
@@ -137,6 +140,37 @@ func TestTypeScriptClient(t *testing.T) {
 		"--call", "create_entities", "--args", `{"entities":[{"name":"Ada","entityType":"person","observations":["wrote the first program"]}]}`,
 		"--call", "read_graph", "--args", `{}`,
 		"--call", "list_directory", "--args", fmt.Sprintf(`{"path":%q}`, filepath.Join(g.dir, "data")))
+	steps := runClient(t, cmd)
+	if len(steps) != 5 {
+		t.Fatalf("client printed %d steps, want 5: %v", len(steps), steps)
+	}
+	tools := fmt.Sprint(steps[0]["tools"])
+	for _, name := range []string{"echo", "create_entities", "read_graph", "list_directory"} {
+		if !strings.Contains(tools, name) {
+			t.Errorf("tools/list lacks %s", name)
+		}
+	}
+	for i, want := range []string{"Echo: hi from ts", "Ada", "wrote the first program", "[FILE] a.txt"} {
+		if got := fmt.Sprint(steps[i+1]["result"]); !strings.Contains(got, want) {
+			t.Errorf("step %d result %s, want %q", i+1, got, want)
+		}
+	}
+}
+
+// tsClient runs the TypeScript SDK client (test/client/mcp-client.mjs)
+// against g with steps args, and returns its steps' output.
+func tsClient(t *testing.T, g *gateway, args ...string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(root, "test", "client", "mcp-client.mjs"), "--url", g.url, "--token", g.token}, args...)...)
+	return runClient(t, cmd)
+}
+
+// runClient runs a mcp-client.mjs command and returns its output, one
+// map per step (one JSON line each).
+func runClient(t *testing.T, cmd *exec.Cmd) []map[string]any {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -153,20 +187,7 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		steps = append(steps, m)
 	}
-	if len(steps) != 5 {
-		t.Fatalf("client printed %d steps, want 5:\n%s", len(steps), out)
-	}
-	tools := fmt.Sprint(steps[0]["tools"])
-	for _, name := range []string{"echo", "create_entities", "read_graph", "list_directory"} {
-		if !strings.Contains(tools, name) {
-			t.Errorf("tools/list lacks %s", name)
-		}
-	}
-	for i, want := range []string{"Echo: hi from ts", "Ada", "wrote the first program", "[FILE] a.txt"} {
-		if got := fmt.Sprint(steps[i+1]["result"]); !strings.Contains(got, want) {
-			t.Errorf("step %d result %s, want %q", i+1, got, want)
-		}
-	}
+	return steps
 }
 
 type bearer struct{ token string }
