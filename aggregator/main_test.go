@@ -62,7 +62,7 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		return logBuf.Write(p)
 	}))
 	var gw *Gateway
-	sup := supervisor.New(list, supervisor.Options{Log: log, OnToolsChanged: func(string) {
+	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
 		if gw != nil {
 			gw.Rebuild()
 		}

@@ -48,16 +48,16 @@ func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger) *registry {
 		for _, t := range u.Tools() {
 			def, err := repairSchema(t.Raw)
 			if err != nil {
-				log.Warn("tool dropped", "server", u.Name(), "tool", t.Name, "reason", err.Error())
+				log.Warn("tool dropped", "server", u.Name(), "tool", t.Key, "reason", err.Error())
 				continue
 			}
-			key := names.Ref{Server: u.Name(), Name: t.Name}
+			key := names.Ref{Server: u.Name(), Name: t.Key}
 			if _, dup := defs[key]; dup {
-				log.Warn("tool dropped", "server", u.Name(), "tool", t.Name, "reason", "the server lists this name twice")
+				log.Warn("tool dropped", "server", u.Name(), "tool", t.Key, "reason", "the server lists this name twice")
 				continue
 			}
 			defs[key] = def
-			lists[u.Name()] = append(lists[u.Name()], t.Name)
+			lists[u.Name()] = append(lists[u.Name()], t.Key)
 		}
 	}
 	exported, dropped := names.Assign(servers, lists)

@@ -33,9 +33,18 @@ type Options struct {
 	Stop proc.StopTimeouts
 	// Version is sent upstream as clientInfo.version.
 	Version string
-	// OnToolsChanged is called after a server's tool list changed (restart
-	// with other tools, its own list_changed). It must not block long.
-	OnToolsChanged func(server string)
+	// OnListChanged is called after one of a server's lists (tools,
+	// prompts, resources, resource templates) changed: a restart with
+	// other lists, or its own list_changed (SPEC §4.5). It must not block
+	// long.
+	OnListChanged func(server string)
+	// OnResourceUpdated is called with a server's
+	// notifications/resources/updated, its params raw, and uri, the
+	// subscribed URI it is for: the listen's for a modern server (whose
+	// notification names the subscription), params.uri for a legacy one
+	// (SPEC §4.8; subscribe.go). It is called on the server's read loop
+	// and must not block.
+	OnResourceUpdated func(server, uri string, params json.RawMessage)
 	// OnTaskStatus is called with a server's notifications/tasks/status
 	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
 	// extension), its params raw, and num, the number of the run

@@ -157,7 +157,7 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*super
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
-		OnToolsChanged: func(string) {
+		OnListChanged: func(string) {
 			if gw != nil {
 				gw.Rebuild()
 			}
