@@ -144,7 +144,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 }
 
 // newGateway prepares the supervisor (nothing starts yet) and the
-// aggregator over its servers, rebuilt whenever a server's tools change.
+// aggregator over its servers, rebuilt whenever a server's lists change.
 func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
 	shim, err := proc.ShimArgv()
 	if err != nil {
@@ -165,6 +165,11 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*super
 		OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
 			if gw != nil {
 				gw.TaskStatus(server, run, method, params) // SPEC §4.7
+			}
+		},
+		OnResourceUpdated: func(server, uri string, params json.RawMessage) {
+			if gw != nil {
+				gw.ResourceUpdated(server, uri, params) // SPEC §4.8
 			}
 		},
 	})

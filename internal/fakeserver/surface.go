@@ -21,7 +21,8 @@ import (
 //	MCP_FAKE_READ_RESULT=<json> resources/read's result verbatim (default:
 //	                           {"contents":[{"uri":<uri>,"text":"<uri> from <name>"}]})
 //
-// prompts/get answers a message whose text is its params as received;
+// prompts/get answers a message whose text is its params as received (of
+// the prompt askme: the answer to the elicitation/create it sends first);
 // completion/complete a value that is its params as received. Legacy mode
 // records prompts/get, resources/read, completion/complete,
 // resources/subscribe, resources/unsubscribe and logging/setLevel in
@@ -71,7 +72,15 @@ func (s *server) surfaceMethod(id json.RawMessage, method string, params json.Ra
 	_ = json.Unmarshal(params, &p)
 	switch method {
 	case "prompts/get":
-		s.reply(id, `{"messages":[{"role":"user","content":{"type":"text","text":`+quote(string(params))+`}}]}`)
+		var g struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(params, &g)
+		text := string(params)
+		if g.Name == "askme" { // asks the client first; its answer is the text
+			text = string(s.request("elicitation/create", `{"message":"context?","requestedSchema":{"type":"object","properties":{"context":{"type":"string"}}}}`))
+		}
+		s.reply(id, `{"messages":[{"role":"user","content":{"type":"text","text":`+quote(text)+`}}]}`)
 	case "resources/read":
 		if r := os.Getenv("MCP_FAKE_READ_RESULT"); r != "" {
 			s.reply(id, r)
