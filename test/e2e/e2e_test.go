@@ -2,7 +2,8 @@
 // the npm servers server-everything, -memory and -filesystem (pinned in
 // test/package.json), the official TypeScript SDK client (v1, and v2 for
 // tasks with the SDK v2 server fixture, tasks_test.go), and go-sdk's
-// client, over real HTTP.
+// client, over real HTTP; surface_test.go has the surface beyond tools
+// (prompts, resources, templates, completion, subscriptions).
 package e2e
 
 import (
