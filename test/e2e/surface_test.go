@@ -151,13 +151,7 @@ func TestEverythingCollisions(t *testing.T) {
 	g := launch(t, t.TempDir(), everythingConfig(t, "alpha", "beta"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url, HTTPClient: &http.Client{Transport: bearer{g.token}}},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := goSDKSession(t, ctx, g)
 	served := func(what string, do func() error) string {
 		t.Helper()
 		before := serverCalls(t, g)
