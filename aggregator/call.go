@@ -174,7 +174,7 @@ func (o callOutcome) end(ctx context.Context, res json.RawMessage, served uint64
 			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.rt.upstream.Name(), o.method)}
 		return o
 	}
-	if o.mem != nil && mayHoldURI(res) {
+	if o.mem != nil && o.rt.resources && mayHoldURI(res) {
 		o.mem.learn(res, o.method, o.rt.upstream.Name())
 	}
 	o.res, o.served = res, served

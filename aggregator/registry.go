@@ -22,6 +22,11 @@ type route struct {
 	// taskSupport is a tool definition's execution.taskSupport
 	// ("optional", "required", "forbidden" or ""), SPEC §4.7.
 	taskSupport string
+	// resources says the server offers resources, so that a URI its
+	// result carries can be read back from it: only then is the result
+	// scanned for one (urimemory.go), and a tools-only server's calls
+	// pay nothing for it.
+	resources bool
 }
 
 // registry is one immutable generation of what the gateway serves: the
@@ -43,19 +48,21 @@ type registry struct {
 // replaces: what it logged already is not logged again.
 func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger, prev *registry) *registry {
 	lists := make([]supervisor.Lists, len(ups))
+	readable := map[*supervisor.Upstream]bool{}
 	for i, u := range ups {
 		lists[i] = u.Lists()
+		readable[u] = u.Capabilities().Resources
 	}
 	r := emptyRegistry()
 	for _, n := range mergeNamed(ups, lists, "tool", func(l supervisor.Lists) []supervisor.Entry { return l.Tools }, repairSchema, log) {
 		schema, _ := jsonrpc.Member(n.def, "inputSchema")
 		exec, _ := jsonrpc.Member(n.def, "execution")
 		support, _ := jsonrpc.Text(mustMember(exec, "taskSupport"))
-		r.routes[n.exported] = route{upstream: n.up, name: n.ref.Name, headers: paramHeaders(schema), taskSupport: support}
+		r.routes[n.exported] = route{upstream: n.up, name: n.ref.Name, headers: paramHeaders(schema), taskSupport: support, resources: readable[n.up]}
 		r.tools.items = append(r.tools.items, n.def)
 	}
 	for _, n := range mergeNamed(ups, lists, "prompt", func(l supervisor.Lists) []supervisor.Entry { return l.Prompts }, isObjectDef, log) {
-		r.prompts[n.exported] = route{upstream: n.up, name: n.ref.Name}
+		r.prompts[n.exported] = route{upstream: n.up, name: n.ref.Name, resources: readable[n.up]}
 		r.promptList.items = append(r.promptList.items, n.def)
 	}
 	r.uris = buildURITable(ups, lists, log, &prev.uris)

@@ -64,7 +64,7 @@ func (g *Gateway) routeRead(params json.RawMessage, mem *uriMemory) (upstreamCal
 	if u == nil {
 		return upstreamCall{}, resourceNotFound(uri)
 	}
-	return upstreamCall{method: "resources/read", name: uri, route: route{upstream: u, name: uri}}, nil
+	return upstreamCall{method: "resources/read", name: uri, route: route{upstream: u, name: uri, resources: true}}, nil
 }
 
 // resourceNotFound is the error for a URI no server owns.

@@ -205,3 +205,23 @@ func TestSurfaceNoServerOffersIsMethodNotFound(t *testing.T) {
 	resp, b := send(t, "POST", srv.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{`+modernMetaJSON+`}}`, modernHeaders("prompts/list", ""))
 	wantRPCError(t, "modern prompts/list", resp, b, 404, -32601)
 }
+
+// A result's URIs are remembered only from a server that offers
+// resources: one that does not could not be read back from, and its
+// calls are not scanned.
+func TestURIsOfAToolsOnlyServerAreNotRemembered(t *testing.T) {
+	tools := `[{"name":"link","inputSchema":{"type":"object"}}]`
+	srv, _ := startGateway(t, map[string]map[string]string{
+		"plain": {"MCP_FAKE_TOOLS": tools},
+		"res":   {"MCP_FAKE_NAME": "res", "MCP_FAKE_TOOLS": tools, "MCP_FAKE_RESOURCES": `[]`},
+	})
+	c := newClient(t, srv)
+	c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"link","arguments":{"uri":"test://from-plain"}}}`)
+	c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"res_link","arguments":{"uri":"test://from-res"}}}`)
+	if _, e := readFrom(t, c, "test://from-plain"); string(e["code"]) != "-32602" {
+		t.Errorf("a URI from a tools-only server's result: %v, want -32602", e)
+	}
+	if got, e := readFrom(t, c, "test://from-res"); got != "test://from-res from res" {
+		t.Errorf("a URI from res's result: %q %v", got, e)
+	}
+}

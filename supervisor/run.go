@@ -149,6 +149,9 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 		return nil, u.errShuttingDown()
 	}
 	changed := changedLists(u.lists, st.lists)
+	if u.caps != st.run.caps {
+		changed |= ListTools // what the gateway offers may change with them
+	}
 	u.lists = st.lists
 	u.cur = st.run
 	u.era, u.caps = st.run.era, st.run.caps
