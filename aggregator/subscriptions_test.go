@@ -51,12 +51,14 @@ func TestSubscriptionFanOut(t *testing.T) {
 		srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": env}, HTTPOptions{})
 		u := srv.URL + "/mcp"
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		a, b := newClient(t, srv), newClient(t, srv)
+		a, b, o := newClient(t, srv), newClient(t, srv), newClient(t, srv)
 		getA := openStream(t, ctx, "GET", u, "", map[string]string{"Mcp-Session-Id": a.session, "Mcp-Protocol-Version": "2025-06-18"})
 		getB := openStream(t, ctx, "GET", u, "", map[string]string{"Mcp-Session-Id": b.session, "Mcp-Protocol-Version": "2025-06-18"})
+		getO := openStream(t, ctx, "GET", u, "", map[string]string{"Mcp-Session-Id": o.session, "Mcp-Protocol-Version": "2025-06-18"})
 		for _, c := range []*rawClient{a, b} {
 			result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://w"}}`))
 		}
+		result(t, o.rpc(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://other"}}`))
 		lctx, closeListen := context.WithCancel(ctx)
 		listen := openStream(t, lctx, "POST", u, listenBody("L", `{"resourceSubscriptions":["test://w","test://nowhere"]}`), modernHeaders("subscriptions/listen", ""))
 		if ack := next(t, listen, "the acknowledgment"); !strings.Contains(ack, `"notifications":{"resourceSubscriptions":["test://w"]}`) {
@@ -72,6 +74,11 @@ func TestSubscriptionFanOut(t *testing.T) {
 			if ev := next(t, s.ch, s.name+"'s update"); !strings.Contains(ev, `"method":"notifications/resources/updated"`) || !strings.Contains(ev, s.want) {
 				t.Errorf("modern=%v: %s got %s, want %s", modern, s.name, ev, s.want)
 			}
+		}
+		// o, subscribed to another URI only, gets that one's update first.
+		result(t, o.rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"touch","arguments":{"uri":"test://other"}}}`))
+		if ev := next(t, getO, "o's update"); !strings.Contains(ev, `"uri":"test://other"`) {
+			t.Errorf("modern=%v: a session subscribed to test://other got %s", modern, ev)
 		}
 		upstream := func() int {
 			if modern {
