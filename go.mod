@@ -12,6 +12,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/oklog/run v1.2.0
 	golang.org/x/sys v0.47.0
+	golang.org/x/tools v0.48.0
 	google.golang.org/grpc v1.61.0
 	google.golang.org/protobuf v1.36.6
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1

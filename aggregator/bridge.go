@@ -104,6 +104,12 @@ type bridgeCall struct {
 	timer   *time.Timer
 }
 
+// testHookGathered, set only by tests, runs when a round's asks have been
+// gathered and before the round is parked or answered: a test acts at
+// that moment (the client leaves, the gateway shuts down) instead of
+// aiming at it with a sleep.
+var testHookGathered func()
+
 // move makes from → to, if the call is in from; call with bc.mu held. It
 // reports whether it did.
 func (bc *bridgeCall) move(from, to bridgeState) bool {
@@ -200,6 +206,9 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 		bc.finish(req, out, o)
 	case a := <-bc.asks:
 		asks := bc.gather(a)
+		if testHookGathered != nil {
+			testHookGathered()
+		}
 		select {
 		case o := <-bc.done: // the call ended as the server asked: no round
 			bc.finish(req, out, o)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // Tests of a parkable modern call's detach (bridge.go callParkable,
@@ -68,60 +70,65 @@ func TestDetachAskAsItAnswersIsNoRound(t *testing.T) {
 	}
 }
 
+// onGathered sets testHookGathered to f for the rest of the test.
+func onGathered(t *testing.T, f func()) {
+	testHookGathered = f
+	t.Cleanup(func() { testHookGathered = nil })
+}
+
 // A client that leaves while the server's asks are gathered into a round
 // cancels the call upstream; it is not parked for StateTTL (5 of 8 were).
 func TestDetachClientLeavesWhileTheRoundGathers(t *testing.T) {
-	const n = 8
-	for i := range n {
-		cancelFile := t.TempDir() + "/cancelled"
-		srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools, "MCP_FAKE_CANCEL_FILE": cancelFile}})
-		ctx, cancel := context.WithCancel(context.Background())
-		started := t.TempDir() + "/started"
-		done := make(chan *httptest.ResponseRecorder, 1)
-		go func() {
-			done <- serveDirect(ctx, srv.Config.Handler, "sleepask", `"arguments":{"ms":20,"started":"`+started+`"},`)
-		}()
-		fakeserver.WaitFile(t, started)
-		time.Sleep(time.Duration(15000+i*2000) * time.Microsecond) // 15 to 29 ms: about the ask (20 ms), before the round closes (45 ms)
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("call %d: the handler did not return after the client left", i)
-		}
-		fakeserver.WaitFile(t, cancelFile) // the server got notifications/cancelled
-		if p := parked(gw); p != 0 {
-			t.Errorf("call %d: %d parked after its client left", i, p)
-		}
-		cancel()
+	cancelFile := t.TempDir() + "/cancelled"
+	srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools, "MCP_FAKE_CANCEL_FILE": cancelFile}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	onGathered(t, cancel) // the client leaves as the round is gathered
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done <- serveDirect(ctx, srv.Config.Handler, "sleepask", `"arguments":{"ms":0},`) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler did not return after the client left")
+	}
+	fakeserver.WaitFile(t, cancelFile) // the server got notifications/cancelled
+	if p := parked(gw); p != 0 {
+		t.Errorf("%d parked after their client left", p)
 	}
 }
 
-// Shutdown (CancelCalls) as a call detaches: its client gets the shutdown
-// error, and nothing stays parked (8 of 12 got a round instead).
+// Shutdown (CancelCalls) while a call runs on its request, and as it
+// detaches: its client gets the shutdown error, and nothing stays parked
+// (8 of 12 got a round instead).
 func TestDetachShutdownWhileDetaching(t *testing.T) {
-	for i := range 12 {
+	for _, stage := range []string{"attached", "gathering"} {
 		srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}})
 		started := t.TempDir() + "/started"
+		args := `"arguments":{"ms":0},`
+		if stage == "attached" {
+			args = `"arguments":{"ms":30000,"started":"` + started + `"},` // it asks only after 30 s
+		} else {
+			onGathered(t, func() { gw.CancelCalls("the gateway is shutting down") })
+		}
 		done := make(chan *httptest.ResponseRecorder, 1)
-		go func() {
-			done <- serveDirect(context.Background(), srv.Config.Handler, "sleepask", `"arguments":{"ms":20,"started":"`+started+`"},`)
-		}()
-		fakeserver.WaitFile(t, started)
-		time.Sleep(time.Duration(15000+i*1500) * time.Microsecond)
-		gw.CancelCalls("the gateway is shutting down")
+		go func() { done <- serveDirect(context.Background(), srv.Config.Handler, "sleepask", args) }()
+		if stage == "attached" {
+			fakeserver.WaitFile(t, started)
+			gw.CancelCalls("the gateway is shutting down")
+		}
 		var w *httptest.ResponseRecorder
 		select {
 		case w = <-done:
 		case <-time.After(5 * time.Second):
-			t.Fatalf("call %d: no answer after CancelCalls", i)
+			t.Fatalf("%s: no answer after CancelCalls", stage)
 		}
 		if !strings.Contains(w.Body.String(), "shutting down") {
-			t.Errorf("call %d: %s, want the shutdown error", i, w.Body.String())
+			t.Errorf("%s: %s, want the shutdown error", stage, w.Body.String())
 		}
 		if p := parked(gw); p != 0 {
-			t.Errorf("call %d: %d parked after CancelCalls", i, p)
+			t.Errorf("%s: %d parked after CancelCalls", stage, p)
 		}
+		testHookGathered = nil
 	}
 }
 
@@ -156,22 +163,23 @@ func TestDetachAskTwice(t *testing.T) {
 // A server that crashes as it asks, or while the call is parked: the
 // client gets an error, at once or on its retry, never a hang.
 func TestDetachServerCrashesAsItAsks(t *testing.T) {
-	srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}})
-	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: askCaps}
 	for i, ms := range []int{0, 1, 5, 20, 100, 300} {
+		// A gateway each: a server crashing twice in a row backs off.
+		srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}})
+		c := modernCaller{t: t, url: srv.URL + "/mcp", caps: askCaps}
+		u := gw.reg.Load().routes["askcrash"].upstream
 		msg := c.call(i, "askcrash", fmt.Sprintf(`"arguments":{"ms":%d},`, ms))
 		if strings.Contains(string(msg), "input_required") {
 			_, state := inputRequired(t, msg)
-			time.Sleep(400 * time.Millisecond)
+			testwait.For(t, 0, "the server's crash to be seen", func() bool { return u.Status().State == supervisor.StateExited })
 			msg = c.call(100+i, "askcrash", retry(state, `{"elicitation-1":{"action":"decline"}}`))
 		}
 		if !strings.Contains(string(msg), `"error"`) {
 			t.Errorf("ms=%d: %s, want an error", ms, msg)
 		}
-		time.Sleep(200 * time.Millisecond) // past the restart back-off's first step
-	}
-	if n := parked(gw); n != 0 {
-		t.Errorf("%d calls left parked", n)
+		if n := parked(gw); n != 0 {
+			t.Errorf("ms=%d: %d calls left parked", ms, n)
+		}
 	}
 }
 
@@ -208,7 +216,9 @@ func TestDetachStress(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { serveDirect(ctx, srv.Config.Handler, "askanswer", ""); close(done) }()
-		time.Sleep(time.Duration(i%40) * 25 * time.Microsecond)
+		for range i % 40 * 20 { // the client leaves at moments spread around the ask
+			runtime.Gosched()
+		}
 		cancel()
 		select {
 		case <-done:
@@ -223,23 +233,19 @@ func TestDetachStress(t *testing.T) {
 		}
 		h.bridges.mu.Unlock()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var left string
+	if !testwait.Until(5*time.Second, func() bool {
 		buf := make([]byte, 1<<22)
 		stacks := string(buf[:runtime.Stack(buf, true)])
-		left := ""
+		left = ""
 		for _, f := range []string{"bridgeCall).Request", "callParkable.func", "bridgeCall).await"} {
 			if n := strings.Count(stacks, f); n > 0 {
 				left += fmt.Sprintf(" %d in %s;", n, f)
 			}
 		}
-		if left == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines left behind:%s", left)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return left == ""
+	}) {
+		t.Fatalf("goroutines left behind:%s", left)
 	}
 }
 

@@ -9,9 +9,11 @@
 //
 // Where to find a rule, in the order a request meets them:
 //
-//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3)
+//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3);
+//	              authlog.go logs 401s at a bounded rate
 //	transport.go  /mcp by HTTP method, version header, Accept
-//	post.go       POST: body limits, session rule, batches, 202
+//	post.go       POST: session rule, batches, 202; body.go reads the body
+//	              under the memory budget (§3.9: 413, 503, 408)
 //	sessions.go   the legacy session table: cap, idle expiry, DELETE (§3.5)
 //	methods.go    a session's method table: initialize, ping, logging/setLevel,
 //	              the lists, tools/call (§3.7, §3.8); surface.go the rest of

@@ -79,8 +79,10 @@ func (g *Gateway) CancelCalls(message string) {
 // call: the sessions' GET streams, and subscriptions/listen streams, which
 // get their closing response (MCP 2026-07-28 subscriptions, Graceful
 // Closure). The daemon calls it as shutdown starts, so that the drain
-// waits only for calls (SPEC §7.6).
+// waits only for calls (SPEC §7.6). The 401 log's last count is dropped
+// then: nothing more is logged for the endpoint.
 func (g *Gateway) EndStreams() {
+	g.h.auth.stop()
 	for _, s := range g.h.sessions.all() {
 		s.mu.Lock()
 		if s.get != nil {

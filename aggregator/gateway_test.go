@@ -165,7 +165,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestEmptyTokenFailsClosed(t *testing.T) {
-	h := requireBearer("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("reached the handler") }))
+	h := requireBearer("", nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("reached the handler") }))
 	for _, header := range []string{"", "Bearer ", "Bearer"} {
 		rec := &recorder{header: http.Header{}}
 		req, _ := http.NewRequest("POST", "/mcp", nil)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
 
 // HTTPOptions configures the endpoint (SPEC §3).
@@ -31,6 +32,13 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps one request body (default 64 MiB; SPEC §3.9 needs
 	// at least 8 MiB). Larger bodies get 413.
 	MaxBodyBytes int64
+	// BodyTimeout bounds reading one request body (default 60 s); past
+	// it the client gets 408.
+	BodyTimeout time.Duration
+	// Budget is the memory budget request bodies are read from (SPEC
+	// §3.9, internal/budget), shared with the servers' side; a body that
+	// does not fit waits briefly, then gets 503. nil: no budget.
+	Budget *budget.Budget
 	// StateTTL is how long an MRTR requestState the gateway issues is good
 	// for, and how long a parked call waits for its retry (default 10 min,
 	// SPEC §4.6).
@@ -61,6 +69,9 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
 	if o.StateTTL <= 0 {
 		o.StateTTL = DefaultStateTTL
 	}
@@ -68,7 +79,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.Health = func() any { return g.Health() }
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: newSubTable()}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: newSubTable(), auth: newAuthLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded
 	return h
@@ -81,7 +92,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 func (g *Gateway) Handler() http.Handler {
 	o := g.h.o
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, g.h)))
+	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, g.h.auth, g.h)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
 			skipBody(w) // a GET has none to wait for
@@ -99,12 +110,14 @@ func (g *Gateway) Handler() http.Handler {
 	return mux
 }
 
-// requireBearer enforces SPEC §3.2 in constant time.
-func requireBearer(token string, next http.Handler) http.Handler {
+// requireBearer enforces SPEC §3.2 in constant time; each 401 is noted in
+// log (at a bounded rate, never with the token tried).
+func requireBearer(token string, log *authLog, next http.Handler) http.Handler {
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			log.rejected(!ok, r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
 			skipBody(w)
 			wire.WriteRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)

@@ -1,23 +1,14 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
-
-// bodyReadTimeout bounds reading a POST body: 64 MiB (the default cap) at
-// about 1 MB/s. A body trickled in a byte at a time cannot hold a
-// connection longer.
-const bodyReadTimeout = 60 * time.Second
 
 // servePOST answers a POST to /mcp: one JSON-RPC message or a batch
 // (MCP Streamable HTTP, "Sending Messages to the Server"). Requests are
@@ -110,30 +101,6 @@ func postTypes(r *http.Request) (jsonOK, sseOK bool, err *wire.HTTPError) {
 		}
 	}
 	return jsonOK, sseOK, nil
-}
-
-// readBody reads the body within MaxBodyBytes (413 past it) and
-// bodyReadTimeout.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
-	rd := http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes)
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	var buf bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength <= h.o.MaxBodyBytes {
-		buf.Grow(int(r.ContentLength))
-	}
-	_, err := buf.ReadFrom(rd)
-	// Cleared: it would cut the response stream.
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, &wire.HTTPError{Status: http.StatusRequestEntityTooLarge, Code: jsonrpc.CodeInvalidRequest,
-				Msg: fmt.Sprintf("request body exceeds the gateway's limit of %d bytes", mbe.Limit)}
-		}
-		return nil, wire.BadRequest(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
-	}
-	return buf.Bytes(), nil
 }
 
 // serveSession handles the messages of one POST to a session: responses

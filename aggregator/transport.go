@@ -56,6 +56,7 @@ type handler struct {
 	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
 	subs    *subTable  // resource subscriptions (subscriptions.go)
 	levels  levels     // the servers' log level (loglevel.go)
+	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
 	// modernURIs is the URI memory of modern callers, who share the
 	// token (urimemory.go).
 	modernURIs uriMemory

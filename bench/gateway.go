@@ -329,6 +329,23 @@ func tailFile(path string) string {
 	return string(b)
 }
 
+// upstreamPID returns the pid of the i-th server's own process: /health
+// shows the shim's pid, and the server runs below it (through sh -c).
+func (g *Gateway) upstreamPID(i int) int {
+	pids, err := g.ServerPIDs()
+	if err != nil || i >= len(pids) {
+		return 0
+	}
+	pid := pids[i]
+	for {
+		kids := Children(pid)
+		if len(kids) != 1 {
+			return pid
+		}
+		pid = kids[0]
+	}
+}
+
 // shellQuote quotes s for /bin/sh.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

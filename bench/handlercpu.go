@@ -47,29 +47,32 @@ import (
 // load of the shared machine moves both medians by more than their
 // difference from one run to the next, and a pair alike.
 func (r *runner) handlerCPU(ctx context.Context) error {
-	p, err := StartInproc(r.cfg.Bin.Echo)
+	in, err := startInprocGateway(r.cfg.Bin.Echo)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	s, err := p.hc.NewSession(ctx)
+	defer in.close()
+	s, err := in.open(ctx, eraLegacy)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	legacy, err := s.Wire("tools/call", echoParams)
 	if err != nil {
 		return err
 	}
 	for _, m := range []struct {
-		id   string
-		sess *Session
-	}{{"cpu.handler.modern", p.hc.Modern()}, {"cpu.handler.askable", p.hc.ModernAskable()}} {
-		modern, err := m.sess.Wire("tools/call", echoParams)
+		id  string
+		era era
+	}{{"cpu.handler.modern", eraModern}, {"cpu.handler.askable", eraAskable}} {
+		sess, err := in.open(ctx, m.era)
 		if err != nil {
 			return err
 		}
-		cpu, err := serveTimed(p.Handler, [2][]byte{legacy, modern}, r.cfg.Warmup, r.cfg.HandlerCalls)
+		modern, err := sess.Wire("tools/call", echoParams)
+		if err != nil {
+			return err
+		}
+		cpu, err := serveTimed(in.proc.Handler, [2][]byte{legacy, modern}, r.cfg.Warmup, r.cfg.HandlerCalls)
 		if err != nil {
 			return err
 		}
@@ -79,7 +82,7 @@ func (r *runner) handlerCPU(ctx context.Context) error {
 		r.add(m.id, "gateway", percentile(cpu[1], 50))
 		r.add(m.id+".diff", "gateway", percentile(pairDiffs(cpu[1], cpu[0]), 50))
 	}
-	return nil
+	return in.close()
 }
 
 // pairDiffs is a[i] − b[i] for each i: the difference of two calls made
@@ -176,3 +179,20 @@ func (w *memWriter) Flush()                           {}
 func (w *memWriter) SetWriteDeadline(time.Time) error { return nil }
 func (w *memWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *memWriter) FlushError() error                { return nil }
+
+// handlerDefs are the rows of the handler-CPU figure.
+func (cfg Config) handlerDefs() []figDef {
+	return []figDef{
+		{"cpu.handler", fmt.Sprintf("Gateway CPU per tools/call, legacy: %d calls on the serving thread, in-process", cfg.HandlerCalls), "µs", nil,
+			"from the client's request bytes (parsed by net/http) to the written response, Go echo upstream; CLOCK_THREAD_CPUTIME_ID; median (handlercpu.go)"},
+		{"cpu.handler.modern", fmt.Sprintf("Gateway CPU per tools/call, modern (%s): %d calls on the serving thread, in-process", ModernVersion, cfg.HandlerCalls), "µs", nil,
+			"alternating with the legacy calls: legacy, modern, modern, legacy, …"},
+		{"cpu.handler.modern.diff", "Gateway CPU per tools/call, modern − legacy: median of the differences of calls made back to back", "µs",
+			[]target{{on: "gateway", max: true, limit: 0, text: "a modern call costs the gateway no more than a legacy one (≤ 0)"}},
+			"the pairs of the two figures above"},
+		{"cpu.handler.askable", fmt.Sprintf("Gateway CPU per tools/call, modern, client declaring %s: %d calls on the serving thread, in-process", AskableCaps, cfg.HandlerCalls), "µs", nil,
+			"its calls to a legacy server could park (MRTR); alternating with legacy calls of its own"},
+		{"cpu.handler.askable.diff", "Gateway CPU per tools/call, modern declaring capabilities − legacy: median of the differences of calls made back to back", "µs", nil,
+			"the pairs of the figure above and its legacy calls; its request repeats the capabilities (+40 bytes of _meta) that a legacy client sends once, at initialize"},
+	}
+}

@@ -72,6 +72,7 @@ type Session struct {
 	modern  bool
 	meta    string // a modern request's _meta member
 	nextID  atomic.Int64
+	closed  atomic.Bool
 }
 
 // Modern returns a caller in the modern era (MCP 2026-07-28): nothing is
@@ -188,8 +189,9 @@ func openObject(raw []byte) ([]byte, bool) {
 }
 
 // Close ends a legacy session (DELETE /mcp); a modern caller has none.
+// Later calls do nothing.
 func (s *Session) Close() {
-	if s.modern {
+	if s.modern || s.closed.Swap(true) {
 		return
 	}
 	req, _ := http.NewRequest(http.MethodDelete, s.c.url, nil)

@@ -18,18 +18,20 @@ import (
 	"testing"
 )
 
-func startInproc(b *testing.B) *Inproc {
+// startInproc starts the in-process gateway for b, closed when b ends.
+func startInproc(b *testing.B) *endpoint[*Inproc] {
 	b.Helper()
-	p, err := StartInproc(testBinaries(b).Echo)
+	p, err := startInprocGateway(testBinaries(b).Echo)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(p.Close)
+	b.Cleanup(func() { p.close() })
 	return p
 }
 
-func (p *Inproc) session(b *testing.B) *Session {
-	s, err := p.hc.NewSession(context.Background())
+// caller opens a caller of era on e, or fails b.
+func caller(b *testing.B, e httpSide, era era) *Session {
+	s, err := e.open(context.Background(), era)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func BenchmarkInprocDirect(b *testing.B) {
 // Upstream.Call on the stdio connection, no HTTP, no go-sdk.
 func BenchmarkInprocSupervisor(b *testing.B) {
 	p := startInproc(b)
-	u, _ := p.sup.Upstream("echo")
+	u, _ := p.proc.sup.Upstream("echo")
 	params := []byte(`{"name":"echo","arguments":{"message":"hello"}}`)
 	for b.Loop() {
 		res, err := u.Call(context.Background(), "tools/call", params, nil)
@@ -82,9 +84,9 @@ func BenchmarkInprocHTTP(b *testing.B) {
 	for _, name := range []string{"legacy", "modern"} {
 		b.Run(name, func(b *testing.B) {
 			p := startInproc(b)
-			s := p.hc.Modern()
+			s := caller(b, p, eraModern)
 			if name == "legacy" {
-				s = p.session(b)
+				s = caller(b, p, eraLegacy)
 			}
 			for b.Loop() {
 				mustCall(b, s.Call, echoParams, "hello")
@@ -104,16 +106,16 @@ func BenchmarkInprocHTTPParallel(b *testing.B) {
 			var one *Session
 			switch name {
 			case "1session":
-				one = p.session(b)
+				one = caller(b, p, eraLegacy)
 			case "modern":
-				one = p.hc.Modern()
+				one = caller(b, p, eraModern)
 			}
 			b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				s := one
 				if s == nil {
-					s = p.session(b)
+					s = caller(b, p, eraLegacy)
 				}
 				for pb.Next() {
 					mustCall(b, s.Call, echoParams, "hello")
@@ -136,7 +138,7 @@ func BenchmarkInprocBig(b *testing.B) {
 	}{{"result", result, "abcdefgh"}, {"argument", argument, `"ab"`}} {
 		b.Run(tc.name+"/gateway", func(b *testing.B) {
 			p := startInproc(b)
-			s := p.session(b)
+			s := caller(b, p, eraLegacy)
 			b.SetBytes(n)
 			for b.Loop() {
 				mustCall(b, s.Call, tc.params, tc.want)

@@ -112,3 +112,16 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
 }
+
+// sdkDefs are the rows of go-sdk's client, measured in figure 1.
+func (cfg Config) sdkDefs() []figDef {
+	return []figDef{
+		{"client.sdk.p50", fmt.Sprintf("%d sequential calls with go-sdk's client, legacy (%s): p50", cfg.SDKCalls, LegacyVersion), "µs", nil,
+			"direct: go-sdk's client over stdio (CommandTransport) to the Go echo; floor, gateway: its Streamable HTTP client"},
+		{"client.sdk.modern.p50", fmt.Sprintf("%d sequential calls with go-sdk's client, modern (%s): p50", cfg.SDKCalls, ModernVersion), "µs", nil,
+			"direct: the legacy stdio figure above (the Go echo does not serve server/discover)"},
+		{"client.sdk.cpu", "CPU per call of go-sdk's client, legacy", "µs", nil,
+			"compare with cpu.seq.client: the reason the load generator uses raw net/http"},
+		{"client.sdk.modern.cpu", "CPU per call of go-sdk's client, modern", "µs", nil, ""},
+	}
+}

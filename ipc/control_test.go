@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // serving starts a control server in a fresh run dir with h and returns the
@@ -266,11 +269,7 @@ func TestControlBusyIsAnAnswer(t *testing.T) {
 	for range maxControlConns {
 		wg.Go(func() { _, _ = Control(ctx5(t), dir, Request{Cmd: CmdStatus}) })
 	}
-	for deadline := time.Now().Add(5 * time.Second); held.Load() < maxControlConns; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d requests reached the handler", held.Load(), maxControlConns)
-		}
-	}
+	testwait.For(t, 5*time.Second, fmt.Sprintf("all %d requests to reach the handler", maxControlConns), func() bool { return held.Load() >= maxControlConns })
 	_, err := Control(ctx5(t), dir, Request{Cmd: CmdStatus})
 	if err == nil || !strings.Contains(err.Error(), "busy with other control requests") {
 		t.Errorf("request past the limit: %v, want the busy answer", err)

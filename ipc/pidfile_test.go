@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // A relaunch right after `kill -9` of the daemon is not refused: while the
@@ -60,13 +62,7 @@ func TestGone(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	// Killed but not yet reaped: a zombie counts as gone.
-	deadline := time.Now().Add(5 * time.Second)
-	for !Gone(cmd.Process.Pid) {
-		if time.Now().After(deadline) {
-			t.Fatal("a killed child is not Gone 5 s later")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, "a killed child to be Gone", func() bool { return Gone(cmd.Process.Pid) })
 	_ = cmd.Wait()
 	if !Gone(cmd.Process.Pid) {
 		t.Error("Gone(a reaped child) = false")

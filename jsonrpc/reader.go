@@ -11,8 +11,14 @@ import (
 // DefaultMaxLine is the longest stdout line accepted from a server: 64 MiB.
 const DefaultMaxLine = 64 << 20
 
-// keepBuffer is the largest line buffer kept between lines: 1 MiB.
+// keepBuffer is the largest line buffer kept between lines: 1 MiB. A
+// longer line is read into pieces from Alloc and joined in one buffer of
+// its size.
 const keepBuffer = 1 << 20
+
+// maxPiece is the largest piece of a long line: pieces start at
+// keepBuffer and double up to it.
+const maxPiece = 4 << 20
 
 // ErrLineTooLong is returned for a line longer than the reader's limit. The
 // reader has then skipped to the next newline, so the stream can go on.
@@ -25,15 +31,22 @@ var ErrLineTooLong = errors.New("line too long")
 // server that writes it last is). A line that has not ended after MaxSkip
 // bytes ends the stream: Unterminated, and the next read starts after it
 // as if it were a line of its own (the caller should stop the server).
+//
+// A line the reader's Alloc could not provide memory for is dropped the
+// same way, with Cause set to Alloc's error: while it is read (Partial,
+// then its end), or once read whole (its end only, with Head and Tail).
 type LineTooLongError struct {
 	Size         int64 // bytes so far (Partial) or in all
 	Head, Tail   []byte
 	Partial      bool
 	Unterminated bool
+	Cause        error // why the line was dropped, if not its length
 }
 
 func (e *LineTooLongError) Error() string {
 	switch {
+	case e.Cause != nil:
+		return fmt.Sprintf("line of %d bytes or more dropped: %v", e.Size, e.Cause)
 	case e.Unterminated:
 		return fmt.Sprintf("line of %d bytes and no end: %v", e.Size, ErrLineTooLong)
 	case e.Partial:
@@ -46,11 +59,25 @@ func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
 
 // Reader splits a stream into lines of at most Max bytes. Lines may be of
 // any length up to Max; there is no 64 KiB limit as in bufio.Scanner.
+//
+// Memory: a line of up to 1 MiB is read into a buffer kept between lines;
+// a longer one into pieces from Alloc, then joined into one buffer of its
+// size from Alloc, so a line of n bytes takes at most about 2n while it is
+// read and n once read. ReadOwned gives that buffer away (and copies a
+// short line into one of its own from Alloc), so what a caller keeps of a
+// line is never a larger buffer nor a copy of it.
 type Reader struct {
 	r       *bufio.Reader
 	Max     int
 	MaxSkip int64 // 0: 4×Max
-	buf     []byte
+	// Alloc, if set, provides the buffers of long lines and of owned
+	// lines (a memory budget, internal/budget); an error drops the line
+	// (LineTooLongError with Cause). nil: make.
+	Alloc func(n int) ([]byte, error)
+
+	buf    []byte   // the line's first keepBuffer bytes, kept between lines
+	pieces [][]byte // the rest of a long line
+	size   int      // the line's bytes so far
 
 	// While an over-long line is skipped: its size so far, its last 256
 	// bytes, and the read error of its last chunk (nil: it ended).
@@ -58,6 +85,7 @@ type Reader struct {
 	skipped  int64
 	tail     []byte
 	lastErr  error
+	cause    error // why it is skipped, if not its length
 }
 
 // NewReader returns a Reader with a 64 KiB buffer and DefaultMaxLine.
@@ -70,42 +98,109 @@ func NewReader(r io.Reader) *Reader {
 // stream it returns io.EOF; a final unterminated line is returned first.
 // An over-long line yields *LineTooLongError values (see there) and is
 // skipped without being held in memory.
-func (r *Reader) ReadLine() ([]byte, error) {
+func (r *Reader) ReadLine() ([]byte, error) { return r.read(false) }
+
+// ReadOwned is ReadLine, but the line is the caller's to keep: a buffer
+// of its own, of its size, from Alloc.
+func (r *Reader) ReadOwned() ([]byte, error) { return r.read(true) }
+
+func (r *Reader) read(owned bool) ([]byte, error) {
 	if r.skipping {
 		return nil, r.skip()
 	}
-	if cap(r.buf) > keepBuffer {
-		r.buf = nil // do not hold on to the memory of one huge message
-	}
-	r.buf = r.buf[:0]
+	r.buf, r.pieces, r.size = r.buf[:0], nil, 0
 	for {
 		chunk, err := r.r.ReadSlice('\n')
-		if len(r.buf)+len(chunk) > r.Max {
-			head := bytes.Clone(r.buf[:min(len(r.buf), 256)])
-			head = append(head, chunk[:min(len(chunk), 256-len(head))]...)
-			r.skipping, r.skipped, r.tail, r.buf = true, int64(len(r.buf)), nil, nil
-			r.account(chunk, err)
-			return nil, &LineTooLongError{Size: r.skipped, Head: head, Partial: true}
+		if r.size+len(chunk) > r.Max {
+			return nil, r.startSkip(chunk, err, nil)
 		}
+		if aerr := r.add(chunk); aerr != nil {
+			return nil, r.startSkip(chunk, err, aerr)
+		}
+		r.size += len(chunk)
+		switch {
+		case err == nil:
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && r.size > 0:
+		default:
+			return nil, err
+		}
+		return r.line(owned)
+	}
+}
+
+// add appends chunk to the line: to buf up to keepBuffer, then to pieces
+// from Alloc.
+func (r *Reader) add(chunk []byte) error {
+	if r.pieces == nil && len(r.buf)+len(chunk) <= keepBuffer {
 		if need := len(r.buf) + len(chunk); need > cap(r.buf) {
-			// Double rather than let append grow a long line by 1.25×
-			// a step (bench: 48 MB allocated per 8 MiB line).
-			grown := make([]byte, len(r.buf), max(2*cap(r.buf), need, 4096))
+			// Double rather than let append grow a line by 1.25× a step.
+			grown := make([]byte, len(r.buf), min(max(2*cap(r.buf), need, 4096), keepBuffer))
 			copy(grown, r.buf)
 			r.buf = grown
 		}
 		r.buf = append(r.buf, chunk...)
-		switch {
-		case err == nil:
-			return trimEOL(r.buf), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(r.buf) > 0:
-			return trimEOL(r.buf), nil
-		default:
-			return nil, err
-		}
+		return nil
 	}
+	for len(chunk) > 0 {
+		last := len(r.pieces) - 1
+		if last < 0 || len(r.pieces[last]) == cap(r.pieces[last]) {
+			size := keepBuffer
+			if last >= 0 {
+				size = min(2*cap(r.pieces[last]), maxPiece)
+			}
+			p, err := r.alloc(size)
+			if err != nil {
+				return err
+			}
+			r.pieces, last = append(r.pieces, p[:0]), last+1
+		}
+		p := r.pieces[last]
+		n := min(len(chunk), cap(p)-len(p))
+		r.pieces[last], chunk = append(p, chunk[:n]...), chunk[n:]
+	}
+	return nil
+}
+
+// line returns the line read, without its end of line: buf itself, or,
+// owned or long, one buffer of its size from Alloc.
+func (r *Reader) line(owned bool) ([]byte, error) {
+	if r.pieces == nil && !owned {
+		return trimEOL(r.buf), nil
+	}
+	n := r.size - eolLen(r.buf, r.pieces)
+	out, err := r.alloc(n)
+	if err != nil {
+		e := &LineTooLongError{Size: int64(r.size), Head: bytes.Clone(r.buf[:min(len(r.buf), 256)]), Cause: err}
+		e.Tail = bytes.Clone(lastBytes(r.buf, r.pieces, 256))
+		r.pieces = nil
+		return nil, e
+	}
+	at := copy(out, r.buf)
+	for _, p := range r.pieces {
+		at += copy(out[at:], p)
+	}
+	r.pieces = nil // garbage now: what they held is in out
+	return out, nil
+}
+
+// startSkip drops the line being read, as it crosses the limit or fails
+// to get memory (cause), and returns the error for it.
+func (r *Reader) startSkip(chunk []byte, err, cause error) error {
+	head := bytes.Clone(r.buf[:min(len(r.buf), 256)])
+	head = append(head, chunk[:min(len(chunk), 256-len(head))]...)
+	r.skipping, r.skipped, r.tail = true, int64(r.size), nil
+	r.buf, r.pieces, r.cause = r.buf[:0], nil, cause
+	r.account(chunk, err)
+	return &LineTooLongError{Size: r.skipped, Head: head, Partial: true, Cause: cause}
+}
+
+func (r *Reader) alloc(n int) ([]byte, error) {
+	if r.Alloc == nil {
+		return make([]byte, n), nil
+	}
+	return r.Alloc(n)
 }
 
 // account adds a chunk of the line being skipped.
@@ -128,7 +223,7 @@ func (r *Reader) skip() error {
 		switch err := r.lastErr; {
 		case err == nil:
 			r.skipping = false
-			return &LineTooLongError{Size: r.skipped, Tail: bytes.TrimRight(r.tail, "\r\n")}
+			return &LineTooLongError{Size: r.skipped, Tail: bytes.TrimRight(r.tail, "\r\n"), Cause: r.cause}
 		case !errors.Is(err, bufio.ErrBufferFull):
 			r.skipping = false
 			return err
@@ -139,6 +234,33 @@ func (r *Reader) skip() error {
 		chunk, err := r.r.ReadSlice('\n')
 		r.account(chunk, err)
 	}
+}
+
+// eolLen is the length of the line's end (\n, \r\n or none) in buf and
+// pieces.
+func eolLen(buf []byte, pieces [][]byte) int {
+	end := lastBytes(buf, pieces, 2)
+	switch {
+	case bytes.HasSuffix(end, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(end, []byte("\n")), bytes.HasSuffix(end, []byte("\r")):
+		return 1
+	}
+	return 0
+}
+
+// lastBytes returns up to the last n bytes of buf and pieces, in order.
+func lastBytes(buf []byte, pieces [][]byte, n int) []byte {
+	var out []byte
+	for i := len(pieces) - 1; i >= -1 && len(out) < n; i-- {
+		p := buf
+		if i >= 0 {
+			p = pieces[i]
+		}
+		take := p[max(0, len(p)-(n-len(out))):]
+		out = append(bytes.Clone(take), out...)
+	}
+	return out
 }
 
 func trimEOL(b []byte) []byte {

@@ -65,3 +65,47 @@ func (endless) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Long lines come whole and exact from Alloc; an owned short line is a
+// buffer of its own; a line Alloc refuses is dropped like an over-long
+// one, with its cause, and the stream goes on.
+func TestReaderAllocOwnedAndRefused(t *testing.T) {
+	long := `{"id":3,"result":"` + strings.Repeat("b", 3<<20) + `"}`
+	refuse := `{"id":4,"result":"` + strings.Repeat("c", 2<<20) + `"}`
+	rd := NewReader(strings.NewReader("short\r\n" + long + "\n" + refuse + "\nlast"))
+	var allocs []int
+	errNoRoom := errors.New("no room")
+	rd.Alloc = func(n int) ([]byte, error) {
+		allocs = append(allocs, n)
+		if len(allocs) > 5 && n > 1<<20 {
+			return nil, errNoRoom
+		}
+		return make([]byte, n), nil
+	}
+	line, err := rd.ReadOwned()
+	if err != nil || string(line) != "short" || cap(line) != len("short") {
+		t.Fatalf("owned short line: %q (cap %d), %v", line, cap(line), err)
+	}
+	line, err = rd.ReadOwned()
+	if err != nil || string(line) != long || cap(line) != len(long) {
+		t.Fatalf("long line: %d bytes (cap %d), %v; want %d exact", len(line), cap(line), err, len(long))
+	}
+	held := 0
+	for _, n := range allocs[1:] {
+		held += n
+	}
+	if held > 2*len(long)+maxPiece {
+		t.Errorf("a %d-byte line took %d bytes from Alloc (%v), want about twice", len(long), held, allocs)
+	}
+	var e *LineTooLongError
+	if _, err = rd.ReadOwned(); !errors.As(err, &e) || !errors.Is(e.Cause, errNoRoom) || !strings.HasPrefix(string(e.Head), `{"id":4,`) {
+		t.Fatalf("refused line: %v %+v", err, e)
+	}
+	if _, err = rd.ReadOwned(); !errors.As(err, &e) || e.Partial || !errors.Is(e.Cause, errNoRoom) || !strings.HasSuffix(string(e.Tail), `cc"}`) {
+		t.Fatalf("refused line's end: %v %+v", err, e)
+	}
+	rd.Alloc = nil
+	if line, err = rd.ReadLine(); err != nil || string(line) != "last" {
+		t.Fatalf("after: %q, %v", line, err)
+	}
+}

@@ -80,7 +80,10 @@ type conn struct {
 // status; each message of every response body, whether one JSON message
 // or an SSE stream, and of the GET stream goes to dispatch; a stream that
 // ends before its request's answer rejects that request; losing the
-// server calls fail.
+// server calls fail. What it reads of the server is read under the
+// daemon's memory budget, as stdio does: Options.Budget.Alloc(ctx,
+// budget.Servers, n, n) before reading n bytes of a body or an event
+// (internal/budget).
 //
 // A caveat: dispatch is not told which request's stream carried a
 // message. stdio cannot tell, so a server's own requests and log messages

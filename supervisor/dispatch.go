@@ -82,7 +82,7 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		}
 		c.mu.Unlock()
 		if pc == nil {
-			c.log.Line(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
+			c.log.Output(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		if c.modern.Load() != nil && !c.onSubscription(msg.Params) {

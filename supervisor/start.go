@@ -99,7 +99,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p), num: num, done: make(chan struct{})}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, done: make(chan struct{})}
 	c.onListChanged = func(kinds List) { u.relist(r, kinds) }
 	c.onResourceUpdated = func(uri string, params json.RawMessage) {
 		if f := u.opts.OnResourceUpdated; f != nil {

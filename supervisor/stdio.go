@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
@@ -24,15 +26,28 @@ const writeTimeout = 10 * time.Second
 // each way. Its reader, read, runs on the run's serveRun goroutine and
 // hands each message to conn.dispatch; a line that is not JSON-RPC is
 // logged and skipped.
+//
+// What the server sends is read under the memory budget (internal/budget,
+// issue 25): each line into a buffer of its own from the budget, which
+// becomes the message without a copy and is counted until nothing holds
+// it (delivered, dropped). A line the budget has no room for within
+// budgetWait is dropped, and the call it answers fails saying so.
 type stdio struct {
-	conn *conn
-	proc *proc.Process
-	mu   sync.Mutex // one write at a time, so lines never interleave
+	conn   *conn
+	proc   *proc.Process
+	budget *budget.Budget // nil: none
+	mu     sync.Mutex     // one write at a time, so lines never interleave
 }
 
-// newStdio makes the stdio transport over p's pipes the transport of c.
-func newStdio(c *conn, p *proc.Process) *stdio {
-	t := &stdio{conn: c, proc: p}
+// budgetWait is how long reading a server's line may wait for room in
+// the memory budget (held by answers being delivered) before it is
+// dropped: the server's stdout waits meanwhile.
+const budgetWait = 30 * time.Second
+
+// newStdio makes the stdio transport over p's pipes the transport of c,
+// reading under b.
+func newStdio(c *conn, p *proc.Process, b *budget.Budget) *stdio {
+	t := &stdio{conn: c, proc: p, budget: b}
 	c.transport = t
 	return t
 }
@@ -61,8 +76,10 @@ func (t *stdio) send(msg []byte) error {
 func (t *stdio) read(r io.Reader) {
 	c := t.conn
 	rd := jsonrpc.NewReader(r)
+	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
+	rd.Alloc = t.alloc
 	for {
-		line, err := rd.ReadLine()
+		line, err := rd.ReadOwned()
 		if err != nil {
 			var long *jsonrpc.LineTooLongError
 			if errors.As(err, &long) {
@@ -80,9 +97,9 @@ func (t *stdio) read(r io.Reader) {
 		if len(line) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.Decode(line)
+		msg, err := jsonrpc.DecodeOwned(line)
 		if err != nil {
-			c.log.Line(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
+			c.log.Output(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
 			t.undecodable(line, err)
 			continue
 		}
@@ -94,16 +111,35 @@ func (t *stdio) read(r io.Reader) {
 // can be found: near the start of the line as soon as it crosses the
 // limit, or near its end once it ends.
 func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
+	limit := t.budget.MaxLine(jsonrpc.DefaultMaxLine)
+	why := fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", limit>>20)
+	if e.Cause != nil {
+		why = fmt.Sprintf("the gateway's memory budget (%d MiB, --memory-budget) had no room for the server's response of %d bytes or more; try again", t.budget.Size()>>20, e.Size)
+	}
 	if !e.Partial {
-		t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, jsonrpc.DefaultMaxLine))
+		if e.Cause != nil {
+			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budgetWait))
+		} else {
+			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
+		}
 	}
 	for _, part := range [][]byte{e.Head, e.Tail} {
 		if id, ok := findID(part); ok {
-			t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-				Message: fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", jsonrpc.DefaultMaxLine>>20)})
+			t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
 			return
 		}
 	}
+}
+
+// alloc is the reader's Alloc: a buffer from the budget, waiting up to
+// budgetWait.
+func (t *stdio) alloc(n int) ([]byte, error) {
+	if n < budget.CountFrom {
+		return make([]byte, n), nil // not counted: no wait
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budgetWait)
+	defer cancel()
+	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
 }
 
 // undecodable fails the call a JSON-looking line answered, if its id can

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
@@ -52,6 +53,9 @@ type Options struct {
 	// creator (SPEC §4.7). It is called on the server's read loop and must
 	// not block.
 	OnTaskStatus func(server string, num uint64, method string, params json.RawMessage)
+	// Budget is the memory budget what servers send is read from (SPEC
+	// §3.9, internal/budget), shared with the clients' side. nil: none.
+	Budget *budget.Budget
 
 	ctx context.Context
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // npmBin is the example adapter, built once by TestMain.
@@ -97,9 +98,9 @@ func noLeftovers(t *testing.T) {
 	me := os.Getpid()
 	// go-plugin's Kill has returned, so each adapter has been reaped; the
 	// loop only covers the kernel catching up with a group kill.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		var left []string
+	var left []string
+	if !testwait.Until(2*time.Second, func() bool {
+		left = nil
 		procs, _ := filepath.Glob("/proc/[0-9]*")
 		for _, p := range procs {
 			pid, _ := strconv.Atoi(filepath.Base(p))
@@ -118,13 +119,9 @@ func noLeftovers(t *testing.T) {
 				left = append(left, fmt.Sprintf("pid %d (%s, state %s)", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), fields[0]))
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left running: %s", strings.Join(left, "; "))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(left) == 0
+	}) {
+		t.Fatalf("processes left running: %s", strings.Join(left, "; "))
 	}
 }
 
@@ -271,9 +268,7 @@ func TestContract(t *testing.T) {
 	// What the adapter writes to os.Stderr after Serve travels on go-plugin's
 	// gRPC stdio stream, which nothing can wait for: a line still in flight
 	// when the adapter is stopped is lost. Wait for it, generously.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(log.String(), "resolving fake/srv") && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(5*time.Second, func() bool { return strings.Contains(log.String(), "resolving fake/srv") })
 	closeAll()
 	got := log.String()
 	for _, want := range []string{"[adapter:fake] fake adapter starting", "[adapter:fake] resolving fake/srv"} {

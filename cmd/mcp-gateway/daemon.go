@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -96,7 +97,9 @@ func (d *daemon) serve() error {
 		return fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
 	}
 	defer ln.Close()
-	sup, gw, err := d.newGateway(servers, log)
+	mem := newBudget(d.settings.MemoryBudget, logger)
+	defer mem.Close()
+	sup, gw, err := d.newGateway(servers, log, mem)
 	if err != nil {
 		return err
 	}
@@ -129,6 +132,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 		return nil, fmt.Errorf("open log file: %w", err)
 	}
 	log.AddSecrets(d.token)
+	log.SetShare(d.settings.LogShare) // each server's share of the log (SPEC §7.4)
 	if u, err := url.Parse(d.settings.GitHubURL); err == nil && u.User != nil {
 		if pass, ok := u.User.Password(); ok {
 			log.AddSecrets(pass) // a mirror's credentials, should a server print them
@@ -144,8 +148,9 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 }
 
 // newGateway prepares the supervisor (nothing starts yet) and the
-// aggregator over its servers, rebuilt whenever a server's lists change.
-func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*supervisor.Supervisor, *aggregator.Gateway, error) {
+// aggregator over its servers, rebuilt whenever a server's lists change;
+// both read what they are sent under mem.
+func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) (*supervisor.Supervisor, *aggregator.Gateway, error) {
 	shim, err := proc.ShimArgv()
 	if err != nil {
 		return nil, nil, err
@@ -157,6 +162,7 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*super
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
+		Budget:       mem,
 		OnListChanged: func(string) {
 			if gw != nil {
 				gw.Rebuild()
@@ -178,6 +184,8 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log) (*super
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
 		MaxSessions:    d.settings.MaxSessions,
+		BodyTimeout:    d.settings.BodyTimeout,
+		Budget:         mem,
 	})
 	return sup, gw, nil
 }

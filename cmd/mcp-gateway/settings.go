@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -32,6 +34,14 @@ type Settings struct {
 	AllowedOrigins []string      `json:"allowedOrigins,omitempty"`
 	SessionTimeout time.Duration `json:"sessionTimeout"`
 	MaxSessions    int           `json:"maxSessions"`
+	// MemoryBudget bounds what request bodies and servers' answers hold
+	// (internal/budget); the runtime's soft memory limit derives from it.
+	MemoryBudget int64 `json:"memoryBudget"`
+	// LogShare is each server's share of the log, bytes per second (0:
+	// no limit).
+	LogShare int64 `json:"logShare"`
+	// BodyTimeout bounds reading one request body.
+	BodyTimeout time.Duration `json:"bodyTimeout"`
 }
 
 // Addr is the listen address, host:port.
@@ -54,9 +64,11 @@ var pathFlags = []struct {
 
 // settingsFlags registers the settings on fs. Call resolve after Parse.
 type settingsFlags struct {
-	s       Settings
-	port    string
-	origins string
+	s             Settings
+	port          string
+	origins       string
+	budget, share byteSize
+	envErr        error // a size flag's environment variable that does not parse
 }
 
 func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
@@ -72,6 +84,12 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	fs.StringVar(&sf.origins, "allowed-origins", envOr("MCP_GATEWAY_ALLOWED_ORIGINS", ""), "comma-separated Origin values allowed besides localhost (env MCP_GATEWAY_ALLOWED_ORIGINS)")
 	fs.DurationVar(&sf.s.SessionTimeout, "session-timeout", aggregator.DefaultSessionTimeout, "idle session expiry")
 	fs.IntVar(&sf.s.MaxSessions, "max-sessions", aggregator.DefaultMaxSessions, "most concurrent MCP sessions")
+	fs.DurationVar(&sf.s.BodyTimeout, "body-timeout", aggregator.DefaultBodyTimeout, "how long one request body may take to arrive (408 past it)")
+	sf.budget, sf.share = budget.Default, logfile.DefaultShare
+	sf.envErr = errors.Join(sf.budget.setEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.setEnv("MCP_GATEWAY_LOG_SHARE"))
+	fs.Var(&sf.budget, "memory-budget", "memory for request bodies and servers' answers held at once, e.g. 256MiB; "+
+		"the runtime's memory limit is set above it unless GOMEMLIMIT is (env MCP_GATEWAY_MEMORY_BUDGET)")
+	fs.Var(&sf.share, "log-share", "bytes per second each server may write to the log, e.g. 64KiB; 0: no limit (env MCP_GATEWAY_LOG_SHARE)")
 	return sf
 }
 
@@ -102,6 +120,9 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 		}
 	}
 	if sf.port != "" { // the daemon's flags are registered
+		if err := sf.daemonLimits(&s); err != nil {
+			return s, err
+		}
 		if s.StartupTimeout <= 0 {
 			return s, errors.New("--startup-timeout must be positive")
 		}
@@ -113,6 +134,23 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// daemonLimits resolves and checks the memory budget, the log share and
+// the body timeout.
+func (sf *settingsFlags) daemonLimits(s *Settings) error {
+	if sf.envErr != nil {
+		return sf.envErr
+	}
+	s.MemoryBudget, s.LogShare = int64(sf.budget), int64(sf.share)
+	if s.MemoryBudget < budget.Minimum {
+		return fmt.Errorf("--memory-budget must be at least %s (a quarter of it is the largest request body, and SPEC §3.9 needs 8 MiB), got %s",
+			formatSize(budget.Minimum), formatSize(s.MemoryBudget))
+	}
+	if s.BodyTimeout <= 0 {
+		return errors.New("--body-timeout must be positive")
+	}
+	return nil
 }
 
 func envOr(name, def string) string {

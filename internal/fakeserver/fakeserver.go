@@ -10,12 +10,17 @@
 //	MCP_FAKE_TOOLS_FILE=<path> the same, read from a file (for lists over 128 KiB)
 //	MCP_FAKE_BANNER=1          print a blank and a non-JSON line before and between replies
 //	MCP_FAKE_STDERR=<bytes>    write this much stderr at start
+//	MCP_FAKE_STDERR_FLOOD=<MiB/s>,<ms>  write stderr at that rate for that long from
+//	                           the start, in 4 KiB lines, while serving
 //	MCP_FAKE_START_DELAY=<ms>  sleep before answering initialize
 //	MCP_FAKE_EXIT_AT_START=<code>  exit at once with code, after a stderr line
 //	MCP_FAKE_COUNT_FILE=<path> append one line per start (spawn counting)
 //	MCP_FAKE_PAGE=<n>          paginate tools/list n tools a page
 //	MCP_FAKE_NAME=<s>          echo appends " from <s>"
 //	MCP_FAKE_CANCEL_FILE=<path> append the params of each notifications/cancelled
+//	MCP_FAKE_WIRE_FILE=<path>  append every line read ("> " then the line) and written
+//	                           ("< " then the line), byte for byte: the wire, for
+//	                           golden transcripts
 //
 // Tools (by name, whatever the list says):
 //
@@ -95,6 +100,7 @@ func Enabled() bool { return os.Getenv("MCP_FAKE") != "" }
 
 type server struct {
 	wmu    sync.Mutex
+	wireMu sync.Mutex
 	out    *bufio.Writer
 	banner bool
 	nextID int
@@ -119,6 +125,9 @@ type server struct {
 func Main() int {
 	if n, _ := strconv.Atoi(os.Getenv("MCP_FAKE_STDERR")); n > 0 {
 		os.Stderr.WriteString(strings.Repeat(strings.Repeat("e", 99)+"\n", n/100+1))
+	}
+	if v := os.Getenv("MCP_FAKE_STDERR_FLOOD"); v != "" {
+		go floodStderr(v)
 	}
 	if p := os.Getenv("MCP_FAKE_COUNT_FILE"); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -150,6 +159,9 @@ func Main() int {
 	var wg sync.WaitGroup
 	for {
 		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			s.wire("> ", strings.TrimSuffix(string(line), "\n"))
+		}
 		if len(strings.TrimSpace(string(line))) > 0 {
 			var msg struct {
 				ID     json.RawMessage `json:"id"`
@@ -196,12 +208,46 @@ func Main() int {
 	return 0
 }
 
+// floodStderr writes "<MiB/s>,<ms>" worth of stderr: 4 KiB lines, paced
+// every 10 ms.
+func floodStderr(spec string) {
+	rateStr, msStr, _ := strings.Cut(spec, ",")
+	mibps, _ := strconv.Atoi(rateStr)
+	ms, _ := strconv.Atoi(msStr)
+	line := strings.Repeat("f", 4095) + "\n"
+	perTick := mibps << 20 / 100 / len(line)
+	block := strings.Repeat(line, max(perTick, 1))
+	end := time.Now().Add(time.Duration(ms) * time.Millisecond)
+	for next := time.Now(); time.Now().Before(end); next = next.Add(10 * time.Millisecond) {
+		os.Stderr.WriteString(block)
+		time.Sleep(time.Until(next.Add(10 * time.Millisecond)))
+	}
+}
+
 func (s *server) writeRaw(line string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	for _, l := range strings.Split(line, "\n") {
+		s.wire("< ", l)
+	}
 	s.out.WriteString(line)
 	s.out.WriteByte('\n')
 	s.out.Flush()
+}
+
+// wire appends one line to MCP_FAKE_WIRE_FILE, if set, under s.wireMu so
+// that the lines read and written keep their order.
+func (s *server) wire(dir, line string) {
+	p := os.Getenv("MCP_FAKE_WIRE_FILE")
+	if p == "" {
+		return
+	}
+	s.wireMu.Lock()
+	defer s.wireMu.Unlock()
+	if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.WriteString(dir + line + "\n")
+		f.Close()
+	}
 }
 
 func (s *server) reply(id json.RawMessage, result string) {

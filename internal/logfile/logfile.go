@@ -7,7 +7,9 @@
 // is written by the gateway or passed through from a server's stderr.
 //
 // Writes never block on a reader: the file is written synchronously, under
-// one mutex, a line at a time. A stream (a server's stderr, install and
+// one mutex, a line at a time. Each source other than the gateway writes
+// within its share of the log (share.go): past it, its lines are dropped
+// and counted, so one chatty server cannot rotate the others' lines out. A stream (a server's stderr, install and
 // clone output) becomes lines through Writer or CopyLines, which split an
 // over-long line into pieces without cutting through a secret.
 package logfile
@@ -50,6 +52,7 @@ type Log struct {
 	secrets []string // pairs for strings.NewReplacer: form, secretMask, …
 	mask    atomic.Pointer[strings.Replacer]
 	forms   atomic.Pointer[[]string] // the secret forms alone, longest first
+	shares  shares                   // each source's share (share.go)
 }
 
 // Open opens (creating its directory, mode 0755, and the file, mode 0600)
@@ -75,8 +78,10 @@ func Open(path string) (*Log, error) {
 // New logs to w, unbounded (tests, a caller that bounds w itself).
 func New(w io.Writer) *Log { return &Log{out: w} }
 
-// Close closes the file; a Log made by New has nothing to close.
+// Close reports the lines dropped but not yet reported, and closes the
+// file; a Log made by New has nothing to close.
 func (l *Log) Close() error {
+	l.flushDrops()
 	if l.closer != nil {
 		return l.closer.Close()
 	}
@@ -123,22 +128,23 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Writer returns a writer that logs each line written to it under source;
-// a partial last line is kept until the next newline or Close. Over-long
-// lines are split, never through a secret. Use it for install and clone
-// output.
+// Writer returns a writer that logs each line written to it under source,
+// within source's share (Output); a partial last line is kept until the
+// next newline or Close. Over-long lines are split, never through a
+// secret. Use it for install and clone output.
 func (l *Log) Writer(source string) io.WriteCloser {
-	return &lines.Writer{Line: func(text string) { l.Line(source, text) }, Limit: maxLine, Split: l}
+	return &lines.Writer{Line: func(text string) { l.Output(source, text) }, Limit: maxLine, Split: l}
 }
 
-// CopyLines logs r line by line under source until EOF or an error, and
-// calls tail (if not nil) with each line as read, before masking. Over-long
+// CopyLines logs r line by line under source, within source's share
+// (Output), until EOF or an error, and calls tail (if not nil) with each
+// line as read, before masking, dropped or not. Over-long
 // lines are split, never dropped nor through a secret; the reader never
 // blocks the writer beyond the time it takes to write a line. It returns
 // when r does; a read error ends the copy like EOF.
 func (l *Log) CopyLines(source string, r io.Reader, tail func(line string)) {
 	w := &lines.Writer{Limit: maxLine, Split: l, Line: func(text string) {
-		l.Line(source, text)
+		l.Output(source, text)
 		if tail != nil {
 			tail(text)
 		}

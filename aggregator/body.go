@@ -1,0 +1,161 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// Reading a POST body under the memory budget (SPEC §3.9, issue 25). A
+// body is read into one buffer from the budget (internal/budget), charged
+// twice its size: the body, and the copy the relay makes of it on its
+// way upstream. A body whose Content-Length is over the limit is refused
+// before a byte of it is read; one that does not fit in the budget waits
+// up to admissionWait, then gets 503 with Retry-After, unread. A body
+// without a Content-Length (chunked) is read in pieces, each from the
+// budget, and joined once whole.
+
+const (
+	// DefaultBodyTimeout bounds reading a POST body: 64 MiB (the default
+	// cap) at about 1 MB/s. A body trickled in a byte at a time cannot
+	// hold a connection longer.
+	DefaultBodyTimeout = 60 * time.Second
+	// admissionWait is how long a body waits for room in the budget
+	// before it is refused with 503.
+	admissionWait = 5 * time.Second
+	// retryAfter is the Retry-After of that 503, in seconds.
+	retryAfter = "1"
+	// firstPiece is the first piece of a chunked body; each next one is
+	// twice the last, up to maxPiece.
+	firstPiece = 64 << 10
+	maxPiece   = 4 << 20
+)
+
+// readBody reads the body within the body limit (413 past it), the
+// budget (503) and o.BodyTimeout (408).
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
+	limit := h.o.Budget.MaxBody(h.o.MaxBodyBytes)
+	if r.ContentLength > limit {
+		skipBody(w) // refused unread: the connection closes after the answer
+		return nil, tooLarge(limit)
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
+	// Cleared: it would cut the response stream.
+	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	ctx := r.Context()
+	if r.ContentLength < 0 || r.ContentLength >= budget.CountFrom { // counted: it may wait
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, admissionWait)
+		defer cancel()
+	}
+	var (
+		body []byte
+		err  error
+	)
+	if r.ContentLength >= 0 {
+		body, err = h.readExact(ctx, rd, int(r.ContentLength))
+	} else {
+		body, err = h.readChunked(ctx, rd)
+	}
+	if err != nil {
+		return nil, h.bodyError(w, err, limit)
+	}
+	return body, nil
+}
+
+// readExact reads a body of Content-Length n into one buffer of n bytes.
+func (h *handler) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, error) {
+	buf, err := h.o.Budget.Alloc(ctx, budget.Clients, n, 2*int64(n))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadFull(rd, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// readChunked reads a body of unknown length in pieces from the budget,
+// then joins them in one buffer of its size (the pieces are then
+// garbage, and the budget gets their bytes back when they are collected).
+func (h *handler) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
+	var (
+		pieces [][]byte
+		total  int
+		size   = firstPiece
+	)
+	for {
+		// Each piece is charged twice too: the joined body will need it.
+		piece, err := h.o.Budget.Alloc(ctx, budget.Clients, size, 2*int64(size))
+		if err != nil {
+			return nil, err
+		}
+		n, err := io.ReadFull(rd, piece)
+		pieces, total = append(pieces, piece[:n]), total+n
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, maxPiece)
+	}
+	if len(pieces) == 1 {
+		return pieces[0], nil
+	}
+	body, err := h.o.Budget.Alloc(ctx, budget.Clients, total, int64(total))
+	if err != nil {
+		return nil, err
+	}
+	at := 0
+	for _, p := range pieces {
+		at += copy(body[at:], p)
+	}
+	return body, nil
+}
+
+// bodyError is the answer to a body that could not be read: 413 past the
+// limit, 503 when the budget had no room, 408 when it did not arrive in
+// time, else 400. No message names a socket address (a read error's does:
+// "read tcp 127.0.0.1:50005->…").
+func (h *handler) bodyError(w http.ResponseWriter, err error, limit int64) *wire.HTTPError {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
+	case errors.Is(err, budget.ErrTooLarge):
+		return tooLarge(limit)
+	case errors.Is(err, budget.ErrBusy):
+		skipBody(w)
+		w.Header().Set("Retry-After", retryAfter)
+		return &wire.HTTPError{Status: http.StatusServiceUnavailable, Code: jsonrpc.CodeServerUnavailable,
+			Msg: fmt.Sprintf("Service Unavailable: the gateway's memory budget (%d MiB, --memory-budget) is held by other requests; retry shortly", h.o.Budget.Size()>>20)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		return &wire.HTTPError{Status: http.StatusRequestTimeout, Code: jsonrpc.CodeInvalidRequest,
+			Msg: fmt.Sprintf("Request Timeout: the request body did not arrive within %s", h.o.BodyTimeout)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return wire.BadRequest(jsonrpc.CodeParseError, "Parse error: the request body ended before its Content-Length")
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err // without the addresses
+	}
+	return wire.BadRequest(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
+}
+
+func tooLarge(limit int64) *wire.HTTPError {
+	return &wire.HTTPError{Status: http.StatusRequestEntityTooLarge, Code: jsonrpc.CodeInvalidRequest,
+		Msg: fmt.Sprintf("request body exceeds the gateway's limit of %d bytes", limit)}
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+)
+
+// memoryHeadroom is what the runtime's soft memory limit allows above the
+// memory budget: the daemon's own memory (sessions, goroutines, buffers
+// too small to be counted) and the collector's slack.
+const memoryHeadroom = 32 << 20
+
+// newBudget makes the daemon's memory budget (internal/budget, issue 25)
+// and sets the runtime's soft memory limit above it, so that the
+// collector works to keep the daemon within it and gives memory back to
+// the system after a burst. A GOMEMLIMIT in the environment is the
+// operator's and wins.
+func newBudget(size int64, logger *slog.Logger) *budget.Budget {
+	b := budget.New(size)
+	limit := "GOMEMLIMIT=" + os.Getenv("GOMEMLIMIT")
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(size + memoryHeadroom)
+		limit = formatSize(size + memoryHeadroom)
+	}
+	logger.Info("memory budget", "budget", formatSize(size), "maxBody", formatSize(b.MaxBody(1<<62)),
+		"memoryLimit", limit)
+	return b
+}

@@ -1,0 +1,138 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+)
+
+const mib = 1 << 20
+
+func quick(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Clients hold at most half; servers may take the rest; a charge past a
+// side's limit is refused at once.
+func TestSides(t *testing.T) {
+	b := New(64 * mib)
+	if err := b.take(quick(t), Clients, 32*mib); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.take(quick(t), Clients, 2*mib); !errors.Is(err, ErrBusy) {
+		t.Fatalf("clients past half: %v, want ErrBusy", err)
+	}
+	if err := b.take(quick(t), Servers, 32*mib); err != nil {
+		t.Fatalf("servers in the other half: %v", err)
+	}
+	if err := b.take(quick(t), Servers, 8*mib); !errors.Is(err, ErrBusy) {
+		t.Fatalf("servers past the size: %v, want ErrBusy", err)
+	}
+	start := time.Now()
+	if err := b.take(context.Background(), Clients, 33*mib); !errors.Is(err, ErrTooLarge) || time.Since(start) > time.Second {
+		t.Fatalf("a charge past the clients' limit: %v after %v, want ErrTooLarge at once", err, time.Since(start))
+	}
+	b.release(Clients, 32*mib)
+	b.release(Servers, 32*mib)
+	if b.InUse(Clients) != 0 || b.InUse(Servers) != 0 {
+		t.Fatalf("in use after release: %d, %d", b.InUse(Clients), b.InUse(Servers))
+	}
+}
+
+// A waiter is admitted when bytes come back; a small grant is not held up
+// behind a large waiter; a waiter whose context ends leaves no count.
+func TestWaiters(t *testing.T) {
+	b := New(64 * mib)
+	if err := b.take(quick(t), Clients, 30*mib); err != nil {
+		t.Fatal(err)
+	}
+	big := make(chan error, 1)
+	go func() { big <- b.take(context.Background(), Clients, 20*mib) }()
+	testwait.For(t, 0, "the large waiter to queue", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.queue[Clients]) == 1
+	})
+	if err := b.take(quick(t), Clients, 512<<10); err != nil {
+		t.Fatalf("a small grant behind a large waiter: %v", err)
+	}
+	b.release(Clients, 30*mib)
+	if err := <-big; err != nil {
+		t.Fatalf("the large waiter: %v", err)
+	}
+	if err := b.take(quick(t), Clients, 20*mib); !errors.Is(err, ErrBusy) {
+		t.Fatalf("past half while held: %v", err)
+	}
+	if got := b.InUse(Clients); got != 20*mib+512<<10 {
+		t.Fatalf("in use = %d, want the two grants only", got)
+	}
+}
+
+// Alloc counts a buffer until the collector finds it unreachable; small
+// buffers are not counted.
+func TestAllocCountedUntilCollected(t *testing.T) {
+	b := New(64 * mib)
+	buf, err := b.Alloc(context.Background(), Clients, 8*mib, 16*mib)
+	if err != nil || len(buf) != 8*mib {
+		t.Fatalf("Alloc: %d bytes, %v", len(buf), err)
+	}
+	if got := b.InUse(Clients); got != 16*mib {
+		t.Fatalf("in use = %d, want the charge, 16 MiB", got)
+	}
+	small, _ := b.Alloc(context.Background(), Servers, CountFrom-1, 0)
+	if got := b.InUse(Servers); got != 0 {
+		t.Fatalf("a %d-byte buffer was counted: %d", len(small), got)
+	}
+	runtime.KeepAlive(buf)
+	buf = nil
+	testwait.For(t, 0, "the collected buffer's bytes to come back", func() bool {
+		runtime.GC()
+		return b.InUse(Clients) == 0
+	})
+}
+
+// A waiter runs the collector: bytes of buffers nobody holds come back
+// without anything else allocating.
+func TestWaiterCollects(t *testing.T) {
+	b := New(64 * mib)
+	buf, _ := b.Alloc(context.Background(), Servers, 60*mib, 0)
+	buf[0] = 1
+	buf = nil
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := b.Alloc(ctx, Servers, 30*mib, 0); err != nil {
+		t.Fatalf("a waiter behind an unreachable buffer: %v", err)
+	}
+}
+
+// After a burst, the first quiet second returns memory to the system,
+// once; a trickle does not.
+func TestReclaimAfterBurst(t *testing.T) {
+	b := New(256 * mib)
+	var freed atomic.Int32
+	b.reclaim.mu.Lock()
+	b.reclaim.freeOS = func() { freed.Add(1) }
+	b.reclaim.mu.Unlock()
+	for range 3 {
+		if err := b.take(quick(t), Servers, 8*mib); err != nil {
+			t.Fatal(err)
+		}
+		b.release(Servers, 8*mib)
+	}
+	testwait.For(t, 0, "the memory to be returned after the burst", func() bool { return freed.Load() == 1 })
+	_ = b.take(quick(t), Servers, 1*mib)
+	b.reclaim.mu.Lock()
+	armed := b.reclaim.timer != nil
+	b.reclaim.mu.Unlock()
+	if armed || freed.Load() != 1 {
+		t.Fatalf("after a trickle: timer armed %v, memory returned %d times; want no timer, once", armed, freed.Load())
+	}
+	b.Close()
+}
