@@ -93,17 +93,32 @@ func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *sl
 // compileTemplate compiles a template; one that is not RFC 6570 is
 // logged (once) and routes nothing.
 func compileTemplate(text string, u *supervisor.Upstream, log *slog.Logger, prev *uriTable) uriTemplate {
-	ut := uriTemplate{text: text, up: u}
-	ut.prefix, _, _ = strings.Cut(text, "{")
-	tmpl, err := uritemplate.New(text)
+	ut, err := parseTemplate(text)
+	ut.up = u
 	if err != nil {
 		if _, seen := prev.byText[text]; !seen {
 			log.Warn("resource template is not an RFC 6570 URI template; no read is routed by it", "server", u.Name(), "uriTemplate", text, "error", err.Error())
 		}
-		return ut
+	}
+	return ut
+}
+
+// parseTemplate reads a uriTemplate; on an error the template matches
+// nothing.
+func parseTemplate(text string) (uriTemplate, error) {
+	ut := uriTemplate{text: text}
+	ut.prefix, _, _ = strings.Cut(text, "{")
+	tmpl, err := uritemplate.New(text)
+	if err != nil {
+		return ut, err
 	}
 	ut.tmpl = tmpl
-	return ut
+	return ut, nil
+}
+
+// matches reports whether uri is one of the template's URIs.
+func (ut *uriTemplate) matches(uri string) bool {
+	return ut.tmpl != nil && strings.HasPrefix(uri, ut.prefix) && ut.tmpl.Match(uri) != nil
 }
 
 // owner returns the server of a URI by the registry's rules: listed, then
@@ -118,9 +133,8 @@ func (t *uriTable) owner(uri string, mem *uriMemory, byName func(string) *superv
 		}
 	}
 	for i := range t.templates {
-		ut := &t.templates[i]
-		if ut.tmpl != nil && strings.HasPrefix(uri, ut.prefix) && ut.tmpl.Match(uri) != nil {
-			return ut.up
+		if t.templates[i].matches(uri) {
+			return t.templates[i].up
 		}
 	}
 	return nil
