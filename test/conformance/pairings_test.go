@@ -19,15 +19,17 @@ import (
 //	                             the gateway makes (aggregator/taskmodern.go)
 //
 // The pairings run side by side (t.Parallel), their runners bounded by
-// runnerSlots.
+// runnerSlots. Those whose scenarios leave nothing behind run them in one
+// runner each, one after another (a batch, runs_test.go); the others run
+// a runner per scenario, side by side.
 
 func TestConformance016(t *testing.T) {
 	t.Parallel()
 	for _, f := range []fixture{legacyFixture, modernFixture} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			pairing{name: "0.1.16/" + f.name, cli: env.cli016, fixture: f, scenarios: every,
-				isolate: isolation(f), expected: expected016[f.name], before: requireLists(f, false, tools016, lists016)}.run(t)
+			pairing{name: "0.1.16/" + f.name, cli: env.cli016, fixture: f, scenarios: every, batch: true,
+				expected: expected016[f.name], before: requireLists(f, false, tools016, lists016)}.run(t)
 		})
 	}
 }
@@ -38,8 +40,11 @@ func TestConformance2026(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			p := pairing{name: "2026-07-28/" + f.name, cli: env.cliNext, version: modernVersion, fixture: f, scenarios: taggedWith(modernVersion),
-				isolate: isolation(f), expected: expected2026[f.name], strict: strictScenarios, before: requireLists(f, true, tools2026, lists2026)}
+				batch: true, expected: expected2026[f.name], strict: strictScenarios, before: requireLists(f, true, tools2026, lists2026)}
 			if f.name == "legacy" {
+				// Scenario by scenario: a call the MRTR bridge parked
+				// stays in flight on the server.
+				p.batch, p.isolate = false, bridgeIsolation
 				p.skip = bridgeSkip
 				p.strict = withoutKeys(strictScenarios, bridgeLenient)
 			}
@@ -55,7 +60,7 @@ func TestConformance2026(t *testing.T) {
 func TestConformanceNext2025(t *testing.T) {
 	t.Parallel()
 	pairing{name: "next-2025-11-25/legacy", cli: env.cliNext, version: "2025-11-25", fixture: legacyFixture, scenarios: taggedWith("2025-11-25"),
-		isolate: isolation(legacyFixture), expected: expectedNext2025, before: requireLists(legacyFixture, false, tools016, lists016)}.run(t)
+		batch: true, expected: expectedNext2025, before: requireLists(legacyFixture, false, tools016, lists016)}.run(t)
 }
 
 func TestConformanceTasks(t *testing.T) {
@@ -88,27 +93,18 @@ func tasksOnly(listed []listedScenario) []string {
 	return out
 }
 
-// isolation says which scenarios need a gateway (and a fixture process)
-// of their own with fixture f behind it, and why.
-func isolation(f fixture) func(string) string {
-	return func(sc string) string {
-		switch {
-		case sc == "server-stateless":
-			return "it toggles the fixture's tool and prompt lists, which other scenarios list"
-		case sc == "tools-call-with-logging":
-			return "stdio ties a log message to no request: it reaches a client only while its call is the one in flight"
-		case f.name != "modern" && (strings.HasPrefix(sc, "input-required-result-") || serverAsks[sc]):
-			return "the fixture asks the client during the call, which the gateway relays only while one client's " +
-				"calls are in flight on the server (SPEC §4.6), and a call the MRTR bridge parked stays in flight"
-		}
-		return ""
+// bridgeIsolation says which scenarios of the 2026-07-28 set need a
+// gateway (and a fixture process) of their own with the legacy fixture
+// behind it, and why; the others share one, side by side.
+func bridgeIsolation(sc string) string {
+	switch {
+	case sc == "server-stateless":
+		return "it toggles the fixture's tool and prompt lists, which other scenarios list"
+	case strings.HasPrefix(sc, "input-required-result-"):
+		return "the fixture asks the client during the call, which the gateway relays only while one client's " +
+			"calls are in flight on the server (SPEC §4.6), and a call the MRTR bridge parked stays in flight"
 	}
-}
-
-// serverAsks are the scenarios whose tool sends a server-to-client request.
-var serverAsks = map[string]bool{
-	"tools-call-sampling": true, "tools-call-elicitation": true,
-	"elicitation-sep1034-defaults": true, "elicitation-sep1330-enums": true,
+	return ""
 }
 
 // The tools, prompts and resources the scenarios call: the gateway must

@@ -1,10 +1,14 @@
 package conformance
 
 // The runs: each suite, at a spec version, against a fixture behind the
-// gateway (a pairing). Scenarios that leave nothing behind share one
-// gateway per pairing and run side by side, bounded by runnerSlots; a
-// scenario that leaves state behind, or needs the server to itself, gets a
-// gateway of its own (isolation).
+// gateway (a pairing), on one gateway the pairing's scenarios share. A
+// runner (a node process) costs ~1.5 s of CPU to start, more than most
+// scenarios take, so a pairing whose scenarios leave nothing behind runs
+// them all in one runner (--suite all: one after another, a batch) while
+// the pairings run side by side; a pairing with scenarios that leave
+// state behind, or need the server to themselves, runs one runner per
+// scenario, side by side, bounded by runnerSlots, those on a gateway of
+// their own (isolation).
 
 import (
 	"bytes"
@@ -24,9 +28,8 @@ import (
 	"time"
 )
 
-// runnerSlots bounds the scenario runners (node processes, ~1 s of CPU to
-// start each) that run at once, across every pairing: a scenario waits
-// more than it computes, so more than the cores.
+// runnerSlots bounds the runners that run at once, across every pairing:
+// a scenario waits more than it computes, so more than the cores.
 var runnerSlots = make(chan struct{}, 4)
 
 // pairing is one suite at one spec version against one fixture.
@@ -37,7 +40,11 @@ type pairing struct {
 	fixture fixture
 	// scenarios picks the scenarios to run from the runner's list.
 	scenarios func(listed []listedScenario) []string
-	// isolate says why a scenario needs a gateway of its own ("": it shares).
+	// batch: every scenario in one runner, one after another (--suite
+	// all); the runner must run exactly the scenarios picked.
+	batch bool
+	// isolate says why a scenario needs a gateway of its own ("": it
+	// shares); not with batch.
 	isolate func(scenario string) string
 	// skip names scenarios that cannot apply, with the reason.
 	skip map[string]string
@@ -59,7 +66,7 @@ type outcome struct {
 	checks  []check
 	raw     string // checks.json
 	output  string // the runner's
-	exit    int
+	exit    int    // the runner's exit status; -1 in a batch (one for all)
 	elapsed time.Duration
 	err     error // the scenario could not be run (a test error)
 	gwDump  string
@@ -104,19 +111,24 @@ func (p pairing) run(t *testing.T) {
 		p.before(t, shared)
 	}
 	outRoot := t.TempDir()
-	results := make([]outcome, len(scenarios))
-	var wg sync.WaitGroup
-	for i, sc := range scenarios {
-		if _, skip := p.skip[sc]; skip {
-			continue
+	var results []outcome
+	if p.batch {
+		results = p.runBatch(t, scenarios, shared, outRoot)
+	} else {
+		results = make([]outcome, len(scenarios))
+		var wg sync.WaitGroup
+		for i, sc := range scenarios {
+			if _, skip := p.skip[sc]; skip {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = p.runOne(sc, shared, filepath.Join(outRoot, sc))
+			}()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = p.runOne(sc, shared, filepath.Join(outRoot, sc))
-		}()
+		wg.Wait()
 	}
-	wg.Wait()
 	for i, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
 			if reason, skip := p.skip[sc]; skip {
@@ -164,14 +176,30 @@ func (p pairing) runOne(scenario, shared, outDir string) outcome {
 
 // runRunner runs the suite's runner on one scenario.
 func (p pairing) runRunner(scenario, endpoint, outDir string) outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
-	defer cancel()
-	args := []string{"--import", env.shim, p.cli, "server", "--url", endpoint, "--scenario", scenario, "-o", outDir}
+	args := []string{"--scenario", scenario}
 	if p.version != "" {
 		// --force: the tasks extension's and the pending scenarios are not
 		// "applicable" to a dated revision otherwise.
 		args = append(args, "--spec-version", p.version, "--force")
 	}
+	o := runner(p.cli, endpoint, outDir, scenarioTimeout, args...)
+	if o.err != nil {
+		o.err = fmt.Errorf("scenario %s: %w", scenario, o.err)
+		return o
+	}
+	o.checks, o.raw, o.err = readChecks(outDir)
+	if o.err == nil && len(o.checks) == 0 {
+		o.err = fmt.Errorf("scenario %s produced no checks (exit %d)\n--- runner output ---\n%s", scenario, o.exit, o.output)
+	}
+	return o
+}
+
+// runner runs cli's server command on endpoint, its results to outDir,
+// within limit; exit status 1 (a check failed) is no error.
+func runner(cli, endpoint, outDir string, limit time.Duration, args ...string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	args = append([]string{"--import", env.shim, cli, "server", "--url", endpoint, "-o", outDir}, args...)
 	cmd := exec.CommandContext(ctx, env.node, args...)
 	cmd.Dir = env.root
 	cmd.WaitDelay = 5 * time.Second
@@ -184,19 +212,101 @@ func (p pairing) runRunner(scenario, endpoint, outDir string) outcome {
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		o.err = fmt.Errorf("scenario %s did not finish within %s\n--- runner output ---\n%s", scenario, scenarioTimeout, o.output)
-		return o
+		o.err = fmt.Errorf("the runner did not finish within %s\n--- runner output ---\n%s", limit, o.output)
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		o.exit = 1
 	default:
 		o.err = fmt.Errorf("conformance runner: %w\n--- runner output ---\n%s", err, o.output)
-		return o
-	}
-	o.checks, o.raw, o.err = readChecks(outDir)
-	if o.err == nil && len(o.checks) == 0 {
-		o.err = fmt.Errorf("scenario %s produced no checks (exit %d)\n--- runner output ---\n%s", scenario, o.exit, o.output)
 	}
 	return o
+}
+
+// batchTimeout bounds a batch (a scenario has its own 30 s in
+// 0.2.0-alpha.12's runner, none in 0.1.16's).
+const batchTimeout = 5 * time.Minute
+
+// resultDir is the directory a runner saves a scenario's checks.json in.
+var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$`)
+
+// runBatch runs the pairing's suite in one runner on endpoint and splits
+// what it produced per scenario, in the order of scenarios. Every
+// scenario picked must have run, and no other.
+func (p pairing) runBatch(t *testing.T, scenarios []string, endpoint, outDir string) []outcome {
+	for sc := range p.skip {
+		t.Fatalf("a batch runs every scenario: it cannot skip %s", sc)
+	}
+	if p.isolate != nil {
+		t.Fatal("a batch runs every scenario on the shared gateway: it cannot isolate one")
+	}
+	runnerSlots <- struct{}{}
+	args := []string{"--suite", "all"}
+	if p.version != "" {
+		args = append(args, "--spec-version", p.version)
+	}
+	b := runner(p.cli, endpoint, outDir, batchTimeout, args...)
+	<-runnerSlots
+	if b.err != nil {
+		t.Fatalf("the batch: %v", b.err)
+	}
+	entries, err := os.ReadDir(outDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]outcome{}
+	failed := 0
+	for _, e := range entries {
+		m := resultDir.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			t.Fatalf("the batch left %s, which names no scenario", e.Name())
+		}
+		sc := m[1]
+		if !slices.Contains(scenarios, sc) {
+			t.Errorf("the batch ran %s, which the pairing does not pick", sc)
+			continue
+		}
+		if _, dup := byName[sc]; dup {
+			t.Fatalf("the batch ran %s twice", sc)
+		}
+		o := outcome{output: batchSection(b.output, sc), exit: -1, elapsed: -1}
+		o.checks, o.raw, o.err = readChecks(filepath.Join(outDir, e.Name()))
+		if o.err == nil && len(o.checks) == 0 {
+			o.err = fmt.Errorf("scenario %s produced no checks\n--- runner output ---\n%s", sc, b.output)
+		}
+		for _, c := range o.checks {
+			if c.Status == "FAILURE" {
+				failed++
+			}
+		}
+		byName[sc] = o
+	}
+	if (b.exit == 0) != (failed == 0) {
+		t.Errorf("the batch runner's exit status (%d) disagrees with its checks.json files (%d failed checks)", b.exit, failed)
+	}
+	out := make([]outcome, len(scenarios))
+	for i, sc := range scenarios {
+		o, ok := byName[sc]
+		if !ok {
+			o.err = fmt.Errorf("the batch did not run %s\n--- runner output ---\n%s", sc, b.output)
+		}
+		out[i] = o
+	}
+	t.Logf("one runner ran the %d scenarios in %s", len(byName), b.elapsed)
+	return out
+}
+
+// batchSection is the part of a batch's output about scenario sc: from
+// its "Running scenario" line to the next one, or all of it.
+func batchSection(output, sc string) string {
+	const marker = "=== Running scenario: "
+	i := strings.Index(output, marker+sc+" ===")
+	if i < 0 {
+		return output
+	}
+	rest := output[i+len(marker):]
+	if j := strings.Index(rest, marker); j >= 0 {
+		return output[i : i+len(marker)+j]
+	}
+	return output[i:]
 }
 
 var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -257,7 +367,7 @@ func (p pairing) judge(t *testing.T, scenario string, o outcome) {
 			failures = append(failures, "(a SHOULD the fixture meets) "+w)
 		}
 	}
-	if (o.exit == 0) != (len(failed) == 0) {
+	if o.exit >= 0 && (o.exit == 0) != (len(failed) == 0) {
 		t.Errorf("the runner's exit status (%d) disagrees with checks.json (%d failed checks)", o.exit, len(failed))
 	}
 	for _, w := range warnings {
@@ -267,11 +377,19 @@ func (p pairing) judge(t *testing.T, scenario string, o outcome) {
 		t.Logf("expected failure: %s", x)
 	}
 	if len(failures) > 0 {
-		t.Errorf("scenario %s failed (%s):\n  %s\n--- runner output ---\n%s\n--- checks.json ---\n%s\n%s",
-			scenario, o.elapsed, strings.Join(failures, "\n  "), o.output, o.raw, o.gwDump)
+		t.Errorf("scenario %s failed%s:\n  %s\n--- runner output ---\n%s\n--- checks.json ---\n%s\n%s",
+			scenario, took(o.elapsed), strings.Join(failures, "\n  "), o.output, o.raw, o.gwDump)
 		return
 	}
-	t.Logf("pass (%d checks, %s)", len(o.checks), o.elapsed)
+	t.Logf("pass (%d checks%s)", len(o.checks), took(o.elapsed))
+}
+
+// took says how long a scenario took, if it ran alone (not in a batch).
+func took(d time.Duration) string {
+	if d < 0 {
+		return ""
+	}
+	return ", " + d.String()
 }
 
 // listedScenario is one server scenario a runner lists, with the spec
