@@ -78,7 +78,9 @@ func (r *runner) httpUpstreamGateway(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	web := func(ctx context.Context, method string, _ []byte) ([]byte, error) { return s.Call(ctx, method, webParams) }
+	web := func(ctx context.Context, method string, _ []byte) ([]byte, error) {
+		return s.Call(ctx, method, webParams)
+	}
 	lat, err := r.warmAndInterleave(ctx, []callFunc{web, s.Call})
 	if err != nil {
 		return err
