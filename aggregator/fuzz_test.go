@@ -92,3 +92,34 @@ func FuzzHandler(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSurface: what servers send for the surface beyond tools never
+// panics the gateway: a resource template of any text and a URI to match
+// against it (RFC 6570, a library's parser and matcher), a result whose
+// URIs a client's memory learns, and an update's params, which are
+// retagged and stay JSON.
+func FuzzSurface(f *testing.F) {
+	f.Add("test://template/{id}/data", "test://template/123/data", `{"content":[{"type":"resource_link","uri":"test://x"}]}`, `{"uri":"test://x"}`)
+	f.Add("file:///{+path}{?q,r}", "file:///a/b?q=1", `{"messages":[{"content":{"type":"resource","resource":{"uri":"u"}}}]}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"u"}`)
+	f.Add("{", "", `{"contents":[{"uri":1},{"uri":"v"}]}`, `{"_meta":1}`)
+	f.Fuzz(func(t *testing.T, tmpl, uri, res, params string) {
+		if ut, err := parseTemplate(tmpl); err == nil {
+			_ = ut.matches(uri)
+		}
+		if json.Valid([]byte(res)) {
+			var m uriMemory
+			for _, method := range []string{"tools/call", "prompts/get", "resources/read"} {
+				m.learn(json.RawMessage(res), method, "s")
+			}
+			_ = m.lookup(uri)
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(params), &obj) == nil && obj != nil {
+			for _, id := range []json.RawMessage{nil, json.RawMessage(`"sub-1"`)} {
+				if out := taggedUpdate(json.RawMessage(params), id); !json.Valid(out) {
+					t.Fatalf("taggedUpdate(%s, %s) = %s, not JSON", params, id, out)
+				}
+			}
+		}
+	})
+}

@@ -53,9 +53,15 @@ func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq
 	if e := checkHeader(r, "Mcp-Method", m.Method, false); e != nil {
 		return nil, e
 	}
-	if m.Method == "tools/call" {
+	switch m.Method { // Mcp-Name: params.name or params.uri
+	case "tools/call", "prompts/get":
 		req.name, req.hasName = jsonrpc.Text(top.name)
 		if e := checkHeader(r, "Mcp-Name", req.name, true); e != nil {
+			return nil, e
+		}
+	case "resources/read":
+		uri, _ := jsonrpc.Text(top.uri)
+		if e := checkHeader(r, "Mcp-Name", uri, true); e != nil {
 			return nil, e
 		}
 	}
@@ -75,12 +81,13 @@ type requestMeta struct {
 // are scanned once, however many of them it reads. metas counts the _meta
 // members (more than one is refused: checkProgressToken).
 type modernParams struct {
-	meta, name, state, task json.RawMessage
-	metas                   int
+	meta, name, uri, state, task json.RawMessage
+	metas                        int
 }
 
-// readParams reads params' _meta, name, requestState and task members; of a
-// member given twice, the last counts, as jsonrpc.Member reads it.
+// readParams reads params' _meta, name, uri, requestState and task
+// members; of a member given twice, the last counts, as jsonrpc.Member
+// reads it.
 func readParams(params []byte) modernParams {
 	var mp modernParams
 	_ = jsonrpc.Members(params, func(k, v []byte) bool {
@@ -89,6 +96,8 @@ func readParams(params []byte) modernParams {
 			mp.meta, mp.metas = v, mp.metas+1
 		case jsonrpc.KeyIs(k, "name"):
 			mp.name = v
+		case jsonrpc.KeyIs(k, "uri"):
+			mp.uri = v
 		case jsonrpc.KeyIs(k, "requestState"):
 			mp.state = v
 		case jsonrpc.KeyIs(k, "task"):

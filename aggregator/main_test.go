@@ -62,7 +62,7 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		return logBuf.Write(p)
 	}))
 	var gw *Gateway
-	sup := supervisor.New(list, supervisor.Options{Log: log, OnToolsChanged: func(string) {
+	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
 		if gw != nil {
 			gw.Rebuild()
 		}
@@ -70,9 +70,18 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		if gw != nil {
 			gw.TaskStatus(server, run, method, params)
 		}
+	}, OnResourceUpdated: func(server, uri string, params json.RawMessage) {
+		if gw != nil {
+			gw.ResourceUpdated(server, uri, params)
+		}
 	}})
 	o.Token = testToken
 	gw = New(sup.Upstreams(), "test", log.Logger(), o)
+	testLogs.Store(gw, func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.String()
+	})
 	if err := sup.StartAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +100,15 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		sup.Shutdown(ctx)
 	})
 	return srv, gw
+}
+
+// testLogs maps each test's *Gateway to a reader of its log.
+var testLogs sync.Map
+
+// gatewayLog returns what gw's log holds so far.
+func gatewayLog(gw *Gateway) string {
+	f, _ := testLogs.Load(gw)
+	return f.(func() string)()
 }
 
 type writerFunc func([]byte) (int, error)

@@ -51,6 +51,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream) [][]by
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
+	c.mem = &s.uris // its result's URIs are the session's (urimemory.go)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
 	modernUp := c.route.upstream.Status().Era == supervisor.EraModern

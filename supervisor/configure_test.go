@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
@@ -41,7 +42,7 @@ func TestConfigureAdoptsWhatEquals(t *testing.T) {
 	}
 	dead, _ := s.Upstream("dead")
 	_ = syscall.Kill(pids["dead"], syscall.SIGKILL)
-	waitFor(t, func() bool { return dead.Status().State == StateExited })
+	testwait.For(t, 10*time.Second, "the killed server dead to be seen exited", func() bool { return dead.Status().State == StateExited })
 
 	// The launcher's shell differs (PWD, SHLVL), and its environment has LANG.
 	base := []string{"PATH=/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8", "PWD=/home/user", "SHLVL=2"}
@@ -80,7 +81,7 @@ func TestConfigureAdoptsWhatEquals(t *testing.T) {
 		t.Errorf("servers %q", names)
 	}
 	for _, name := range []string{"left", "changed", "envd"} {
-		waitFor(t, func() bool { return syscall.Kill(pids[name], 0) != nil })
+		testwait.For(t, 10*time.Second, "the process of "+name+" to end", func() bool { return syscall.Kill(pids[name], 0) != nil })
 	}
 	kept, _ := s.Upstream("kept")
 	if got := mustText(t, kept, "echo", `{"text":"still here"}`); got != "still here from kept" {
@@ -88,7 +89,7 @@ func TestConfigureAdoptsWhatEquals(t *testing.T) {
 	}
 	// An adopted server's next run starts from the config's environment.
 	_ = syscall.Kill(pids["kept"], syscall.SIGKILL)
-	waitFor(t, func() bool { return kept.Status().State == StateExited })
+	testwait.For(t, 10*time.Second, "the killed server kept to be seen exited", func() bool { return kept.Status().State == StateExited })
 	mustText(t, kept, "echo", `{"text":"x"}`)
 	env := mustText(t, kept, "env", `{}`)
 	if !strings.Contains(env, "PWD=/home/user") {

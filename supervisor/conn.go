@@ -30,9 +30,15 @@ type conn struct {
 	err     error         // set once the connection is dead
 	dead    chan struct{} // closed with err
 
-	// onToolsChanged is called (on dispatch's goroutine) when the server sends
-	// notifications/tools/list_changed (modern: tagged with sub's id).
-	onToolsChanged func()
+	// onListChanged is called (on dispatch's goroutine) with the lists a
+	// server's notifications/{tools,prompts,resources}/list_changed says
+	// changed (modern: tagged with sub's id; resources: the templates
+	// too).
+	onListChanged func(List)
+	// onResourceUpdated is called (on dispatch's goroutine) with a
+	// notifications/resources/updated, for the subscribed uri it belongs
+	// to (subscribe.go).
+	onResourceUpdated func(uri string, params json.RawMessage)
 	// onTaskStatus is called (on dispatch's goroutine) with a task status
 	// notification (Options.OnTaskStatus); nil: dropped.
 	onTaskStatus func(method string, params json.RawMessage)
@@ -40,9 +46,11 @@ type conn struct {
 	// modern is set once the server is known to speak 2026-07-28 or later:
 	// from then on every request carries request _meta (modern.go).
 	modern atomic.Pointer[modernConn]
-	// sub is the gateway's own subscriptions/listen on a modern server
-	// (listen.go); nil if none.
-	sub atomic.Pointer[subscription]
+	// sub is the gateway's own subscriptions/listen for list changes on a
+	// modern server (listen.go); nil if none. listens holds it and the
+	// resource subscriptions by request id, under mu.
+	sub     atomic.Pointer[subscription]
+	listens map[int64]*subscription
 
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
@@ -91,6 +99,7 @@ func newConn(name string, log *logfile.Log) *conn {
 		name:    name,
 		log:     log,
 		pending: map[int64]*pendingCall{},
+		listens: map[int64]*subscription{},
 		dead:    make(chan struct{}),
 	}
 }

@@ -74,11 +74,18 @@ func (c *conn) callFor(from int64, logsOnly bool) *pendingCall {
 // fails with err, if it is still pending; for the gateway's own
 // subscription, the subscription has ended.
 func (c *conn) unanswered(id int64, err error) {
-	if sub := c.sub.Load(); sub != nil && sub.id == id {
+	if sub := c.listenByID(id); sub != nil {
 		c.endSubscription(sub, err.Error())
 		return
 	}
 	c.reject(id, err)
+}
+
+// listsOf maps a list_changed notification to the lists it announces.
+var listsOf = map[string]List{
+	"notifications/tools/list_changed":     ListTools,
+	"notifications/prompts/list_changed":   ListPrompts,
+	"notifications/resources/list_changed": ListResources | ListTemplates,
 }
 
 func (c *conn) notification(msg *jsonrpc.Message, from int64) {
@@ -113,13 +120,15 @@ func (c *conn) notification(msg *jsonrpc.Message, from int64) {
 		if pc == nil {
 			c.log.Output(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
-	case "notifications/tools/list_changed":
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		if c.modern.Load() != nil && !c.onSubscription(msg.Params) {
 			return // not on the gateway's listen stream (MCP 2026-07-28 stdio)
 		}
-		if c.onToolsChanged != nil {
-			c.onToolsChanged()
+		if c.onListChanged != nil {
+			c.onListChanged(listsOf[msg.Method])
 		}
+	case "notifications/resources/updated":
+		c.resourceUpdated(msg.Params) // subscribe.go
 	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
 		c.subscriptionNote(msg)
 	case "notifications/tasks/status", "notifications/tasks":

@@ -40,13 +40,19 @@
 //     newest legacy version (start.go); one that refuses with -32022
 //     listing only modern versions (2026-07-28 on) is driven as modern:
 //     server/discover, request _meta on every request (meta.go), its own
-//     subscriptions/listen for tool list changes (listen.go). Status.Era
+//     subscriptions/listen for list changes (listen.go). Status.Era
 //     says which (modern.go). A modern server's InputRequiredResult goes
 //     back as sent to a modern client, whose retry CallRun sends to the
 //     same run; for a legacy client the supervisor asks the client and
 //     retries itself (mrtr.go, SPEC §4.6). A caller may stop waiting for a
 //     call that goes on (a Detacher peer; detach.go): the wait then passes
 //     to a goroutine of the caller's, through DetachedCall.Wait.
+//   - The server surface beyond tools (§3.8, §4.8): each run lists the
+//     prompts, resources and resource templates its server declares,
+//     again on their list_changed (lists.go, capabilities.go); the
+//     gateway's resource subscriptions are made in the server's own way
+//     and again on each new run (subscribe.go); a legacy server is asked
+//     for the log level the aggregator wants (loglevel.go).
 //   - A catalog change is applied by a Reloader: each server is resolved
 //     again and restarted gracefully if its launch spec changed (§6.3,
 //     reloader.go, reload.go).
@@ -79,8 +85,8 @@
 //     pending.go), started with the first one; the call closes its queue
 //     and waits for it before it returns;
 //   - one per server-to-client request relayed to a client
-//     (serverrequest.go), and at most one re-list of the tools after the
-//     server's list_changed (tools.go); both are counted in
+//     (serverrequest.go), and at most one re-list after the server's
+//     list_changed (lists.go); both are counted in
 //     conn.handlers, which serveRun waits for;
 //   - during a graceful restart, one that waits for the old run's calls
 //     (reload.go drainAndStop), which waits for it in turn.
@@ -108,8 +114,10 @@
 // proc.StopTimeouts and the drain of a dead child's pipes (package proc);
 // the exit of a server that closed its stdout (exitGrace); a write to
 // stdin (writeTimeout); a start and a re-list (Options.StartTimeout,
-// DefaultStartTimeout); a modern server's subscription acknowledgment
-// (listenAckWait); a graceful restart's drain (DefaultDrain,
+// DefaultStartTimeout); a list other than tools at a start
+// (otherListWait); a modern server's subscription acknowledgment
+// (listenAckWait); a resource subscription, its end and a logging/setLevel
+// (subscribeWait); a graceful restart's drain (DefaultDrain,
 // afterStopWait); and the back-off (BackoffBase, BackoffMax,
 // BackoffReset). An HTTP server's: connecting (dialTimeout, tlsTimeout;
 // answerPoll while its command starts), a POST that carries no request

@@ -182,10 +182,17 @@ func (r *run) reason(def string) string {
 	return def
 }
 
-// wire connects the run's connection to u: tool list changes and task
-// status notifications.
+// wire connects the run's connection to u: list changes, resource
+// updates and task status notifications.
 func (u *Upstream) wire(r *run) {
-	r.conn.onToolsChanged = func() { u.relist(r) }
+	// Only the lists the server declared are read again (a renewed HTTP
+	// session announces every list).
+	r.conn.onListChanged = func(kinds List) { u.relist(r, kinds&(ListTools|r.caps.declared())) }
+	r.conn.onResourceUpdated = func(uri string, params json.RawMessage) {
+		if f := u.opts.OnResourceUpdated; f != nil {
+			f(u.name, uri, params)
+		}
+	}
 	if f := u.opts.OnTaskStatus; f != nil {
 		r.conn.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
 	}

@@ -102,8 +102,9 @@ func (t *httpTransport) renew(ctx context.Context, expired string) error {
 
 // newSession sends initialize again, with the first one's params and an
 // id of its own, then notifications/initialized; a GET stream opens for
-// the new session, and the tools are listed again: the new session may
-// list others.
+// the new session, and the lists are read again: the new session may list
+// others. (Resource subscriptions of the old session are not made again
+// in the new one: the server's restart does that, subscribe.go.)
 func (t *httpTransport) newSession(sent []byte) error {
 	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
 	defer cancel()
@@ -127,8 +128,8 @@ func (t *httpTransport) newSession(sent []byte) error {
 	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
 		return fmt.Errorf("start a new session: notifications/initialized: %w", err)
 	}
-	if f := t.conn.onToolsChanged; f != nil {
-		f()
+	if f := t.conn.onListChanged; f != nil {
+		f(ListTools | ListPrompts | ListResources | ListTemplates)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -68,7 +69,7 @@ func TestSecretsAreMaskedInServerStderr(t *testing.T) {
 	_, u, log := fake(t, nil)
 	u.opts.Log.AddSecrets("hunter2-secret")
 	mustText(t, u, "say", `{"text":"the password is hunter2-secret!"}`)
-	waitFor(t, func() bool { return strings.Contains(log.String(), "the password is") })
+	testwait.For(t, 10*time.Second, "the server's stderr line to reach the log", func() bool { return strings.Contains(log.String(), "the password is") })
 	contains(t, "log", log.String(), "the password is [REDACTED]!")
 	if strings.Contains(log.String(), "hunter2-secret") {
 		t.Error("the secret reached the log")

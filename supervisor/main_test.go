@@ -119,15 +119,3 @@ func contains(t *testing.T, what, s, sub string) {
 		t.Errorf("%s = %q, want it to contain %q", what, s, sub)
 	}
 }
-
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

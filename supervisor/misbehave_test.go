@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // sessionPeer is a client session that records what reaches it.
@@ -68,17 +69,17 @@ func TestServerRequestsNeverReachAnotherSession(t *testing.T) {
 	if len(alice.requests)+len(bob.requests) != 0 {
 		t.Errorf("the request reached a client: alice %v, bob %v", alice.requests, bob.requests)
 	}
-	// With one session's calls only, it is relayed (once bob's cancelled
-	// call has left the in-flight set).
+	// With one session's calls only, it is relayed: bob's cancelled call
+	// leaves the in-flight set before its Call returns.
 	cancel()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		res, err = u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(res), "from alice") || time.Now().After(deadline) {
-			break
-		}
+	select {
+	case <-bobDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("bob's cancelled call did not return within 10 s")
+	}
+	res, err = u.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"sample"}`), alice)
+	if err != nil {
+		t.Fatal(err)
 	}
 	contains(t, "result", string(res), "from alice")
 }
@@ -132,7 +133,7 @@ func TestSetsidGrandchildDiesWithTheServer(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	pid := mustText(t, u, "forksetsid", `{}`)
 	u.Stop(context.Background())
-	waitFor(t, func() bool {
+	testwait.For(t, 10*time.Second, "the setsid grandchild "+pid+" to die", func() bool {
 		b, err := os.ReadFile("/proc/" + pid + "/stat")
 		return err != nil || strings.Contains(string(b), ") Z ")
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -216,7 +217,7 @@ func TestModernListChangedComesThroughListen(t *testing.T) {
 	s, u, _ := modernFake(t, map[string]string{"MCP_FAKE_TOOLS2": `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"two","inputSchema":{"type":"object"}}]`})
 	var mu sync.Mutex
 	changed := 0
-	s.opts.OnToolsChanged = func(string) { mu.Lock(); changed++; mu.Unlock() }
+	s.opts.OnListChanged = func(string) { mu.Lock(); changed++; mu.Unlock() }
 	if err := u.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +228,11 @@ func TestModernListChangedComesThroughListen(t *testing.T) {
 		t.Errorf("tools/list answered %s times after an untagged list_changed, want 1", n)
 	}
 	mustText(t, u, "change", `{}`)
-	waitFor(t, func() bool { return len(u.Tools()) == 2 })
+	testwait.For(t, 10*time.Second, "the re-list to give two tools", func() bool { return len(u.Tools()) == 2 })
 	mu.Lock()
 	defer mu.Unlock()
 	if changed < 2 { // the start, then the change
-		t.Errorf("OnToolsChanged called %d times, want 2", changed)
+		t.Errorf("OnListChanged called %d times, want 2", changed)
 	}
 }
 
@@ -254,12 +255,12 @@ func TestModernListenReopenedAfterRestart(t *testing.T) {
 	if _, err := callText(t, u, "crash", `{}`); !errors.Is(err, ErrExited) {
 		t.Fatalf("crash: err = %v, want the server's exit", err)
 	}
-	waitFor(t, func() bool { return u.Status().State == StateExited })
+	testwait.For(t, 10*time.Second, "the crashed server to be seen exited", func() bool { return u.Status().State == StateExited })
 	mustText(t, u, "change", `{}`) // restarts it first
 	if u.Status().PID == pid {
 		t.Fatal("the server was not restarted")
 	}
-	waitFor(t, func() bool { ts := u.Tools(); return len(ts) == 1 && ts[0].Name == "three" })
+	testwait.For(t, 10*time.Second, "the restarted server's tools to be just three", func() bool { ts := u.Tools(); return len(ts) == 1 && ts[0].Key == "three" })
 	listens := 0
 	for _, line := range recorded(t, rec) {
 		if strings.HasPrefix(line, "subscriptions/listen ") {
@@ -340,7 +341,7 @@ func TestCallRunOnAnEndedRunIsAClearError(t *testing.T) {
 	if _, err := callText(t, u, "crash", `{}`); !errors.Is(err, ErrExited) {
 		t.Fatalf("crash: err = %v, want the server's exit", err)
 	}
-	waitFor(t, func() bool { return u.Status().State == StateExited })
+	testwait.For(t, 10*time.Second, "the crashed server to be seen exited", func() bool { return u.Status().State == StateExited })
 	_, err = u.CallRun(ctx, run, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`), nil)
 	if !errors.Is(err, ErrRunEnded) {
 		t.Fatalf("call on the ended run: err = %v, want ErrRunEnded", err)
@@ -501,7 +502,7 @@ func TestModernCancellationReachesTheServer(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	waitFor(t, func() bool {
+	testwait.For(t, 10*time.Second, "the server to receive notifications/cancelled with a requestId", func() bool {
 		b, _ := os.ReadFile(cancelFile)
 		return strings.Contains(string(b), `"requestId":`)
 	})
@@ -516,7 +517,7 @@ type killingPeer struct {
 
 func (p *killingPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	_ = syscall.Kill(p.u.Status().PID, syscall.SIGKILL)
-	waitFor(p.t, func() bool { return p.u.Status().State == StateExited })
+	testwait.For(p.t, 10*time.Second, "the killed server to be seen exited", func() bool { return p.u.Status().State == StateExited })
 	return p.modernPeer.Request(ctx, method, params)
 }
 

@@ -72,7 +72,7 @@ func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.Launc
 //  2. calls in flight on the old run may finish, for up to drain
 //     (DefaultDrain if zero); past that they fail with the exit error;
 //  3. the old run is stopped with the stop sequence;
-//  4. the new run starts and lists its tools (OnToolsChanged follows if
+//  4. the new run starts and lists its tools (OnListChanged follows if
 //     they differ), and the waiting calls go to it.
 //
 // A server that is not running is left alone: its next call starts it on

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
@@ -34,10 +35,10 @@ func call(u *Upstream, tool, args string) (string, error) {
 func fakes(t *testing.T, onChanged func(string), servers ...adapters.Server) *Supervisor {
 	t.Helper()
 	s := New(servers, Options{
-		Log:            logfile.New(&syncBuffer{}),
-		StartTimeout:   20 * time.Second,
-		Stop:           proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
-		OnToolsChanged: onChanged,
+		Log:           logfile.New(&syncBuffer{}),
+		StartTimeout:  20 * time.Second,
+		Stop:          proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
+		OnListChanged: onChanged,
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -85,11 +86,7 @@ func TestGracefulRestartDrainsAndQueues(t *testing.T) {
 		restarted <- result{r, err}
 	}()
 	// The restart is draining.
-	for deadline := time.Now().Add(5 * time.Second); u.Status().State != StateStarting; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("state = %s 5 s into the restart, want starting", u.Status().State)
-		}
-	}
+	testwait.For(t, 5*time.Second, "the restart to be draining (state starting)", func() bool { return u.Status().State == StateStarting })
 	// This call arrives during the drain: it waits, then reaches the new run.
 	if got := mustText(t, u, "echo", `{"text":"x"}`); got != "x from new" {
 		t.Errorf("call during the restart = %q, want %q", got, "x from new")
@@ -199,12 +196,12 @@ func TestReloadRestartsOnlyChanged(t *testing.T) {
 		}
 	}
 	a, _ := s.Upstream("a")
-	if tools := a.Tools(); len(tools) != 1 || tools[0].Name != "echo2" {
+	if tools := a.Tools(); len(tools) != 1 || tools[0].Key != "echo2" {
 		t.Errorf("a's tools after reload = %+v, want echo2", tools)
 	}
 	mu.Lock()
 	if changed["a"] != 1 || changed["b"] != 0 || changed["c"] != 0 {
-		t.Errorf("OnToolsChanged calls = %v, want a once", changed)
+		t.Errorf("OnListChanged calls = %v, want a once", changed)
 	}
 	mu.Unlock()
 	if st := a.Status(); st.Restarts != 1 {
@@ -242,7 +239,7 @@ func TestGracefulRestartUnderLoad(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		// Calls are flowing on the current run before each restart.
 		before := calls.Load()
-		waitFor(t, func() bool { return calls.Load() >= before+8 })
+		testwait.For(t, 10*time.Second, "8 more calls to complete on the current run", func() bool { return calls.Load() >= before+8 })
 		u.SetSpec(fakeSpec("v"+string(rune('0'+i)), nil))
 		if r, err := u.Restart(context.Background(), 5*time.Second); !r || err != nil {
 			t.Fatalf("restart %d = %v, %v", i, r, err)
@@ -272,7 +269,7 @@ func TestGracefulRestartInterruptedByShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := u.Restart(context.Background(), time.Minute); done <- err }()
 	// The restart is draining (the call keeps it there for 20 s).
-	waitFor(t, func() bool { return u.Status().State == StateStarting })
+	testwait.For(t, 10*time.Second, "the restart to be draining (state starting)", func() bool { return u.Status().State == StateStarting })
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -132,7 +132,7 @@ func (u *Upstream) startFailed(done chan struct{}, err error) error {
 }
 
 // startSucceeded makes the new run current, lets the callers waiting on
-// done go, and announces a changed tool list. If shutdown began while the
+// done go, and announces changed lists (SPEC §4.5). If shutdown began while the
 // run started, it found nothing to stop: the run is stopped here instead,
 // or it would outlive the daemon.
 func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, st started) (*run, error) {
@@ -148,18 +148,22 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 		<-st.run.done
 		return nil, u.errShuttingDown()
 	}
-	changed := !sameTools(u.tools, st.tools)
-	u.tools = st.tools
+	changed := changedLists(u.lists, st.lists)
+	if u.caps != st.run.caps {
+		changed |= ListTools // what the gateway offers may change with them
+	}
+	u.lists = st.lists
 	u.cur = st.run
-	u.era = st.run.era
+	u.era, u.caps = st.run.era, st.run.caps
 	u.state = StateRunning
 	u.lastError = ""
 	u.mu.Unlock()
 	close(done)
-	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.run.pid(), "transport", st.run.transportName(),
-		"tools", len(st.tools), "protocolVersion", st.run.protocol, "era", st.run.era)
-	if changed && u.opts.OnToolsChanged != nil {
-		u.opts.OnToolsChanged(u.name)
+	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.run.pid(), "transport", st.run.transportName(), "tools", len(st.lists.Tools),
+		"prompts", len(st.lists.Prompts), "resources", len(st.lists.Resources), "resourceTemplates", len(st.lists.Templates),
+		"protocolVersion", st.run.protocol, "era", st.run.era)
+	if changed != 0 && u.opts.OnListChanged != nil {
+		u.opts.OnListChanged(u.name)
 	}
 	return st.run, nil
 }

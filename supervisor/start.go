@@ -39,11 +39,13 @@ func TimedOut(err error) []string {
 
 type started struct {
 	run   *run
-	tools []Tool
+	lists Lists
 }
 
-// start prepares (once), spawns, initialises and lists tools, bounded by
-// the start timeout. On failure nothing of the run is left.
+// start prepares (once), spawns, initialises and lists what the server
+// offers, bounded by the start timeout; then it subscribes again to the
+// resources the gateway is subscribed to and sets the log level
+// (subscribe.go, loglevel.go). On failure nothing of the run is left.
 func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
@@ -69,7 +71,10 @@ func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool,
 	if err != nil {
 		return started{}, err
 	}
-	tools, err := u.handshake(ctx, r)
+	lists, err := u.handshake(ctx, r)
+	if err == nil {
+		err = u.restore(ctx, r)
+	}
 	if err != nil {
 		r.kill()
 		<-r.done
@@ -82,7 +87,7 @@ func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool,
 		}
 		return started{}, err
 	}
-	return started{run: r, tools: tools}, nil
+	return started{run: r, lists: lists}, nil
 }
 
 // spawn starts run number num of the server and its reader goroutine,
@@ -115,10 +120,10 @@ type stepError struct {
 func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// handshake runs initialize, notifications/initialized and tools/list. A
-// server that refuses initialize as modern only is driven as modern
-// instead (SPEC §7.8, modern.go).
-func (u *Upstream) handshake(ctx context.Context, r *run) ([]Tool, error) {
+// handshake runs initialize, notifications/initialized, tools/list and the
+// lists the server declared (lists.go). A server that refuses initialize
+// as modern only is driven as modern instead (SPEC §7.8, modern.go).
+func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities": map[string]any{
@@ -132,28 +137,28 @@ func (u *Upstream) handshake(ctx context.Context, r *run) ([]Tool, error) {
 	if err != nil {
 		version, modern, verr := modernRefusal(err)
 		if verr != nil {
-			return nil, &stepError{"initialize", verr}
+			return Lists{}, &stepError{"initialize", verr}
 		}
 		if modern {
 			return u.handshakeModern(ctx, r, version)
 		}
-		return nil, &stepError{"initialize", err}
+		return Lists{}, &stepError{"initialize", err}
 	}
 	var init struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(res, &init); err != nil {
-		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
+		return Lists{}, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
 	r.protocol, r.era = init.ProtocolVersion, EraLegacy
+	r.capabilities, r.caps = init.Capabilities, parseCapabilities(init.Capabilities)
 	if err := r.conn.notify("notifications/initialized", nil); err != nil {
-		return nil, &stepError{"initialize", err}
+		return Lists{}, &stepError{"initialize", err}
 	}
-	tools, err := listTools(ctx, r.conn)
-	if err != nil {
-		return nil, &stepError{"tools/list", err}
-	}
-	return tools, nil
+	var lists Lists
+	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
+	return lists, err
 }
 
 func isDir(path string) bool {

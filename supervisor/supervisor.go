@@ -33,9 +33,18 @@ type Options struct {
 	Stop proc.StopTimeouts
 	// Version is sent upstream as clientInfo.version.
 	Version string
-	// OnToolsChanged is called after a server's tool list changed (restart
-	// with other tools, its own list_changed). It must not block long.
-	OnToolsChanged func(server string)
+	// OnListChanged is called after one of a server's lists (tools,
+	// prompts, resources, resource templates) changed: a restart with
+	// other lists, or its own list_changed (SPEC §4.5). It must not block
+	// long.
+	OnListChanged func(server string)
+	// OnResourceUpdated is called with a server's
+	// notifications/resources/updated, its params raw, and uri, the
+	// subscribed URI it is for: the listen's for a modern server (whose
+	// notification names the subscription), params.uri for a legacy one
+	// (SPEC §4.8; subscribe.go). It is called on the server's read loop
+	// and must not block.
+	OnResourceUpdated func(server, uri string, params json.RawMessage)
 	// EventStall bounds a pause of an HTTP server in the middle of a
 	// message (default DefaultEventStall; SPEC §7.9).
 	EventStall time.Duration

@@ -27,20 +27,19 @@ const (
 // server may answer with an older one, which the gateway accepts.
 const ProtocolVersion = "2025-11-25"
 
-// Tool is one tool as the upstream server listed it: its name and its
-// definition, raw, exactly as sent.
-type Tool struct {
-	Name string
-	Raw  json.RawMessage
-}
-
 // Status is a snapshot of one upstream server for /health and status.
 type Status struct {
-	Name      string    `json:"name"`
-	State     State     `json:"state"`
-	PID       int       `json:"pid,omitempty"`
-	Restarts  int       `json:"restarts"`
+	Name     string `json:"name"`
+	State    State  `json:"state"`
+	PID      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts"`
+	// Tools, Prompts, Resources and Templates count the server's own
+	// lists as it last sent them (SPEC §3.3, §3.8), before the gateway
+	// merges and names them.
 	Tools     int       `json:"tools"`
+	Prompts   int       `json:"prompts"`
+	Resources int       `json:"resources"`
+	Templates int       `json:"resourceTemplates"`
 	Calls     int64     `json:"calls"`
 	StartedAt time.Time `json:"startedAt,omitzero"`
 	LastExit  string    `json:"lastExit,omitempty"`
@@ -75,10 +74,17 @@ type Upstream struct {
 	nextTry   time.Time
 	lastExit  string
 	lastError string
-	tools     []Tool
-	era       string // the last run's
-	calls     atomic.Int64
-	stopped   bool
+	lists     Lists        // the last run's lists (lists.go)
+	caps      Capabilities // the last run's (capabilities.go)
+	era       string       // the last run's
+	// subs are the resource URIs the gateway is subscribed to on this
+	// server, kept across runs (subscribe.go); level is the log level the
+	// gateway asks a legacy server for (loglevel.go). Both under subMu.
+	subMu   sync.Mutex
+	subs    map[string]struct{}
+	level   string
+	calls   atomic.Int64
+	stopped bool
 
 	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
 }
@@ -101,9 +107,15 @@ type run struct {
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
 	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
-	// capabilities and serverInfo are what a modern server's
-	// server/discover answered, raw; nil for a legacy server.
+	// capabilities is what the server declared (initialize's or
+	// server/discover's), raw, and caps the gateway's reading of it;
+	// serverInfo is a modern server's, raw (nil for a legacy server).
 	capabilities, serverInfo json.RawMessage
+	caps                     Capabilities
+	// subs maps each resource URI subscribed on this run to its modern
+	// listen's id (0 for a legacy server's resources/subscribe); under
+	// Upstream.subMu (subscribe.go).
+	subs map[string]int64
 
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
@@ -115,9 +127,11 @@ type run struct {
 	haltOnce sync.Once
 	haltCtx  context.Context
 
-	// relisting says a re-list runs; relistAgain that another list_changed
-	// came meanwhile. Both under Upstream.mu.
-	relisting, relistAgain bool
+	// relisting says a re-list runs; relistPending which lists the
+	// server said changed since it began (lists.go). Both under
+	// Upstream.mu.
+	relisting     bool
+	relistPending List
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
@@ -128,10 +142,22 @@ func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream
 func (u *Upstream) Name() string { return u.name }
 
 // Tools returns the server's last listed tools, in the server's order.
-func (u *Upstream) Tools() []Tool {
+func (u *Upstream) Tools() []Entry { return u.Lists().Tools }
+
+// Lists returns the server's last listed tools, prompts, resources and
+// resource templates, each in the server's order (lists.go).
+func (u *Upstream) Lists() Lists {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.tools
+	return u.lists
+}
+
+// Capabilities returns what the server's last run declared; the zero
+// value before its first start.
+func (u *Upstream) Capabilities() Capabilities {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.caps
 }
 
 // Status returns a snapshot.
@@ -139,7 +165,8 @@ func (u *Upstream) Status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	st := Status{
-		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.tools),
+		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.lists.Tools),
+		Prompts: len(u.lists.Prompts), Resources: len(u.lists.Resources), Templates: len(u.lists.Templates),
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {

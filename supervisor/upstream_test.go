@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -32,7 +33,7 @@ func TestStartListsTools(t *testing.T) {
 	}
 	var names []string
 	for _, tool := range u.Tools() {
-		names = append(names, tool.Name)
+		names = append(names, tool.Key)
 	}
 	if got := strings.Join(names, ","); got != "a,b,c" {
 		t.Errorf("tools over two pages = %s, want a,b,c", got)
@@ -143,10 +144,7 @@ func TestStderrFloodNeverBlocks(t *testing.T) {
 	}
 	// stderr is copied concurrently with the replies; wait for all of it.
 	want := 5 * (102400/100 + 1)
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(log.String(), "[fake] sss") < want && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(10*time.Second, func() bool { return strings.Count(log.String(), "[fake] sss") >= want })
 	if n := strings.Count(log.String(), "[fake] sss"); n != want {
 		t.Errorf("log has %d stderr lines, want %d", n, want)
 	}
@@ -298,19 +296,13 @@ func TestStopKillsGrandchildren(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	child := mustText(t, u, "fork", `{}`)
 	u.Stop(context.Background())
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testwait.For(t, 5*time.Second, "grandchild "+child+" to die after stop", func() bool {
 		if _, err := os.Stat("/proc/" + child); os.IsNotExist(err) {
-			return
+			return true
 		}
-		if b, _ := os.ReadFile("/proc/" + child + "/stat"); strings.Contains(string(b), ") Z ") {
-			return // a zombie waiting for init is dead
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %s still alive after stop", child)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		b, _ := os.ReadFile("/proc/" + child + "/stat")
+		return strings.Contains(string(b), ") Z ") // a zombie waiting for init is dead
+	})
 }
 
 // A restart after a crash does not prepare (clone, install) again.
@@ -338,19 +330,15 @@ func TestListChangedBurstIsCoalesced(t *testing.T) {
 	if out, err := call(u, "changeflood", `{"n":2000}`); err != nil || out != "flooded" {
 		t.Fatalf("changeflood: %q %v", out, err)
 	}
-	// Let the re-lists settle: the count stops moving.
-	var n, last int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		out, err := call(u, "lists", `{}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ = strconv.Atoi(out)
-		if n == last || time.Now().After(deadline) {
-			break
-		}
-		last = n
+	// The notifications came before the reply on the one stdout, so each
+	// has been handled (a re-list begun or its kinds left pending); wait
+	// for the re-lists to end.
+	testwait.For(t, 10*time.Second, "the re-lists after the flood to end", func() bool { return !relisting(u) })
+	out, err := call(u, "lists", `{}`)
+	if err != nil {
+		t.Fatal(err)
 	}
+	n, _ := strconv.Atoi(out)
 	t.Logf("2000 list_changed → %d tools/list (1 at start)", n)
 	if n > 100 {
 		t.Errorf("%d tools/list for 2000 list_changed: not coalesced", n)
@@ -432,4 +420,11 @@ func TestFailedStartRecordsItsExit(t *testing.T) {
 	if st.LastExit != "exit status 3" {
 		t.Errorf("lastExit %q after a start that exited with 3; lastError %q", st.LastExit, st.LastError)
 	}
+}
+
+// relisting says a re-list after list_changed runs on u's current run.
+func relisting(u *Upstream) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.cur != nil && u.cur.relisting
 }

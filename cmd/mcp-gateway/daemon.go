@@ -160,8 +160,8 @@ func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 }
 
 // newSupervisor prepares the supervisor (nothing starts yet). A change of
-// a server's tools rebuilds the endpoint's list, once there is an
-// endpoint (newAggregator).
+// one of a server's lists rebuilds the endpoint's, and a resource update
+// reaches its subscribers, once there is an endpoint (newAggregator).
 func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) *supervisor.Supervisor {
 	return supervisor.New(servers, supervisor.Options{
 		Log:          log,
@@ -169,7 +169,7 @@ func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem 
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
 		Budget:       mem,
-		OnToolsChanged: func(string) {
+		OnListChanged: func(string) {
 			if gw := d.gw.Load(); gw != nil {
 				gw.Rebuild()
 			}
@@ -177,6 +177,11 @@ func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem 
 		OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
 			if gw := d.gw.Load(); gw != nil {
 				gw.TaskStatus(server, run, method, params) // SPEC §4.7
+			}
+		},
+		OnResourceUpdated: func(server, uri string, params json.RawMessage) {
+			if gw := d.gw.Load(); gw != nil {
+				gw.ResourceUpdated(server, uri, params) // SPEC §4.8
 			}
 		},
 	})

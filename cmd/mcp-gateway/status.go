@@ -69,7 +69,7 @@ func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
 
 // runStatus is `mcp-gateway status` (SPEC §8.1).
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, their tools, prompts, resources and resource templates, and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
 	if !ok {
 		return code
 	}
@@ -100,7 +100,7 @@ func printStatus(w io.Writer, doc statusDoc) {
 		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), endpoint, count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
 	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
+	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tPROMPTS\tRESOURCES\tTEMPLATES\tCALLS\tLAST EXIT\tLAST ERROR")
 	for _, s := range doc.Servers {
 		pid, up := "-", "-"
 		if s.PID > 0 {
@@ -109,7 +109,8 @@ func printStatus(w io.Writer, doc statusDoc) {
 		if !s.StartedAt.IsZero() {
 			up = duration(s.UptimeSeconds) // an HTTP server without a command has no pid
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts,
+			s.Tools, s.Prompts, s.Resources, s.Templates, s.Calls,
 			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
 	}
 	tw.Flush()

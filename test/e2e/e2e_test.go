@@ -2,7 +2,8 @@
 // the npm servers server-everything, -memory and -filesystem (pinned in
 // test/package.json), the official TypeScript SDK client (v1, and v2 for
 // tasks with the SDK v2 server fixture, tasks_test.go), and go-sdk's
-// client, over real HTTP.
+// client, over real HTTP; surface_test.go has the surface beyond tools
+// (prompts, resources, templates, completion, subscriptions).
 package e2e
 
 import (
@@ -198,17 +199,25 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestGoSDKClient(t *testing.T) {
-	g := startGateway(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+// goSDKSession connects go-sdk's client to g at 2025-11-25; the session
+// closes at the test's end.
+func goSDKSession(t *testing.T, ctx context.Context, g *gateway) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url, HTTPClient: &http.Client{Transport: bearer{g.token}}},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestGoSDKClient(t *testing.T) {
+	g := startGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := goSDKSession(t, ctx, g)
 	var names []string
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
