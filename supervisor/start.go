@@ -94,6 +94,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
+	c.tracer, c.metrics = u.opts.Tracer, u.opts.Metrics
 	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, done: make(chan struct{})}
 	c.onToolsChanged = func() { u.relist(r) }
 	if f := u.opts.OnTaskStatus; f != nil {

@@ -99,12 +99,17 @@ func (d *daemon) serve() error {
 	defer ln.Close()
 	mem := newBudget(d.settings.MemoryBudget, logger)
 	defer mem.Close()
-	sup, gw, err := d.newGateway(servers, log, mem)
+	tel, err := newTelemetry(logger)
+	if err != nil {
+		return err
+	}
+	defer tel.shutdown() // spans a failed start made; a started daemon's actor has flushed them already
+	sup, gw, err := d.newGateway(servers, log, mem, tel)
 	if err != nil {
 		return err
 	}
 	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
-	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup})
+	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup, tel: tel})
 	// The one shutdown path of the servers.
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
 	sup.Shutdown(stopCtx)
@@ -150,7 +155,7 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 // newGateway prepares the supervisor (nothing starts yet) and the
 // aggregator over its servers, rebuilt whenever a server's tools change;
 // both read what they are sent under mem.
-func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) (*supervisor.Supervisor, *aggregator.Gateway, error) {
+func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget, tel *telemetryParts) (*supervisor.Supervisor, *aggregator.Gateway, error) {
 	shim, err := proc.ShimArgv()
 	if err != nil {
 		return nil, nil, err
@@ -163,6 +168,8 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *bu
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
 		Budget:       mem,
+		Tracer:       tel.tracing.Tracer(),
+		Metrics:      tel.metrics,
 		OnToolsChanged: func(string) {
 			if gw != nil {
 				gw.Rebuild()
@@ -181,6 +188,7 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *bu
 		MaxSessions:    d.settings.MaxSessions,
 		BodyTimeout:    d.settings.BodyTimeout,
 		Budget:         mem,
+		Telemetry:      aggregator.Telemetry{Metrics: tel.metrics, Tracer: tel.tracing.Tracer(), CallLog: d.settings.CallLog},
 	})
 	return sup, gw, nil
 }
@@ -194,6 +202,7 @@ type taken struct {
 	log       *logfile.Log
 	ln        net.Listener
 	sigs, hup <-chan os.Signal // SIGTERM/SIGINT, and SIGHUP
+	tel       *telemetryParts
 }
 
 // startAndRun starts the servers, makes the daemon ready (tool list,
@@ -234,6 +243,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	// restart short, since their interrupts wait for a reload in progress.
 	for _, a := range []actor{
 		httpActor(d.httpServer(gw), t.ln, gw),
+		traceActor(t.tel.tracing), // after HTTP: the drained calls' spans are flushed
 		signalActor(t.sigs),
 		supervisorActor(sup),
 		watcherActor(rl, d.settings.CatalogFile, logger),
