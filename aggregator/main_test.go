@@ -41,6 +41,14 @@ func startGateway(t testing.TB, servers map[string]map[string]string) (*httptest
 // Health are set here).
 func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
 	t.Helper()
+	srv, gw, _ := startGatewayLog(t, servers, o)
+	return srv, gw
+}
+
+// startGatewayLog is startGatewayOpts that also returns the gateway's
+// log so far, on each call.
+func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway, func() string) {
+	t.Helper()
 	var names []string
 	for n := range servers {
 		names = append(names, n)
@@ -90,7 +98,11 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		defer cancel()
 		sup.Shutdown(ctx)
 	})
-	return srv, gw
+	return srv, gw, func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.String()
+	}
 }
 
 type writerFunc func([]byte) (int, error)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,9 +44,11 @@ type spanQueue struct {
 	lastWarn time.Time // run's own: failed exports are logged once a minute
 }
 
-// Queue sizes and times: the SDK's defaults (OTEL_BSP_*), but a shorter
-// export timeout, so that a hanging collector holds one batch for 10 s,
-// not 30.
+// Queue sizes and times: the SDK's defaults, but a shorter export
+// timeout, so that a hanging collector holds one batch for 10 s, not 30.
+// The standard OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+// OTEL_BSP_SCHEDULE_DELAY and OTEL_BSP_EXPORT_TIMEOUT (milliseconds)
+// change them.
 const (
 	queueSize     = 2048
 	batchSize     = 512
@@ -54,10 +58,15 @@ const (
 
 var _ sdktrace.SpanProcessor = (*spanQueue)(nil)
 
-func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger) *spanQueue {
-	q := &spanQueue{exp: exp, metrics: m, log: log, queue: make(chan sdktrace.ReadOnlySpan, queueSize),
-		batch: batchSize, every: batchDelay, timeout: exportTimeout,
-		flush: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+// newSpanQueue makes the queue in front of exp, sized from getenv's
+// OTEL_BSP_* (a value that is not a positive integer is ignored).
+func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
+	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
+	q := &spanQueue{exp: exp, metrics: m, log: log, queue: make(chan sdktrace.ReadOnlySpan, size),
+		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
+		every:   time.Duration(envInt(getenv, "OTEL_BSP_SCHEDULE_DELAY", int(batchDelay/time.Millisecond))) * time.Millisecond,
+		timeout: time.Duration(envInt(getenv, "OTEL_BSP_EXPORT_TIMEOUT", int(exportTimeout/time.Millisecond))) * time.Millisecond,
+		flush:   make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	q.exports, q.cancel = context.WithCancel(context.Background())
 	return q
 }
@@ -178,4 +187,12 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 	}
 	q.cancel()
 	return errors.Join(err, q.exp.Shutdown(ctx))
+}
+
+func envInt(getenv func(string) string, name string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(getenv(name)))
+	if err != nil || n <= 0 {
+		return def
+	}
+	return n
 }

@@ -41,7 +41,8 @@ const ScopeName = "github.com/mcp-gateway/mcp-gateway"
 //   - OTEL_SERVICE_NAME (default "mcp-gateway") and
 //     OTEL_RESOURCE_ATTRIBUTES name the resource;
 //   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG choose the sampler
-//     (the SDK's default: parentbased_always_on).
+//     (the SDK's default: parentbased_always_on);
+//   - OTEL_BSP_* size the export queue and its batches (spanQueue).
 //
 // Another exporter or protocol is an error naming the variable. Nothing
 // is exported before Run.
@@ -63,7 +64,7 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("make trace resource: %w", err)
 	}
-	q := newSpanQueue(exp, m, log)
+	q := newSpanQueue(exp, m, log, getenv)
 	p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q), sdktrace.WithResource(res))
 	return &Tracing{provider: p, tracer: p.Tracer(ScopeName, trace.WithInstrumentationVersion(version)), queue: q}, nil
 }
