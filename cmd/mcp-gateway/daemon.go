@@ -99,21 +99,14 @@ func (d *daemon) serve() error {
 	defer ln.Close()
 	mem := newBudget(d.settings.MemoryBudget, logger)
 	defer mem.Close()
-	tel, err := newTelemetry(logger)
+	sup, gw, tel, err := d.newGateway(servers, log, mem)
 	if err != nil {
 		return err
 	}
 	defer tel.shutdown() // spans a failed start made; a started daemon's actor has flushed them already
-	sup, gw, err := d.newGateway(servers, log, mem, tel)
-	if err != nil {
-		return err
-	}
 	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
 	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup, tel: tel})
-	// The one shutdown path of the servers.
-	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
-	sup.Shutdown(stopCtx)
-	cancel()
+	stopServers(sup) // the one shutdown path of the servers
 	if !ready {
 		return err
 	}
@@ -127,6 +120,13 @@ func (d *daemon) serve() error {
 		logger.Error("stopped", "error", err)
 	}
 	return err
+}
+
+// stopServers stops every server, within stopServersTimeout.
+func stopServers(sup *supervisor.Supervisor) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
+	defer cancel()
+	sup.Shutdown(ctx)
 }
 
 // openLog opens the log file with the token (and a mirror's credentials)
@@ -154,11 +154,16 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 
 // newGateway prepares the supervisor (nothing starts yet) and the
 // aggregator over its servers, rebuilt whenever a server's tools change;
-// both read what they are sent under mem.
-func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget, tel *telemetryParts) (*supervisor.Supervisor, *aggregator.Gateway, error) {
+// both read what they are sent under mem, and tell of their calls
+// through the telemetry it makes (SPEC §11).
+func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) (*supervisor.Supervisor, *aggregator.Gateway, *telemetryParts, error) {
 	shim, err := proc.ShimArgv()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	tel, err := newTelemetry(log.Logger())
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var gw *aggregator.Gateway
 	sup := supervisor.New(servers, supervisor.Options{
@@ -190,7 +195,7 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *bu
 		Budget:         mem,
 		Telemetry:      aggregator.Telemetry{Metrics: tel.metrics, Tracer: tel.tracing.Tracer(), CallLog: d.settings.CallLog},
 	})
-	return sup, gw, nil
+	return sup, gw, tel, nil
 }
 
 // taken is what serve has taken before the start, for startAndRun.
