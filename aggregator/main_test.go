@@ -69,6 +69,9 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		defer logMu.Unlock()
 		return logBuf.Write(p)
 	}))
+	if o.Telemetry.CallLog == testCallLog {
+		o.Telemetry.CallLog = log // the call lines go to this gateway's log
+	}
 	var gw *Gateway
 	sup := supervisor.New(list, supervisor.Options{Log: log, OnToolsChanged: func(string) {
 		if gw != nil {
@@ -104,6 +107,10 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		return logBuf.String()
 	}
 }
+
+// testCallLog, as HTTPOptions.Telemetry.CallLog, sends the call lines to
+// the gateway's own log (startGatewayLog).
+var testCallLog = logfile.New(io.Discard)
 
 type writerFunc func([]byte) (int, error)
 

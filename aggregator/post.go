@@ -63,7 +63,9 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			wire.WriteError(w, e)
 			return
 		}
+		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (record.go)
 		h.initialize(w, msgs[0], sseOK && !jsonOK)
+		rec.end()
 		return
 	}
 	s := h.sessions.get(sid)

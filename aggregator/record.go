@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -35,8 +35,9 @@ type Telemetry struct {
 	// Tracer makes the requests' server spans; nil: tracing is off, no
 	// span is made and _meta passes byte for byte.
 	Tracer trace.Tracer
-	// CallLog writes one log line per call (SPEC §11.1).
-	CallLog bool
+	// CallLog gets one line per call (SPEC §11.1), from the gateway
+	// ("[gateway]", never dropped); nil: none.
+	CallLog *logfile.Log
 }
 
 // Eras, as a record names its client's.
@@ -82,18 +83,22 @@ type record struct {
 func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record {
 	t := &h.g.tel
 	call := isCall(m.Method)
-	if t.Tracer == nil && (!call || (!t.CallLog && t.Metrics == nil)) {
+	if t.Tracer == nil && (!call || (t.CallLog == nil && t.Metrics == nil)) {
 		return nil
 	}
 	r := &record{h: h, start: time.Now(), method: m.Method, id: m.ID, era: eraModern, call: call, params: m.Params, reqBytes: len(m.Params)}
-	if s != nil {
-		r.era, r.session, r.client = eraLegacy, s.id, sessionClient(s)
-	} else if t.CallLog && call {
-		r.client = tokenClient(hr)
+	logged := t.CallLog != nil && call
+	switch {
+	case s != nil:
+		r.era, r.session = eraLegacy, s.id
+		if logged {
+			r.client = sessionClient(s)
+		}
+	case logged:
+		r.client = h.tokenClient(hr)
 	}
-	header := hr.Header
 	if t.Tracer != nil {
-		r.trace.remote, r.trace.link = telemetry.Remote(context.Background(), m.Params, header)
+		r.trace.remote, r.trace.link = telemetry.Remote(context.Background(), m.Params, hr.Header)
 	}
 	return r
 }
@@ -101,10 +106,17 @@ func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record {
 // sessionClient is a legacy session's client, as a call line names it.
 func sessionClient(s *session) string { return "s:" + s.id[:min(8, len(s.id))] }
 
-// tokenClient is a modern caller's client: its token's digest.
-func tokenClient(r *http.Request) string {
+// tokenClient is a modern caller's client: its token's digest. Callers
+// share the one token, so the last digest is kept (a SHA-256 per call
+// saved).
+func (h *handler) tokenClient(r *http.Request) string {
 	tok, _ := bearer(r.Header.Get("Authorization"))
-	return "t:" + tokenDigest(tok)[:8]
+	if last := h.lastClient.Load(); last != nil && last[0] == tok {
+		return last[1]
+	}
+	c := "t:" + tokenDigest(tok)[:8]
+	h.lastClient.Store(&[2]string{tok, c})
+	return c
 }
 
 // routed records the call's route.
@@ -124,14 +136,25 @@ func (r *record) result(res json.RawMessage) {
 	if len(res) > maxResultLook {
 		return
 	}
-	kind, _ := resultType(res)
+	var kind, isError, taskID []byte // one scan of the result's members
+	_ = jsonrpc.Members(res, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+			kind = v
+		case "isError":
+			isError = v
+		case "taskId":
+			taskID = v
+		}
+		return true
+	})
 	switch {
-	case kind == "input_required":
+	case string(kind) == `"input_required"`:
 		r.outcome = telemetry.OutcomeInputRequired
-	case kind == "task":
+	case string(kind) == `"task"`:
 		r.outcome = telemetry.OutcomeTask
-		r.taskID, _ = jsonrpc.Text(mustMember(res, "taskId"))
-	case isErrorResult(res):
+		r.taskID, _ = jsonrpc.Text(taskID)
+	case string(isError) == "true":
 		r.errType = telemetry.ErrorToolError
 	}
 }
@@ -241,8 +264,8 @@ func (r *record) end() {
 	}
 	r.h.g.tel.Metrics.Call(telemetry.Call{Server: r.server, Method: r.method, Tool: r.toolLabel(), Outcome: r.outcome,
 		ErrorType: r.errType, Duration: d, RequestBytes: r.reqBytes, ResultBytes: r.resBytes})
-	if r.h.g.tel.CallLog {
-		r.logLine(d)
+	if l := r.h.g.tel.CallLog; l != nil {
+		l.LineLater("gateway", string(r.logLine(d))) // written off the call's goroutine, in batches
 	}
 }
 
@@ -255,30 +278,58 @@ func (r *record) toolLabel() string {
 	return r.name
 }
 
-// logLine writes the call line (SPEC §11.1): never arguments, results or
-// error messages, which may echo arguments.
-func (r *record) logLine(d time.Duration) {
-	attrs := make([]slog.Attr, 0, 14)
-	attrs = append(attrs, slog.String("method", r.method), slog.String("server", r.server), slog.String("name", r.nameForLog()))
+// logLine renders the call line (SPEC §11.1) as the gateway's slog lines
+// read ("level=INFO msg=call key=value …", a value quoted when it must
+// be), without slog's cost on the call's goroutine. Never arguments,
+// results or error messages, which may echo arguments.
+func (r *record) logLine(d time.Duration) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, "level=INFO msg=call"...)
+	b = kv(b, "method", r.method)
+	b = kv(b, "server", r.server)
+	b = kv(b, "name", r.nameForLog())
 	if r.tool != "" && r.tool != r.name {
-		attrs = append(attrs, slog.String("tool", r.tool))
+		b = kv(b, "tool", r.tool)
 	}
-	attrs = append(attrs, slog.String("era", r.era), slog.String("client", r.client),
-		slog.String("duration", strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64)+"ms"),
-		slog.Int("request_bytes", r.reqBytes), slog.Int("result_bytes", r.resBytes), slog.String("outcome", r.outcome))
+	b = kv(b, "era", r.era)
+	b = kv(b, "client", r.client)
+	b = append(b, " duration="...)
+	b = strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 3, 64)
+	b = append(b, "ms request_bytes="...)
+	b = strconv.AppendInt(b, int64(r.reqBytes), 10)
+	b = append(b, " result_bytes="...)
+	b = strconv.AppendInt(b, int64(r.resBytes), 10)
+	b = kv(b, "outcome", r.outcome)
 	if r.outcome == telemetry.OutcomeError {
-		attrs = append(attrs, slog.Int64("code", r.code))
+		b = append(b, " code="...)
+		b = strconv.AppendInt(b, r.code, 10)
 	}
 	if r.errType == telemetry.ErrorToolError {
-		attrs = append(attrs, slog.String("error_type", r.errType))
+		b = kv(b, "error_type", r.errType)
 	}
 	if r.taskID != "" {
-		attrs = append(attrs, slog.String("task", r.taskID))
+		b = kv(b, "task", r.taskID)
 	}
 	if id := r.traceID(); id != "" {
-		attrs = append(attrs, slog.String("trace_id", id))
+		b = kv(b, "trace_id", id)
 	}
-	r.h.g.log.LogAttrs(context.Background(), slog.LevelInfo, "call", attrs...)
+	return b
+}
+
+// kv appends " key=value", the value quoted as slog's text handler
+// would: when empty, or holding a space, '=', '"' or anything but
+// printable ASCII.
+func kv(b []byte, key, value string) []byte {
+	b = append(append(append(b, ' '), key...), '=')
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c <= ' ' || c == '=' || c == '"' || c >= 0x7f {
+			return strconv.AppendQuote(b, value)
+		}
+	}
+	if value == "" {
+		return append(b, `""`...)
+	}
+	return append(b, value...)
 }
 
 // nameForLog is the name the client asked for, read from the params

@@ -2,6 +2,8 @@ package aggregator
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // Tests of what an operator sees of calls (SPEC §11.1, §11.2): a known mix
@@ -27,7 +30,7 @@ func TestCallLogAndMetricsOfEachOutcome(t *testing.T) {
 		`{"name":"raw","inputSchema":{"type":"object"}},{"name":"sleep","inputSchema":{"type":"object"}},{"name":"elicit","inputSchema":{"type":"object"}}]`
 	srv, _, logText := startGatewayLog(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": tools,
 		"MCP_FAKE_RESULT": `{"content":[{"type":"text","text":"no"}],"isError":true}`}},
-		HTTPOptions{MaxSessions: 3, Telemetry: Telemetry{Metrics: telemetry.NewMetrics(), CallLog: true}})
+		HTTPOptions{MaxSessions: 3, Telemetry: Telemetry{Metrics: telemetry.NewMetrics(), CallLog: testCallLog}})
 	c := newClient(t, srv)
 	secretArgs := `{"text":"` + callSecret + `","password":"` + callSecret + `"}`
 	result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":`+secretArgs+`}}`))
@@ -56,13 +59,21 @@ func TestCallLogAndMetricsOfEachOutcome(t *testing.T) {
 	if len(lines) != len(want) {
 		t.Fatalf("%d call lines, want %d:\n%s", len(lines), len(want), strings.Join(lines, "\n"))
 	}
-	for i, w := range want {
-		if !regexp.MustCompile(w).MatchString(lines[i]) {
-			t.Errorf("call line %d:\n%s\nwant it to match\n%s", i, lines[i], w)
+	// One line each; a line may be written as its answer has gone, so
+	// that two calls' lines can come in either order.
+	for _, w := range want {
+		n := 0
+		for _, l := range lines {
+			if regexp.MustCompile(w).MatchString(l) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d call lines match %s, want 1:\n%s", n, w, strings.Join(lines, "\n"))
 		}
 	}
-	if !strings.Contains(lines[5], "task="+taskIDOf(t, task)) {
-		t.Errorf("the task line %s does not name the task of %s", lines[5], task)
+	if !strings.Contains(strings.Join(lines, "\n"), "outcome=task task="+taskIDOf(t, task)) {
+		t.Errorf("no task line names the task of %s:\n%s", task, strings.Join(lines, "\n"))
 	}
 	if strings.Contains(logText(), callSecret) {
 		t.Errorf("an argument's value reached the log:\n%s", logText())
@@ -217,4 +228,28 @@ func histogramCount(f *dto.MetricFamily, want map[string]string) uint64 {
 		n += m.GetHistogram().GetSampleCount()
 	}
 	return n
+}
+
+// How an error becomes an outcome: the client's cancellation or its
+// session's end is cancelled, a deadline is timeout, anything else an
+// error with its JSON-RPC code (the gateway's -32603 for one that has
+// none).
+func TestRecordOutcomeOfErrors(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		outcome string
+		code    int64
+	}{
+		{errClientCancelled, telemetry.OutcomeCancelled, 0},
+		{fmt.Errorf("wait: %w", context.Canceled), telemetry.OutcomeCancelled, 0},
+		{fmt.Errorf("wait: %w", context.DeadlineExceeded), telemetry.OutcomeTimeout, 0},
+		{&jsonrpc.Error{Code: -32042, Message: "no"}, telemetry.OutcomeError, -32042},
+		{errors.New("something else"), telemetry.OutcomeError, jsonrpc.CodeInternalError},
+	} {
+		r := &record{}
+		r.failed(c.err)
+		if r.outcome != c.outcome || r.code != c.code {
+			t.Errorf("%v: outcome %s code %d, want %s %d", c.err, r.outcome, r.code, c.outcome, c.code)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -55,6 +56,9 @@ type handler struct {
 	bridges bridges    // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
 	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
+	// lastClient is the last modern caller's token and its call-line
+	// client (record.go).
+	lastClient atomic.Pointer[[2]string]
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context

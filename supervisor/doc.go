@@ -34,6 +34,13 @@
 //     retries itself (mrtr.go, SPEC §4.6). A caller may stop waiting for a
 //     call that goes on (a Detacher peer; detach.go): the wait then passes
 //     to a goroutine of the caller's, through DetachedCall.Wait.
+//   - Telemetry (SPEC §11, telemetry.go): each request's duration goes to
+//     Options.Metrics; a request of a traced call (its ctx carries the
+//     call's span, Options.Tracer) gets a client span, whose W3C context
+//     replaces traceparent in the params._meta the server receives (and
+//     sets tracestate and baggage), above the transport, so stdio and
+//     HTTP servers of both eras get it alike. Without tracing, params are
+//     not touched.
 //   - A catalog change is applied by a Reloader: each server is resolved
 //     again and restarted gracefully if its launch spec changed (§6.3,
 //     reloader.go, reload.go).

@@ -165,6 +165,10 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *bu
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	var callLog *logfile.Log
+	if d.settings.CallLog {
+		callLog = log
+	}
 	var gw *aggregator.Gateway
 	sup := supervisor.New(servers, supervisor.Options{
 		Shim:         shim,
@@ -193,7 +197,7 @@ func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *bu
 		MaxSessions:    d.settings.MaxSessions,
 		BodyTimeout:    d.settings.BodyTimeout,
 		Budget:         mem,
-		Telemetry:      aggregator.Telemetry{Metrics: tel.metrics, Tracer: tel.tracing.Tracer(), CallLog: d.settings.CallLog},
+		Telemetry:      aggregator.Telemetry{Metrics: tel.metrics, Tracer: tel.tracing.Tracer(), CallLog: callLog},
 	})
 	return sup, gw, tel, nil
 }

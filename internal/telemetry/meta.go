@@ -97,9 +97,10 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 
 // InjectMeta returns params with ctx's span context as _meta's
 // traceparent (replacing the caller's), with tracestate and baggage set
-// from it, or removed when it has none, every other byte of params kept
-// (members in their order, values raw; _meta re-encoded compact). Params
-// that are absent become an object. A ctx without a valid span context:
+// from it, or removed when it has none; every other byte of params is
+// kept, _meta's other members too (jsonrpc.Replace: one scan, no
+// decoding). Absent params, or an absent or null _meta, become an object.
+// A ctx without a valid span context, or a _meta that is not an object:
 // params as they are.
 func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
@@ -107,38 +108,44 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	}
 	var c metaCarrier
 	propagator.Inject(ctx, &c)
-	var fields []jsonrpc.Field
-	if len(params) > 0 && string(params) != "null" {
-		var err error
-		if fields, err = jsonrpc.Fields(params); err != nil {
-			return nil, fmt.Errorf("inject trace context: %w", err)
-		}
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
 	}
-	var meta []jsonrpc.Field
-	if raw, ok := jsonrpc.Get(fields, "_meta"); ok && string(raw) != "null" {
-		var err error
-		if meta, err = jsonrpc.Fields(raw); err != nil {
-			return nil, fmt.Errorf("inject trace context: %w", err)
-		}
+	meta, ok := jsonrpc.Member(params, "_meta")
+	switch {
+	case !ok || string(meta) == "null":
+		meta = json.RawMessage("{}")
+	case len(meta) == 0 || meta[0] != '{':
+		return params, nil
 	}
+	var err error
 	for _, key := range c.Keys() {
 		if v := c.Get(key); v != "" {
-			meta = jsonrpc.Set(meta, key, jsonrpc.Quote(v))
-		} else {
-			meta = without(meta, key)
+			meta, err = jsonrpc.Replace(meta, key, jsonrpc.Quote(v))
+		} else if _, had := jsonrpc.Member(meta, key); had {
+			meta, err = without(meta, key)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("inject trace context: %w", err)
 		}
 	}
-	return jsonrpc.Encode(jsonrpc.Set(fields, "_meta", jsonrpc.Encode(meta))), nil
+	return jsonrpc.Replace(params, "_meta", meta)
 }
 
-func without(fields []jsonrpc.Field, key string) []jsonrpc.Field {
+// without returns obj without its member key (re-encoded compact: the
+// rare case of a caller's tracestate or baggage the span has not).
+func without(obj json.RawMessage, key string) (json.RawMessage, error) {
+	fields, err := jsonrpc.Fields(obj)
+	if err != nil {
+		return nil, err
+	}
 	out := fields[:0]
 	for _, f := range fields {
 		if f.Key != key {
 			out = append(out, f)
 		}
 	}
-	return out
+	return jsonrpc.Encode(out), nil
 }
 
 // Traceparent renders a span context as a W3C traceparent ("" when it is

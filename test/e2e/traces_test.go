@@ -58,6 +58,10 @@ func TestTracesCrossTheGateway(t *testing.T) {
 			if want := "00-" + trace + "-" + hex.EncodeToString(client.SpanId) + "-01"; gotTP != want || gotState != state || gotBag != bag {
 				t.Errorf("the server received _meta %s; want traceparent %s (the client span's), tracestate %q, baggage %q", metas[0], want, state, bag)
 			}
+			if log, _ := os.ReadFile(filepath.Join(g.dir, "gateway.log")); !strings.Contains(string(log), "name=test_simple_text era="+era.mode) ||
+				!strings.Contains(string(log), "trace_id="+trace) {
+				t.Errorf("no call line with trace_id=%s in the log:\n%s", trace, log)
+			}
 		})
 	}
 
