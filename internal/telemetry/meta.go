@@ -53,7 +53,10 @@ func (c *metaCarrier) Set(key, value string) {
 	}
 }
 
-func (c *metaCarrier) Keys() []string { return []string{keyTraceparent, keyTracestate, keyBaggage} }
+// metaKeys are the carrier's keys, in the order they are written.
+var metaKeys = []string{keyTraceparent, keyTracestate, keyBaggage}
+
+func (c *metaCarrier) Keys() []string { return metaKeys }
 
 // readMeta reads the three keys of params._meta (absent or not strings:
 // "").
@@ -107,7 +110,10 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 		return params, nil
 	}
 	var c metaCarrier
-	propagator.Inject(ctx, &c)
+	propagation.TraceContext{}.Inject(ctx, &c)
+	if b := baggage.FromContext(ctx); b.Len() > 0 {
+		c.baggage = b.String()
+	}
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
@@ -119,7 +125,7 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 		return params, nil
 	}
 	var err error
-	for _, key := range c.Keys() {
+	for _, key := range metaKeys {
 		if v := c.Get(key); v != "" {
 			meta, err = jsonrpc.Replace(meta, key, jsonrpc.Quote(v))
 		} else if _, had := jsonrpc.Member(meta, key); had {

@@ -67,6 +67,15 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	// Without a member to remove, not a byte moves but the three values.
+	spaced := `{ "name": "x", "_meta": { "traceparent": "00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01", "n": 1e400 } }`
+	wantSpaced := `{ "name": "x", "_meta": { "traceparent": "00-01020300000000000000000000000000-0405060000000000-01", "n": 1e400 } }`
+	if got, _ := InjectMeta(ctx, []byte(spaced)); string(got) != wantSpaced {
+		t.Errorf("got %s, want %s", got, wantSpaced)
+	}
+	if got, _ := InjectMeta(ctx, []byte(`{"_meta":"odd"}`)); string(got) != `{"_meta":"odd"}` {
+		t.Errorf("a _meta that is not an object changed: %s", got)
+	}
 	if got, _ := InjectMeta(ctx, nil); string(got) != `{"_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01"}}` {
 		t.Errorf("absent params became %s", got)
 	}
