@@ -30,7 +30,7 @@ test: build npm
 # Each fuzz target for a bounded time.
 FUZZTIME ?= 30s
 fuzz:
-	@for pkg in ./adapters/ ./catalog/ ./aggregator/ ./aggregator/wire/ ./jsonrpc/; do \
+	@for pkg in ./adapters/ ./catalog/ ./aggregator/ ./aggregator/wire/ ./jsonrpc/ ./supervisor/; do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done; done
 

@@ -27,6 +27,11 @@ type Entry struct {
 	RunCmd     *string           // "runCmd"
 	InstallCmd *string           // "installCmd"
 	Envs       map[string]string // "envs": names match [A-Za-z_][A-Za-z0-9_]*
+	// URL is "url", an HTTP server's MCP endpoint (SPEC §5.6), as written.
+	URL *string
+	// Headers is "headers": header names (tokens) to values without CR,
+	// LF or other control characters; checked, not canonicalised.
+	Headers map[string]string
 	// Props holds every other field, raw, by name.
 	Props map[string]json.RawMessage
 }
@@ -35,13 +40,24 @@ type Entry struct {
 // for Prepare, which adapters that need work before the first start (a clone,
 // an install) provide.
 type LaunchSpec struct {
-	Kind string   // the adapter's Kind
-	Argv []string // program and arguments; Argv[0] is looked up in PATH
+	Kind string // the adapter's Kind
+	// Argv is the program and its arguments; Argv[0] is looked up in PATH.
+	// For an HTTP server it is the command that serves URL (runCmd), or
+	// empty when something else serves it.
+	Argv []string
+	// URL is an HTTP server's MCP endpoint (SPEC §5.6, §7.9): http or
+	// https. Empty for a server that speaks stdio.
+	URL string
+	// Headers are sent on every request to URL. Their values are secrets,
+	// like envs: they are in Secrets too.
+	Headers map[string]string
 	// Env is added to the daemon's sanitised environment (SPEC §7.1).
 	Env map[string]string
 	// Dir is the working directory; empty means the daemon's.
 	Dir string
-	// Secrets are values masked in the log (SPEC §7.5): the envs values.
+	// Secrets are values masked in the log (SPEC §7.5): the envs values,
+	// and an HTTP server's header values and the password and query
+	// values of its URL.
 	Secrets []string
 	// Prepare, if set, runs once before the first start in a daemon's life
 	// (clone, install). out receives its output line by line for the log.
@@ -49,11 +65,15 @@ type LaunchSpec struct {
 	Prepare func(ctx context.Context, env []string, out io.Writer) error `json:"-"`
 	// Install is what `mcp-gateway pull` runs for this entry, each step an argv.
 	Install [][]string
+	// Pulled names what pull installed that Argv runs, "<package>@<version>"
+	// (SPEC §2.8); "" if the spec runs nothing pull installed.
+	Pulled string
 }
 
-// Equal reports whether two specs launch the same process. Prepare is
-// compared by presence only.
+// Equal reports whether two specs launch the same process and reach the
+// same endpoint. Prepare is compared by presence only.
 func (s LaunchSpec) Equal(o LaunchSpec) bool {
 	return s.Kind == o.Kind && s.Dir == o.Dir && (s.Prepare == nil) == (o.Prepare == nil) &&
-		slices.Equal(s.Argv, o.Argv) && maps.Equal(s.Env, o.Env)
+		slices.Equal(s.Argv, o.Argv) && maps.Equal(s.Env, o.Env) &&
+		s.URL == o.URL && maps.Equal(s.Headers, o.Headers)
 }

@@ -9,20 +9,28 @@ import (
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
 )
 
 // Builtin returns the built-in adapters in precedence order: github keys,
-// then catalog names, then local commands.
-func Builtin(cat *catalog.Catalog, github GitHubOptions) []Adapter {
+// then HTTP servers (any other key with url), then catalog names, then
+// local commands.
+func Builtin(cat *catalog.Catalog, github Options) []Adapter {
 	return []Adapter{
 		&githubAdapter{opts: github},
-		&catalogAdapter{cat: cat},
+		&httpAdapter{},
+		&catalogAdapter{cat: cat, store: pulled.Store{Dir: github.ServersDir}},
 		&commandAdapter{},
 	}
 }
 
-// catalogAdapter resolves a catalog name (SPEC §5.2).
-type catalogAdapter struct{ cat *catalog.Catalog }
+// catalogAdapter resolves a catalog name (SPEC §5.2). A command that
+// runs a package that pull installed in store runs that install instead
+// (SPEC §2.8, fromdisk.go).
+type catalogAdapter struct {
+	cat   *catalog.Catalog
+	store pulled.Store
+}
 
 var _ Adapter = (*catalogAdapter)(nil)
 
@@ -57,7 +65,9 @@ func (a *catalogAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, err
 			env[k] = v
 		}
 	}
-	return LaunchSpec{Argv: r.Argv, Env: env, Install: entry.Install, Secrets: r.Secrets}, warns, nil
+	spec := LaunchSpec{Argv: r.Argv, Env: env, Install: entry.Install, Secrets: r.Secrets}
+	a.fromDisk(key, &spec)
+	return spec, warns, nil
 }
 
 // commandAdapter runs a local runCmd with /bin/sh -c (SPEC §5.4).
@@ -103,16 +113,18 @@ func checkCommand(field string, cmd *string, required bool) error {
 	return nil
 }
 
-// GitHubOptions configures the github adapter (SPEC §5.3, §10).
-type GitHubOptions struct {
-	BaseURL    string // e.g. https://github.com
-	ServersDir string // clones go to ServersDir/github/<owner>/<repo>
+// Options configures the built-in adapters (SPEC §10).
+type Options struct {
+	BaseURL string // GitHub's, e.g. https://github.com (SPEC §5.3)
+	// ServersDir holds the GitHub clones, in github/<owner>/<repo>, and
+	// the packages pull installed for catalog servers (package pulled).
+	ServersDir string
 }
 
 var githubPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // githubAdapter handles "github/<owner>/<repo>" keys (SPEC §5.3).
-type githubAdapter struct{ opts GitHubOptions }
+type githubAdapter struct{ opts Options }
 
 var _ Adapter = (*githubAdapter)(nil)
 
@@ -128,6 +140,9 @@ func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, erro
 	owner, repo, err := splitGitHubKey(key)
 	if err != nil {
 		return LaunchSpec{}, nil, err
+	}
+	if e.URL != nil {
+		return LaunchSpec{}, nil, errors.New(`url cannot be used on a github/<owner>/<repo> key, whose repository is cloned and run over stdio: give an HTTP server a key of its own`)
 	}
 	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
 		return LaunchSpec{}, nil, err

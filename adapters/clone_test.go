@@ -96,7 +96,7 @@ func runGit(t *testing.T, dir string, args ...string) {
 // githubSpec resolves one github/<owner>/<repo> entry the way the daemon does.
 func githubSpec(t *testing.T, baseURL, serversDir, key, entry string) adapters.LaunchSpec {
 	t.Helper()
-	list := adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{BaseURL: baseURL, ServersDir: serversDir})
+	list := adapters.Builtin(catalog.Builtin(), adapters.Options{BaseURL: baseURL, ServersDir: serversDir})
 	servers, _, err := adapters.Parse([]byte(`{"`+key+`": `+entry+`}`), list)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)

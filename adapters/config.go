@@ -107,6 +107,9 @@ func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, 
 	if err != nil {
 		return LaunchSpec{}, nil, err
 	}
+	if e.Headers != nil && e.URL == nil {
+		return LaunchSpec{}, nil, errors.New(`headers are sent to an HTTP server: add "url", or remove "headers"`)
+	}
 	for _, a := range list {
 		if a.Claims(key, e) {
 			spec, warns, err := a.Resolve(key, e)
@@ -209,37 +212,48 @@ func decodeEntry(raw json.RawMessage) (Entry, error) {
 	e := Entry{Props: map[string]json.RawMessage{}}
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		v := fields[k]
-		switch k {
-		case "runCmd", "installCmd":
-			if isNull(v) {
-				continue // null means not given, as for a null entry
-			}
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				errs = append(errs, fmt.Errorf("%s: want a string, got %s", k, jsonobj.Kind(v)))
-				continue
-			}
-			if k == "runCmd" {
-				e.RunCmd = &s
-			} else {
-				e.InstallCmd = &s
-			}
-		case "envs":
-			envs, err := decodeEnvs(v)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			e.Envs = envs
-		default:
-			e.Props[k] = v
+		if err := e.decodeField(k, fields[k]); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
+}
+
+// decodeField sets the shared field k of e from v, or keeps v among the
+// kind's own properties.
+func (e *Entry) decodeField(k string, v json.RawMessage) error {
+	var err error
+	switch k {
+	case "runCmd":
+		e.RunCmd, err = decodeString(k, v)
+	case "installCmd":
+		e.InstallCmd, err = decodeString(k, v)
+	case "url":
+		e.URL, err = decodeString(k, v)
+	case "envs":
+		e.Envs, err = decodeEnvs(v)
+	case "headers":
+		e.Headers, err = decodeHeaders(v)
+	default:
+		e.Props[k] = v
+	}
+	return err
+}
+
+// decodeString decodes a string field; null means not given (nil), as
+// for a null entry.
+func decodeString(k string, v json.RawMessage) (*string, error) {
+	if isNull(v) {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, fmt.Errorf("%s: want a string, got %s", k, jsonobj.Kind(v))
+	}
+	return &s, nil
 }
 
 // decodeEnvs checks envs (SPEC §5.5). Messages name the variable, never its value.

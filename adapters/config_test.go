@@ -15,7 +15,7 @@ import (
 // builtinList is the adapter list the daemon uses, with a fixed servers
 // directory so GitHub specs are predictable.
 func builtinList() []adapters.Adapter {
-	return adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{BaseURL: "https://github.com", ServersDir: "/tmp/x"})
+	return adapters.Builtin(catalog.Builtin(), adapters.Options{BaseURL: "https://github.com", ServersDir: "/tmp/x"})
 }
 
 // manyServers returns a config naming n local servers s00, s01, ….
@@ -443,13 +443,16 @@ var specOpts = cmp.Options{
 	cmpopts.EquateEmpty(),
 }
 
-func TestParseGitHubHasPrepare(t *testing.T) {
+// A GitHub server prepares its clone; a catalog server whose package
+// was not pulled checks that its registry can be reached (fromdisk.go);
+// a local command prepares nothing.
+func TestParseWhatHasPrepare(t *testing.T) {
 	got, _, err := adapters.Parse([]byte(`{"github/a/b": {"runCmd": "x"}, "mine": {"runCmd": "y"}, "time": {}}`), builtinList())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range got {
-		if has, want := s.Spec.Prepare != nil, s.Spec.Kind == "github"; has != want {
+		if has, want := s.Spec.Prepare != nil, s.Spec.Kind != "command"; has != want {
 			t.Errorf("server %q (%s): Prepare set = %v, want %v", s.Name, s.Spec.Kind, has, want)
 		}
 	}
@@ -569,7 +572,7 @@ func TestParseCatalogOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := adapters.Builtin(catalog.Builtin().Merge(cat), adapters.GitHubOptions{BaseURL: "https://github.com", ServersDir: "/tmp/x"})
+	list := adapters.Builtin(catalog.Builtin().Merge(cat), adapters.Options{BaseURL: "https://github.com", ServersDir: "/tmp/x"})
 	got, warns, err := adapters.Parse([]byte(`{"weather": {"mode": "fast", "envs": {"API_KEY": "k"}}, "time": {}}`), list)
 	if err != nil {
 		t.Fatal(err)

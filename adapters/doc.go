@@ -4,6 +4,9 @@
 //
 //   - catalog: a name from the catalog ("time": {}), SPEC §5.2;
 //   - github: "github/<owner>/<repo>" with runCmd, cloned with go-git, SPEC §5.3;
+//   - http: any key but a github/ one with url, an MCP server reached over
+//     HTTP, with headers (secrets, like envs) and optionally the runCmd
+//     that serves it, SPEC §5.6 (http.go);
 //   - command: any other key with runCmd, run as /bin/sh -c runCmd, SPEC §5.4.
 //
 // A new kind of entry is one new Adapter.

@@ -74,7 +74,10 @@ const (
 type bridgeCall struct {
 	h      *handler
 	seq    uint64 // bridgeSeq; parked calls are found by its key()
-	tool   string // exported name
+	method string // tools/call, prompts/get, resources/read, completion/complete
+	// target names the call in its requestStates (upstreamCall.stateKey):
+	// the exported tool name, or the method and prompt name or URI.
+	target string
 	rt     route
 	bearer string // the caller's token; see token()
 	caps   json.RawMessage
@@ -150,7 +153,7 @@ var bridgeSeq atomic.Uint64
 // newBridge makes the bridgeCall of a modern client's call; its context
 // and channels come with its detach (detachNow).
 func (h *handler) newBridge(req *modernReq, c upstreamCall, token string) *bridgeCall {
-	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), tool: c.name, rt: c.route, bearer: token,
+	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), method: c.method, target: c.stateKey(), rt: c.route, bearer: token,
 		caps: req.caps, level: req.level, gone: h.baseCtx.Done()}
 }
 
@@ -244,8 +247,10 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
 	case err != nil:
 	case kind == "input_required":
 		res, err = bc.passInputRequired(o, req.rec)
-	case kind == "task" && wantsTasks(bc.caps):
+	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
 		res, err = bc.h.relayModernTask(req.rec.context(bc.h.baseCtx), "token:"+bc.token(), o, res, bc) // taskmodern.go
+	case bc.method == "resources/read" && (kind == "complete" || !typed):
+		res = withCacheHints(res, readCache) // modernsurface.go
 	}
 	if err != nil {
 		out.FinishStatus(modernErrorStatus(err), req.rec.errorParts(req.ID, err)...)
@@ -287,7 +292,7 @@ func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record) (json.RawMes
 	if !ok || !isText {
 		return o.res, nil
 	}
-	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.tool, Token: bc.token(),
+	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
 		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.origin())})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))

@@ -10,17 +10,22 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// This file is the spine of every tools/call through the gateway, in
-// either era, read in the order a call takes: route, check, call, result.
+// This file is the spine of every request the gateway relays to the
+// server that owns what it names, in either era, read in the order a call
+// takes: route, check, call, result. tools/call is the hot path;
+// prompts/get, resources/read and completion/complete take the same one
+// (route.go routes them).
 //
-// The contract (SPEC §4.3, §4.4): the exported name is routed to its
-// server and replaced by the tool's original name; every other byte of
-// params reaches the server as the client sent it (arguments, _meta,
+// The contract (SPEC §4.3, §4.4, §4.8): the exported name (a tool's, a
+// prompt's) is routed to its server and replaced by the original name
+// (completion: in params.ref); a URI is never rewritten; every other byte
+// of params reaches the server as the client sent it (arguments, _meta,
 // task, fields the gateway does not know). A progressToken must be a
 // string or a number (MCP, Progress); the supervisor swaps it for its own
 // and restores it on the way back. The result comes back as the server
-// sent it. Errors are *jsonrpc.Error: the server's own (code, message and
-// data unchanged), or the gateway's: -32602 for an unknown tool, bad
+// sent it; a URI it carries is remembered for the client (urimemory.go).
+// Errors are *jsonrpc.Error: the server's own (code, message and data
+// unchanged), or the gateway's: -32602 for an unknown name or URI, bad
 // params or a requestState whose server process has ended,
 // CodeServerUnavailable when the server could not serve, or the cause a
 // shutdown cancelled the call with.
@@ -28,14 +33,14 @@ import (
 // What differs between callers hangs off this spine, mostly as the Peer
 // the call carries (what the server sends during the call goes there):
 //
-//   - a legacy session's call (methods.go) carries a peer (peer.go): its
-//     progress, log messages and server-to-client requests travel on the
-//     call's own response;
-//   - a modern client's call (modern.go) carries a bridgeCall (bridge.go):
-//     a legacy server's request parks the call for the client's retry
-//     (park.go, MRTR, SPEC §4.6), which first detaches it from the HTTP
-//     request that started it (detach.go): call then returns an outcome
-//     that is detached, and awaitDetached has the rest;
+//   - a legacy session's call (methods.go, surface.go) carries a peer
+//     (peer.go): its progress, log messages and server-to-client requests
+//     travel on the call's own response;
+//   - a modern client's call (modern.go, modernsurface.go) carries a
+//     bridgeCall (bridge.go): a legacy server's request parks the call for
+//     the client's retry (park.go, MRTR, SPEC §4.6), which first detaches
+//     it from the HTTP request that started it (detach.go): call then
+//     returns an outcome that is detached, and awaitDetached has the rest;
 //   - a gateway-made task's call (tasks.go) carries a taskPeer and runs on
 //     a context of its own;
 //   - a server's task of the other era is followed to its end around call
@@ -45,15 +50,18 @@ import (
 // upstreamCall is one request on its way to the server that owns what it
 // names: route says which server, and its own name for it.
 type upstreamCall struct {
-	method string          // "tools/call"
-	name   string          // the exported name the client asked for
-	route  route           // its server, and the tool's original name
+	method string          // "tools/call", "prompts/get", "resources/read", "completion/complete"
+	name   string          // what the client named: an exported tool or prompt name, or a URI
+	route  route           // its server, and the original name
 	params json.RawMessage // as the client sent them
 	// run is the server process the call must reach (the one a modern
 	// server's requestState belongs to); 0: any, started if none runs
 	// (supervisor.Upstream.CallRun).
 	run  uint64
 	peer supervisor.Peer
+	// mem learns the URIs the result carries, for the calling client
+	// (urimemory.go); nil learns none.
+	mem *uriMemory
 }
 
 // callOutcome is how a call ended: the server's result, raw, and the
@@ -66,6 +74,9 @@ type callOutcome struct {
 	rt       route
 	err      error
 	detached *supervisor.DetachedCall
+
+	method string     // the call's, for the result's checks
+	mem    *uriMemory // the call's
 }
 
 // routeTool is step 1 for a tools/call's params: the route of
@@ -98,19 +109,35 @@ func (g *Gateway) routeName(name string, params json.RawMessage) (upstreamCall, 
 // skips this.
 func (c *upstreamCall) check() error { return checkProgressToken(c.params) }
 
-// call is step 3: the request goes to the server under the tool's
-// original name, on c.run, and its outcome comes back (step 4, resultOf),
-// or, if c.peer detached, a detached outcome.
+// call is step 3: the request goes to the server under the original
+// name, on c.run, and its outcome comes back (step 4, end), or, if c.peer
+// detached, a detached outcome.
 func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 	params := c.params
-	if c.route.tool != c.name {
-		params, _ = jsonrpc.Replace(params, "name", jsonrpc.Quote(c.route.tool))
+	if c.route.name != c.name {
+		params = c.renamed()
 	}
 	rep, err := c.route.upstream.CallRun(ctx, c.run, c.method, params, c.peer)
+	o := callOutcome{rt: c.route, method: c.method, mem: c.mem}
 	if rep.Detached != nil {
-		return callOutcome{served: rep.Run, rt: c.route, detached: rep.Detached}
+		o.served, o.detached = rep.Run, rep.Detached
+		return o
 	}
-	return resultOf(ctx, c.route, rep.Result, rep.Run, err)
+	return o.end(ctx, rep.Result, rep.Run, err)
+}
+
+// renamed is the params with the original name in place of the exported
+// one: params.name, or a completion's params.ref.name.
+func (c *upstreamCall) renamed() json.RawMessage {
+	name := jsonrpc.Quote(c.route.name)
+	if c.method == "completion/complete" {
+		ref, _ := jsonrpc.Member(c.params, "ref")
+		ref, _ = jsonrpc.Replace(ref, "name", name)
+		params, _ := jsonrpc.Replace(c.params, "ref", ref)
+		return params
+	}
+	params, _ := jsonrpc.Replace(c.params, "name", name)
+	return params
 }
 
 // awaitDetached waits, on ctx (the call's own, in place of its
@@ -118,15 +145,15 @@ func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 // returns what call would have.
 func awaitDetached(ctx context.Context, o callOutcome) callOutcome {
 	rep, err := o.detached.Wait(ctx)
-	return resultOf(ctx, o.rt, rep.Result, rep.Run, err)
+	o.detached, o.served = nil, 0
+	return o.end(ctx, rep.Result, rep.Run, err)
 }
 
-// resultOf is step 4, a call's outcome as the client gets it: an error as a
+// end is step 4, a call's outcome as the client gets it: an error as a
 // *jsonrpc.Error (the server's own, the gateway's reason for cancelling,
 // -32602 for a run that ended, else CodeServerUnavailable), and a result
-// that is a JSON object.
-func resultOf(ctx context.Context, rt route, res json.RawMessage, served uint64, err error) callOutcome {
-	o := callOutcome{rt: rt}
+// that is a JSON object, whose URIs the client's memory learns.
+func (o callOutcome) end(ctx context.Context, res json.RawMessage, served uint64, err error) callOutcome {
 	if err != nil {
 		var why *jsonrpc.Error
 		var rpcErr *jsonrpc.Error
@@ -144,8 +171,11 @@ func resultOf(ctx context.Context, rt route, res json.RawMessage, served uint64,
 	}
 	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
 		o.err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("server %q answered tools/call with a result that is not a JSON object", rt.upstream.Name())}
+			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.rt.upstream.Name(), o.method)}
 		return o
+	}
+	if o.mem != nil && o.rt.resources && mayHoldURI(res) {
+		o.mem.learn(res, o.method, o.rt.upstream.Name())
 	}
 	o.res, o.served = res, served
 	return o

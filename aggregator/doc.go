@@ -1,5 +1,6 @@
-// Package aggregator owns what clients see (SPEC §3, §4): the merged tool
-// registry, and the MCP Streamable HTTP endpoint on /mcp: the gateway's
+// Package aggregator owns what clients see (SPEC §3, §4): the registry of
+// the servers' merged tools, prompts, resources and resource templates,
+// and the MCP Streamable HTTP endpoint on /mcp: the gateway's
 // own relay, which reads only each message's envelope and passes every
 // other byte through as the client or server wrote it. Its leaves are
 // packages of their own: wire (framing: a body's messages, an answer as
@@ -16,11 +17,15 @@
 //	              under the memory budget (§3.9: 413, 503, 408)
 //	sessions.go   the legacy session table: cap, idle expiry, DELETE (§3.5)
 //	methods.go    a session's method table: initialize, ping, logging/setLevel,
-//	              tools/list, tools/call (§3.7, §3.8)
+//	              the lists, tools/call (§3.7, §3.8); surface.go the rest of
+//	              the surface: prompts/get, resources/read, completion/complete,
+//	              resources/subscribe and unsubscribe (§4.8)
 //	modern.go     MCP 2026-07-28 requests (§3.1, §3.10); headers.go checks
-//	              their headers against the body
-//	call.go       the spine of every tools/call: route, check, call, result
-//	              (§4.3, §4.4), and what hangs off it
+//	              their headers against the body; modernsurface.go the lists'
+//	              and reads' caching hints, a listen's resourceSubscriptions
+//	call.go       the spine of every relayed request: route, check, call,
+//	              result (§4.3, §4.4), and what hangs off it; route.go routes
+//	              prompts/get, resources/read and completion/complete (§4.8)
 //	peer.go       what a server sends during a session's call, to its client
 //	bridge.go     a modern client's call: attached, detached, parked, resumed
 //	              (§4.6); bridgepeer.go its Peer side; park.go the rounds and
@@ -28,8 +33,15 @@
 //	              server asks
 //	get.go        a session's GET stream and list_changed fan-out (§3.6, §4.5)
 //	listen.go     subscriptions/listen streams (§3.10, §4.5)
-//	gateway.go    the Gateway: the registry swap, shutdown (§4.5, §7.6)
-//	registry.go   the merged list (§4.1, §4.4)
+//	subscriptions.go  resource subscriptions: one upstream per URI, updates
+//	              to exactly its clients (§4.8)
+//	loglevel.go   per-session log levels, the servers' the most verbose (§4.8)
+//	gateway.go    the Gateway: the registry swap, list changes, shutdown (§4.5, §7.6)
+//	registry.go   the merged, named tools and prompts (§4.1, §4.2, §4.4);
+//	              lists.go their pages; resources.go resources, templates and
+//	              the rules that route a URI (§4.8); urimemory.go the URIs
+//	              results carried to each client
+//	capabilities.go  what the gateway advertises: what its servers offer (§3.8)
 //	health.go     the /health document (§3.3)
 //	record.go     what an operator sees of each request (§11): its record,
 //	              begun where it is routed and ended where its answer is

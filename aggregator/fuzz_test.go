@@ -32,7 +32,7 @@ func FuzzModernHeaders(f *testing.F) {
 	f.Add("2026-07-28", "tools/call", "echo", "=?base64?ZWNobw==?=", "us", `{"name":"echo","arguments":{"r":"us"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	f.Add("2026-07-28", "tools/list", "", "", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
 	f.Add("", "x", "=?base64?!!?=", "\x00", "42.0", `{"_meta":1}`)
-	specs := []paramHeader{{name: "R", path: []string{"r"}}, {name: "N", path: []string{"o", "n"}}}
+	specs := []paramHeader{{Name: "R", Path: []string{"r"}}, {Name: "N", Path: []string{"o", "n"}}}
 	f.Fuzz(func(t *testing.T, version, method, name, param, param2, params string) {
 		if !json.Valid([]byte(params)) || !strings.HasPrefix(strings.TrimSpace(params), "{") {
 			return
@@ -89,6 +89,37 @@ func FuzzHandler(f *testing.F) {
 		}
 		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && !json.Valid(rec.Body.Bytes()) {
 			t.Fatalf("%s %q: JSON answer %q is not JSON", method, body, rec.Body.Bytes())
+		}
+	})
+}
+
+// FuzzSurface: what servers send for the surface beyond tools never
+// panics the gateway: a resource template of any text and a URI to match
+// against it (RFC 6570, a library's parser and matcher), a result whose
+// URIs a client's memory learns, and an update's params, which are
+// retagged and stay JSON.
+func FuzzSurface(f *testing.F) {
+	f.Add("test://template/{id}/data", "test://template/123/data", `{"content":[{"type":"resource_link","uri":"test://x"}]}`, `{"uri":"test://x"}`)
+	f.Add("file:///{+path}{?q,r}", "file:///a/b?q=1", `{"messages":[{"content":{"type":"resource","resource":{"uri":"u"}}}]}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"u"}`)
+	f.Add("{", "", `{"contents":[{"uri":1},{"uri":"v"}]}`, `{"_meta":1}`)
+	f.Fuzz(func(t *testing.T, tmpl, uri, res, params string) {
+		if ut, err := parseTemplate(tmpl); err == nil {
+			_ = ut.matches(uri)
+		}
+		if json.Valid([]byte(res)) {
+			var m uriMemory
+			for _, method := range []string{"tools/call", "prompts/get", "resources/read"} {
+				m.learn(json.RawMessage(res), method, "s")
+			}
+			_ = m.lookup(uri)
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(params), &obj) == nil && obj != nil {
+			for _, id := range []json.RawMessage{nil, json.RawMessage(`"sub-1"`)} {
+				if out := taggedUpdate(json.RawMessage(params), id); !json.Valid(out) {
+					t.Fatalf("taggedUpdate(%s, %s) = %s, not JSON", params, id, out)
+				}
+			}
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 // the upstreams, and the /mcp handler that serves it (Handler).
 type Gateway struct {
 	ups     []*supervisor.Upstream
+	byName  map[string]*supervisor.Upstream
 	log     *slog.Logger
 	version string
 	reg     atomic.Pointer[registry]
@@ -32,8 +32,11 @@ type Gateway struct {
 // state are registered there (metrics.go); a registry that has them
 // already (from another Gateway) is logged and left as it is.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOptions) *Gateway {
-	g := &Gateway{ups: ups, log: log, version: version, states: reqstate.NewSealer(), tel: o.Telemetry}
-	g.reg.Store(&registry{routes: map[string]route{}})
+	g := &Gateway{ups: ups, byName: map[string]*supervisor.Upstream{}, log: log, version: version, states: reqstate.NewSealer(), tel: o.Telemetry}
+	for _, u := range ups {
+		g.byName[u.Name()] = u
+	}
+	g.reg.Store(emptyRegistry())
 	g.h = newHandler(g, o)
 	if m := o.Telemetry.Metrics; m != nil {
 		if err := m.Register(stateCollector{g}); err != nil {
@@ -43,34 +46,25 @@ func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOpt
 	return g
 }
 
-// listChanged is notifications/tools/list_changed.
-var listChanged = jsonrpc.Notification("notifications/tools/list_changed", nil)
-
-// Rebuild recomputes the merged tool list from the upstreams' current tools
-// and, if it changed, notifies every session on its GET stream (SPEC
-// §4.5).
+// Rebuild recomputes what the gateway serves from the upstreams' current
+// lists and notifies every client of each list that changed (SPEC §4.5):
+// legacy sessions on their GET stream, modern ones on their
+// subscriptions/listen streams that asked for it.
 func (g *Gateway) Rebuild() {
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
-	next := buildRegistry(g.ups, g.log)
-	prev := g.reg.Swap(next)
-	if sameList(prev.tools, next.tools) {
-		return
-	}
-	g.h.notifyAll(listChanged)
-	g.h.notifyListeners()
-}
-
-func sameList(a, b []json.RawMessage) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if string(a[i]) != string(b[i]) {
-			return false
+	prev := g.reg.Load()
+	next := buildRegistry(g.ups, g.log, prev)
+	g.reg.Store(next)
+	for _, c := range []struct {
+		same bool
+		kind listKind
+	}{{prev.tools.same(next.tools), listTools}, {prev.promptList.same(next.promptList), listPrompts}, {prev.uris.same(&next.uris), listResources}} {
+		if !c.same {
+			g.h.notifyAll(jsonrpc.Notification(c.kind.method(), nil))
+			g.h.notifyListeners(c.kind)
 		}
 	}
-	return true
 }
 
 // CancelCalls cancels every tools/call still running, for every session:
@@ -108,7 +102,7 @@ func (g *Gateway) EndStreams() {
 }
 
 // ToolCount returns the number of exported tools.
-func (g *Gateway) ToolCount() int { return len(g.reg.Load().tools) }
+func (g *Gateway) ToolCount() int { return len(g.reg.Load().tools.items) }
 
 // SessionCount returns the number of live legacy sessions.
 func (g *Gateway) SessionCount() int { return g.h.sessions.count() }

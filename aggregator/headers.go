@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -53,9 +53,15 @@ func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq
 	if e := checkHeader(r, "Mcp-Method", m.Method, false); e != nil {
 		return nil, e
 	}
-	if m.Method == "tools/call" {
+	switch m.Method { // Mcp-Name: params.name or params.uri
+	case "tools/call", "prompts/get":
 		req.name, req.hasName = jsonrpc.Text(top.name)
 		if e := checkHeader(r, "Mcp-Name", req.name, true); e != nil {
+			return nil, e
+		}
+	case "resources/read":
+		uri, _ := jsonrpc.Text(top.uri)
+		if e := checkHeader(r, "Mcp-Name", uri, true); e != nil {
 			return nil, e
 		}
 	}
@@ -75,12 +81,13 @@ type requestMeta struct {
 // are scanned once, however many of them it reads. metas counts the _meta
 // members (more than one is refused: checkProgressToken).
 type modernParams struct {
-	meta, name, state, task json.RawMessage
-	metas                   int
+	meta, name, uri, state, task json.RawMessage
+	metas                        int
 }
 
-// readParams reads params' _meta, name, requestState and task members; of a
-// member given twice, the last counts, as jsonrpc.Member reads it.
+// readParams reads params' _meta, name, uri, requestState and task
+// members; of a member given twice, the last counts, as jsonrpc.Member
+// reads it.
 func readParams(params []byte) modernParams {
 	var mp modernParams
 	_ = jsonrpc.Members(params, func(k, v []byte) bool {
@@ -89,6 +96,8 @@ func readParams(params []byte) modernParams {
 			mp.meta, mp.metas = v, mp.metas+1
 		case jsonrpc.KeyIs(k, "name"):
 			mp.name = v
+		case jsonrpc.KeyIs(k, "uri"):
+			mp.uri = v
 		case jsonrpc.KeyIs(k, "requestState"):
 			mp.state = v
 		case jsonrpc.KeyIs(k, "task"):
@@ -149,7 +158,7 @@ func matchHeader(r *http.Request, header string, sentinel bool, what func() stri
 	if len(values) == 0 {
 		return wire.BadRequest(codeHeaderMismatch, "Header mismatch: the "+header+" header is required: the request holds "+what())
 	}
-	got, err := headerValue(values[0], sentinel)
+	got, err := mcpheader.Decode(values[0], sentinel)
 	if err != nil {
 		return wire.BadRequest(codeHeaderMismatch, "Header mismatch: "+header+": "+err.Error())
 	}
@@ -159,61 +168,11 @@ func matchHeader(r *http.Request, header string, sentinel bool, what func() stri
 	return nil
 }
 
-// headerValue decodes a header value: a Base64 sentinel when allowed, and
-// otherwise visible ASCII, space and tab only (RFC 9110 field values).
-func headerValue(v string, sentinel bool) (string, error) {
-	if sentinel && strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
-		b, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
-		if err != nil {
-			return "", fmt.Errorf("invalid Base64 sentinel value: %w", err)
-		}
-		return string(b), nil
-	}
-	for _, c := range []byte(v) {
-		if (c < 0x20 && c != '\t') || c > 0x7e {
-			return "", fmt.Errorf("invalid character 0x%02x in the value", c)
-		}
-	}
-	return v, nil
-}
-
 // paramHeader is one tool parameter mirrored into an Mcp-Param-{name}
-// header (x-mcp-header in the tool's inputSchema): its name and the chain
-// of "properties" keys that leads to it.
-type paramHeader struct {
-	name string
-	path []string
-}
+// header; paramHeaders finds them in an inputSchema (package mcpheader).
+type paramHeader = mcpheader.Param
 
-// paramHeaders finds the x-mcp-header annotations of an inputSchema,
-// following only chains of "properties" keys (the only ones the spec
-// allows; annotations elsewhere are not the gateway's to enforce).
-func paramHeaders(schema json.RawMessage) []paramHeader {
-	if !strings.Contains(string(schema), `"x-mcp-header"`) {
-		return nil
-	}
-	var node struct {
-		Header     *string                    `json:"x-mcp-header"`
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	var out []paramHeader
-	var walk func(raw json.RawMessage, path []string)
-	walk = func(raw json.RawMessage, path []string) {
-		node.Header, node.Properties = nil, nil
-		if json.Unmarshal(raw, &node) != nil {
-			return
-		}
-		if node.Header != nil && len(path) > 0 {
-			out = append(out, paramHeader{name: *node.Header, path: path})
-		}
-		props := node.Properties
-		for k, v := range props {
-			walk(v, append(path[:len(path):len(path)], k))
-		}
-	}
-	walk(schema, nil)
-	return out
-}
+var paramHeaders = mcpheader.Params
 
 // checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call
 // against its arguments: a value present (and not null) needs its header,
@@ -224,31 +183,17 @@ func checkParamHeaders(r *http.Request, params json.RawMessage, specs []paramHea
 	}
 	args, _ := jsonrpc.Member(params, "arguments")
 	for _, p := range specs {
-		v, ok := argAt(args, p.path)
+		v, ok := mcpheader.ValueAt(args, p.Path)
 		if !ok || string(v) == "null" {
 			continue
 		}
-		e := matchHeader(r, "Mcp-Param-"+p.name, true, func() string { return "argument " + string(v) },
+		e := matchHeader(r, "Mcp-Param-"+p.Name, true, func() string { return "argument " + string(v) },
 			func(got string) bool { return sameValue(got, v) })
 		if e != nil {
 			return e
 		}
 	}
 	return nil
-}
-
-// argAt returns the raw value at a chain of object keys.
-func argAt(v json.RawMessage, path []string) (json.RawMessage, bool) {
-	for _, k := range path {
-		if len(v) == 0 || v[0] != '{' {
-			return nil, false
-		}
-		var ok bool
-		if v, ok = jsonrpc.Member(v, k); !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // maxNumberText is the longest number sameValue compares numerically.

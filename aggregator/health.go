@@ -5,8 +5,12 @@ import "github.com/mcp-gateway/mcp-gateway/supervisor"
 // Health is the /health document (SPEC §3.3):
 //
 //	{"status": "ok"|"degraded"|"starting", "serverCount": 3, "toolCount": 25,
-//	 "tools": 25, "servers": [{"name": …, "state": …, "restarts": 0, …}]}
+//	 "tools": 25, "promptCount": 4, "resourceCount": 7, "resourceTemplateCount": 2,
+//	 "servers": [{"name": …, "state": …, "restarts": 0, "tools": 11,
+//	              "prompts": 4, "resources": 7, "resourceTemplates": 2, …}]}
 //
+// The counts at the top are what the gateway serves (merged and named);
+// each server's are its own lists as it last sent them.
 // status is "ok" when every server is running or restartable (exited),
 // "starting" while any is starting, "degraded" when any failed to start.
 // It never holds the token, envs or argv.
@@ -15,12 +19,17 @@ type Health struct {
 	ServerCount int                 `json:"serverCount"`
 	ToolCount   int                 `json:"toolCount"`
 	Tools       int                 `json:"tools"`
+	Prompts     int                 `json:"promptCount"`
+	Resources   int                 `json:"resourceCount"`
+	Templates   int                 `json:"resourceTemplateCount"`
 	Servers     []supervisor.Status `json:"servers"`
 }
 
 // Health reports the gateway's state.
 func (g *Gateway) Health() Health {
-	h := Health{Status: "ok", ServerCount: len(g.ups), ToolCount: g.ToolCount(), Servers: []supervisor.Status{}}
+	reg := g.reg.Load()
+	h := Health{Status: "ok", ServerCount: len(g.ups), ToolCount: len(reg.tools.items), Servers: []supervisor.Status{},
+		Prompts: len(reg.promptList.items), Resources: len(reg.uris.resources.items), Templates: len(reg.uris.templateList.items)}
 	h.Tools = h.ToolCount
 	for _, u := range g.ups {
 		st := u.Status()

@@ -82,8 +82,9 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.Health = func() any { return g.Health() }
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), auth: newAuthLog(g.log)}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: newSubTable(), auth: newAuthLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
+	h.sessions.onEnd = h.sessionEnded
 	return h
 }
 

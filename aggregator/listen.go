@@ -3,6 +3,7 @@ package aggregator
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -11,14 +12,17 @@ import (
 )
 
 // listener is one subscriptions/listen stream (MCP 2026-07-28
-// basic/patterns/subscriptions, SPEC §3.10, §4.5): acknowledged at once,
-// then notifications/tools/list_changed, tagged with the subscription id
-// (the listen request's JSON-RPC id), whenever the merged list changes and
-// the client asked for toolsListChanged. It is written by its own handler
-// from a queue, like a GET stream.
+// basic/patterns/subscriptions, SPEC §3.10, §4.5, §4.8): acknowledged at
+// once, then, tagged with the subscription id (the listen request's
+// JSON-RPC id), notifications/{tools,prompts,resources}/list_changed
+// whenever that merged list changes and the client asked for it, and
+// notifications/resources/updated for the URIs of its
+// resourceSubscriptions (subscriptions.go). It is written by its own
+// handler from a queue, like a GET stream.
 type listener struct {
-	id    json.RawMessage
-	tools bool // the client asked for toolsListChanged
+	id json.RawMessage
+	// lists are the list changes the client asked for, by listKind.
+	lists [listKinds]bool
 	// taskIDs are the caller's tasks whose notifications/tasks it
 	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
 	taskIDs map[string]bool
@@ -82,16 +86,26 @@ func subscriptionMeta(id []byte, extra string) []byte {
 
 // listen serves subscriptions/listen until the client closes the stream
 // or the gateway ends it (CancelCalls, at shutdown), which it does
-// gracefully: with the listen request's response (Graceful Closure).
+// gracefully: with the listen request's response (Graceful Closure). The
+// upstream subscriptions of its resourceSubscriptions are made before the
+// acknowledgment, which names the URIs the gateway could subscribe to,
+// and they end with the stream.
 func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	filter, _ := jsonrpc.Member(req.Params, "notifications")
-	want, _ := jsonrpc.Member(filter, "toolsListChanged")
 	taskIDs, taskAck, err := h.listenTasks(r, req, filter)
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	l := &listener{id: req.ID, tools: string(want) == "true", taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
+	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
+	offered := h.g.capabilities()
+	var agreed []string
+	for k := range listKinds {
+		want, _ := jsonrpc.Member(filter, k.filter())
+		if l.lists[k] = string(want) == "true" && offered.lists(k); l.lists[k] {
+			agreed = append(agreed, `"`+k.filter()+`":true`)
+		}
+	}
 	out := wire.NewStream(w, true)
 	defer out.Done()
 	h.listenersMu.Lock()
@@ -101,15 +115,16 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		h.listenersMu.Lock()
 		delete(h.listeners, l)
 		h.listenersMu.Unlock()
+		h.subs.dropAll(l) // subscriptions.go
 	}()
-	w.Header().Set("X-Accel-Buffering", "no")
-	agreed := `,"notifications":{}`
-	if l.tools {
-		agreed = `,"notifications":{"toolsListChanged":true` + taskAck + `}`
-	} else if taskAck != "" {
-		agreed = `,"notifications":{` + taskAck[1:] + `}`
+	if uris := h.subscribeListed(r.Context(), l, filter); uris != "" {
+		agreed = append(agreed, uris)
 	}
-	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, agreed))) != nil {
+	if taskAck != "" {
+		agreed = append(agreed, taskAck[1:])
+	}
+	w.Header().Set("X-Accel-Buffering", "no")
+	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, `,"notifications":{`+strings.Join(agreed, ",")+`}`))) != nil {
 		return
 	}
 	h.notifyEnded(l) // tasknotify.go
@@ -133,16 +148,16 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	}
 }
 
-// notifyListeners sends tools/list_changed to every listener that asked
+// notifyListeners sends kind's list_changed to every listener that asked
 // for it (SPEC §4.5).
-func (h *handler) notifyListeners() {
+func (h *handler) notifyListeners(kind listKind) {
 	h.listenersMu.Lock()
 	defer h.listenersMu.Unlock()
 	for l := range h.listeners {
-		if !l.tools {
+		if !l.lists[kind] {
 			continue
 		}
-		if !l.enqueue(jsonrpc.Notification("notifications/tools/list_changed", subscriptionMeta(l.id, ""))) {
+		if !l.enqueue(jsonrpc.Notification(kind.method(), subscriptionMeta(l.id, ""))) {
 			h.g.log.Warn("subscriptions/listen stream full; notification dropped")
 		}
 	}

@@ -73,7 +73,7 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		o.Telemetry.CallLog = log // the call lines go to this gateway's log
 	}
 	var gw *Gateway
-	sup := supervisor.New(list, supervisor.Options{Log: log, OnToolsChanged: func(string) {
+	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
 		if gw != nil {
 			gw.Rebuild()
 		}
@@ -81,9 +81,18 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		if gw != nil {
 			gw.TaskStatus(server, run, method, params)
 		}
+	}, OnResourceUpdated: func(server, uri string, params json.RawMessage) {
+		if gw != nil {
+			gw.ResourceUpdated(server, uri, params)
+		}
 	}})
 	o.Token = testToken
 	gw = New(sup.Upstreams(), "test", log.Logger(), o)
+	testLogs.Store(gw, func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.String()
+	})
 	if err := sup.StartAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +120,15 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 // testCallLog, as HTTPOptions.Telemetry.CallLog, sends the call lines to
 // the gateway's own log (startGatewayLog).
 var testCallLog = logfile.New(io.Discard)
+
+// testLogs maps each test's *Gateway to a reader of its log.
+var testLogs sync.Map
+
+// gatewayLog returns what gw's log holds so far.
+func gatewayLog(gw *Gateway) string {
+	f, _ := testLogs.Load(gw)
+	return f.(func() string)()
+}
 
 type writerFunc func([]byte) (int, error)
 

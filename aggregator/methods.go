@@ -14,9 +14,10 @@ import (
 )
 
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):
-// what the gateway answers itself (initialize, ping, logging/setLevel,
-// tools/list) and what it relays (tools/call, call.go). Any other method
-// is -32601.
+// what the gateway answers itself (initialize, ping, logging/setLevel, the
+// merged lists) and what it relays (tools/call, call.go; prompts/get,
+// resources/read, completion/complete and the resource subscriptions,
+// surface.go). Any other method is -32601.
 
 // errClientCancelled is the cause of a request the client cancelled with
 // notifications/cancelled: it gets no response (MCP Cancellation).
@@ -71,13 +72,12 @@ func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly boo
 	out.Finish(jsonrpc.Response(m.ID, h.g.initializeResult(version)))
 }
 
-// initializeResult is the gateway's InitializeResult: tools with
-// listChanged, and logging, since it relays servers' log messages (SPEC
-// §3.8).
+// initializeResult is the gateway's InitializeResult: the capabilities it
+// offers (capabilities.go; SPEC §3.8) and the 2025-11-25 tasks.
 func (g *Gateway) initializeResult(version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}, "tasks": taskCapability},
+		"capabilities":    g.capabilities().object(map[string]any{"tasks": taskCapability}),
 		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
 	})
 	return b
@@ -93,15 +93,10 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
-		cursor := ""
-		if c, ok := jsonrpc.Member(m.Params, "cursor"); ok {
-			cursor, _ = jsonrpc.Text(c)
-		}
-		page, err := h.g.reg.Load().page(cursor)
-		if err != nil {
-			return wire.ErrorParts(m.ID, err)
-		}
-		return wire.ResultParts(m.ID, page)
+		return listPage(m, h.g.reg.Load().tools)
+	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
+		"completion/complete", "resources/subscribe", "resources/unsubscribe":
+		return h.surface(s, m, out, rec) // surface.go
 	case "tools/call":
 		if taskParams(m.Params) {
 			return h.callTask(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
@@ -112,7 +107,7 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "initialize":
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
-	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the gateway serves tools only)", m.Method)})
+	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s", m.Method)})
 }
 
 // toolsCall is a legacy session's tools/call (call.go): routed and
@@ -133,7 +128,7 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 	if err != nil {
 		return rec.errorParts(m.ID, err)
 	}
-	c.peer = &peer{h: h, s: s, out: out}
+	c.peer, c.mem = &peer{h: h, s: s, out: out}, &s.uris
 	res, err := h.follow(rec.context(ctx), c, false) // taskfollow.go
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
@@ -157,6 +152,7 @@ func (h *handler) setLevel(s *session, m *wire.Message) [][]byte {
 	s.mu.Lock()
 	s.level = level
 	s.mu.Unlock()
+	h.applyLevels() // loglevel.go
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 }
 

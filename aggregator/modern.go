@@ -16,9 +16,11 @@ import (
 // no initialize and no session; every request carries its protocol
 // version and the client's capabilities in params._meta, mirrored in HTTP
 // headers (headers.go). The methods are server/discover, tools/list,
-// tools/call, subscriptions/listen (listen.go) and the tasks extension's
-// tasks/get, tasks/update, tasks/cancel (taskmodern.go); any other is 404
-// with -32601.
+// tools/call, the rest of the server surface (modernsurface.go: the
+// prompts, resources and templates lists, prompts/get, resources/read,
+// completion/complete), subscriptions/listen (listen.go) and the tasks
+// extension's tasks/get, tasks/update, tasks/cancel (taskmodern.go); any
+// other is 404 with -32601.
 
 // MCP 2026-07-28 error codes (basic/index, Error Codes).
 const (
@@ -37,10 +39,10 @@ const (
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
 )
 
-// cacheTTL is the ttlMs of server/discover and tools/list results
-// (server/utilities/caching); a change within it is announced on every
-// subscriptions/listen stream. cacheScope is "private": the list is this
-// sandbox's, behind its token.
+// cacheTTL is the ttlMs of server/discover's result and of the merged
+// lists (server/utilities/caching); a change within it is announced on
+// every subscriptions/listen stream that asked. cacheScope is "private":
+// the lists are this sandbox's, behind its token.
 const cacheTTL = 60 * time.Second
 
 // modernReq is a validated modern request.
@@ -104,6 +106,8 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteResult(w, m.ID, h.g.discoverResult())
 	case "tools/list":
 		h.modernList(w, req)
+	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
+		h.modernSurface(w, r, req) // modernsurface.go
 	case "tools/call":
 		h.dropLegacyTask(req)
 		if h.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
@@ -116,7 +120,8 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		h.listen(w, r, req)
 	default:
 		wire.WriteRPCError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound,
-			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, tools/list, tools/call, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.Method), nil)
+			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, the tools, prompts, resources and templates lists, tools/call, "+
+				"prompts/get, resources/read, completion/complete, subscriptions/listen and tasks/get, tasks/update, tasks/cancel)", m.Method), nil)
 	}
 }
 
@@ -126,28 +131,12 @@ func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      modernCapabilities,
+		"capabilities":      g.capabilities().object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
 	})
 	return b
-}
-
-// modernList answers tools/list: the page, with resultType, ttlMs and
-// cacheScope added.
-func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
-	cursor := ""
-	if c, ok := jsonrpc.Member(req.Params, "cursor"); ok {
-		cursor, _ = jsonrpc.Text(c)
-	}
-	page, err := h.g.reg.Load().page(cursor)
-	if err != nil {
-		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, err))
-		return
-	}
-	tail := fmt.Sprintf(`,"resultType":"complete","ttlMs":%d,"cacheScope":"private"}`, cacheTTL.Milliseconds())
-	wire.WriteParts(w, http.StatusOK, wire.ResultParts(req.ID, append(page[:len(page)-1:len(page)-1], tail...)))
 }
 
 // modernCall relays a modern tools/call as a bridged call (bridge.go):
@@ -170,6 +159,15 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			return
 		}
 	}
+	c.mem = &h.modernURIs
+	h.relayModern(w, r, req, c, err)
+}
+
+// relayModern relays a modern request routed as c (or answers err, its
+// routing's error) as a bridged call: see modernCall. prompts/get and
+// resources/read may park as tools/call may (MRTR, SPEC §4.6);
+// completion/complete runs inline.
+func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c upstreamCall, err error) {
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
@@ -182,7 +180,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
 	if req.hasState {
-		st, err := h.openState(req.state, tokenDigest(token), c.name, c.route)
+		st, err := h.openState(req.state, tokenDigest(token), c.stateKey(), c.route)
 		if err != nil {
 			out.Finish(req.rec.errorParts(req.ID, err)...)
 			return
@@ -199,7 +197,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 		out.Finish(req.rec.errorParts(req.ID, req.progressErr)...)
 		return
 	}
-	if !canBeAsked(req.caps) {
+	if !canBeAsked(req.caps) || c.method == "completion/complete" {
 		h.callInline(r, req, c, token, out)
 		return
 	}

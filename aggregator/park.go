@@ -86,7 +86,7 @@ func (bc *bridgeCall) expire() {
 	delete(bc.h.bridges.parked, key)
 	bc.h.bridges.mu.Unlock()
 	if parked {
-		bc.h.g.log.Info("parked call expired; cancelled upstream", "tool", bc.tool, "after", bc.h.o.StateTTL)
+		bc.h.g.log.Info("parked call expired; cancelled upstream", "call", bc.target, "after", bc.h.o.StateTTL)
 		bc.cancel(errParkExpired)
 	}
 }
@@ -107,7 +107,7 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	}
 	b = append(b, `},"requestState":`...)
 	bc.mu.Lock()
-	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.tool, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
+	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.target, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
 	bc.mu.Unlock()
 	b = append(b, jsonrpc.Quote(bc.h.g.states.Seal(st))...)
 	return append(b, '}')

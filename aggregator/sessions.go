@@ -19,6 +19,9 @@ import (
 type sessions struct {
 	max  int
 	idle time.Duration
+	// onEnd is called once a session has ended, outside the table's lock
+	// (handler.sessionEnded).
+	onEnd func(*session)
 
 	mu   sync.Mutex
 	byID map[string]*session
@@ -38,6 +41,7 @@ type session struct {
 	caps    json.RawMessage // the client's capabilities from initialize, raw
 	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
 	info    json.RawMessage // the client's clientInfo, raw
+	uris    uriMemory       // the URIs results carried to it (urimemory.go)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -134,6 +138,9 @@ func (t *sessions) end(s *session) bool {
 	}
 	if get != nil {
 		get.stop()
+	}
+	if t.onEnd != nil {
+		t.onEnd(s)
 	}
 	return true
 }

@@ -52,6 +52,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		return rec.errorParts(m.ID, err)
 	}
 	rec.routed(c)
+	c.mem = &s.uris // its result's URIs are the session's (urimemory.go)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
 	modernUp := c.route.upstream.Status().Era == supervisor.EraModern

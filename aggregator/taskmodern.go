@@ -49,11 +49,6 @@ const extTasks = "io.modelcontextprotocol/tasks"
 // is answered about as soon as a poll would have seen it end.
 const taskAfter = 500 * time.Millisecond
 
-// modernCapabilities are server/discover's: the tools, logging, and the
-// tasks extension.
-var modernCapabilities = map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true},
-	"extensions": map[string]any{extTasks: struct{}{}}}
-
 var ackComplete = json.RawMessage(`{"resultType":"complete"}`)
 
 // wantsTasks reports whether clientCapabilities declare the extension.
@@ -89,6 +84,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.headers) != nil {
 		return false
 	}
+	c.mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
 	t := newMadeTask(tokenOwner(r), h.tasks.lim.DefaultTTL, taskModern)
 	t.out, t.trace = out, req.rec.spanContext()

@@ -105,6 +105,22 @@ var transcriptCases = []transcriptCase{{
 			`,"inputResponses":{"elicitation-1":{"action":"accept","content":{"name":"ada"}}},`+meta+`}}`, "tools/call", "elicit")
 	},
 }, {
+	name:    "surface",
+	comment: "Prompts and resources of two servers (SPEC §4.8): b's prompt greet is exported as b_greet and reaches b as greet; a URI b's tool result carried is read back from b; a modern read gains resultType and the caching hints.",
+	servers: map[string]map[string]string{
+		"a": {"MCP_FAKE_PROMPTS": `[{"name":"greet","arguments":[{"name":"who"}]}]`, "MCP_FAKE_RESOURCES": `[{"uri":"test://a","name":"a"}]`},
+		"b": {"MCP_FAKE_NAME": "b", "MCP_FAKE_TOOLS": `[{"name":"link","inputSchema":{"type":"object"}}]`,
+			"MCP_FAKE_PROMPTS": `[{"name":"greet","zz":9007199254740993}]`, "MCP_FAKE_TEMPLATES": `[{"uriTemplate":"test://b/{x}","name":"b"}]`}},
+	run: func(tr *transcriber) {
+		tr.initialize()
+		tr.legacy(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`)
+		tr.legacy(`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"b_greet","arguments":{"who":"ada"},"_meta":{"k":1.50}}}`)
+		tr.legacy(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"link","arguments":{"uri":"test://elsewhere/1"}}}`)
+		tr.legacy(`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"test://elsewhere/1"}}`)
+		tr.modern(`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"test://a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			"resources/read", "test://a")
+	},
+}, {
 	name:    "task",
 	comment: "A legacy session's task-augmented call to a tool its server did not mark for tasks: the gateway makes the task; tasks/result answers what the call would have, with related-task _meta.",
 	servers: map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`}},

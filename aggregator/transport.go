@@ -55,10 +55,15 @@ type handler struct {
 
 	bridges bridges    // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
+	subs    *subTable  // resource subscriptions (subscriptions.go)
+	levels  levels     // the servers' log level (loglevel.go)
 	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
 	// lastClient is the last modern caller's token and its call-line
 	// client (record.go).
 	lastClient atomic.Pointer[[2]string]
+	// modernURIs is the URI memory of modern callers, who share the
+	// token (urimemory.go).
+	modernURIs uriMemory
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context

@@ -45,9 +45,13 @@ type Config struct {
 
 	// Everything is the argv of server-everything; nil skips its figures.
 	Everything []string
+	// Pulled runs the figures of the npm servers after `mcp-gateway
+	// pull` and `mcp-gateway warm` (readypulled.go, readywarm.go); the
+	// pull needs npm, node and the registry.
+	Pulled bool
 
 	// Only, if set, runs only these phases: seq, handler, everything,
-	// tput, ready, mem, big.
+	// tput, ready, pulled, warm, mem, big, http.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -87,6 +91,7 @@ type runner struct {
 	cfg  Config
 	mu   sync.Mutex
 	vals map[string]map[string][]float64
+	npm  npmServers // the pulled servers, set up once (pulled.go)
 }
 
 func (r *runner) add(id, side string, v float64) {
@@ -126,8 +131,21 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}},
 		{"tput", "throughput", r.throughput},
 		{"ready", "ready time", r.ready},
+		{"pulled", "ready time, pulled npm servers", func(ctx context.Context) error {
+			if !cfg.Pulled {
+				return nil
+			}
+			return r.readyPulled(ctx)
+		}},
+		{"warm", "ready time after warm", func(ctx context.Context) error {
+			if !cfg.Pulled {
+				return nil
+			}
+			return r.readyWarm(ctx)
+		}},
 		{"mem", "memory", r.memory},
 		{"big", "large messages", r.big},
+		{"http", "an HTTP upstream", r.httpUpstream},
 	}
 	for rep := range cfg.Reps {
 		for _, ph := range phases {

@@ -72,12 +72,15 @@ func TestBenchShort(t *testing.T) {
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
 		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "cpu.handler.modern.diff", "cpu.handler.askable", "cpu.handler.askable.diff", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
 		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
-		"mem.sessions.hwm", "mem.shim.rss", "mem.upstream.rss", "big.result", "big.argument"}
+		"mem.sessions.hwm", "mem.keeper.rss", "mem.upstream.rss", "big.result", "big.argument"}
 	for _, n := range cfg.ReadyServers {
 		want = append(want, "ready."+itoa(n))
 	}
 	if cfg.Everything != nil {
 		want = append(want, "seq.everything.p50", "seq.everything.p99")
+	}
+	if cfg.Pulled {
+		want = append(want, "ready.pulled", "ready.warm")
 	}
 	paired := map[string]bool{"seq.echo.p50": true, "seq.echo.modern.p50": true, "client.sdk.p50": true, "client.sdk.modern.p50": true,
 		"tput.1session": true, "tput.sessions": true, "tput.modern": true, "big.result": true, "big.argument": true}

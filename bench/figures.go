@@ -9,6 +9,7 @@ import "slices"
 //	"gateway"                  the gateway's value
 //	"floorDiff", "floorRatio"  gateway − floor, gateway / floor
 //	"refRatio"                 gateway / the gateway value of figure ref
+//	"refDiff"                  (gateway − direct) − (ref's gateway − ref's direct)
 type target struct {
 	on    string
 	max   bool // true: ≤ limit; false: ≥ limit
@@ -32,5 +33,5 @@ type figDef struct {
 // stand beside its measurement.
 func (cfg Config) figDefs() []figDef {
 	return slices.Concat(cfg.seqP50Defs(), cfg.handlerDefs(), cfg.seqDefs(), cfg.sdkDefs(),
-		cfg.throughputDefs(), cfg.readyDefs(), cfg.memoryDefs(), cfg.bigDefs())
+		cfg.throughputDefs(), cfg.readyDefs(), cfg.readyPulledDefs(), cfg.readyWarmDefs(), cfg.memoryDefs(), cfg.bigDefs(), cfg.httpDefs())
 }

@@ -76,8 +76,22 @@ type Gateway struct {
 	Dir   string
 	// Ready is the launcher's wall time: start → exit 0.
 	Ready time.Duration
+	// Keeper is the daemon's parent, its keeper (one per daemon), which
+	// Stop reaps.
+	Keeper int
 
 	stopped bool
+}
+
+// LaunchOptions vary a launch from LaunchGateway's defaults.
+type LaunchOptions struct {
+	Env        []string // added to the environment
+	Dir        string   // the gateway's files go here instead of a fresh directory (a warm daemon's)
+	ServersDir string   // --servers-dir, instead of one in the gateway's directory
+	// Prefix runs the launcher through it: {"unshare", "-n"} launches in
+	// a network namespace of its own, listening on all interfaces (its
+	// loopback is down there, so 127.0.0.1 cannot be bound).
+	Prefix []string
 }
 
 var readyLine = regexp.MustCompile(`ready on (http://\S+/mcp) \(pid (\d+)`)
@@ -86,25 +100,31 @@ var readyLine = regexp.MustCompile(`ready on (http://\S+/mcp) \(pid (\d+)`)
 // fresh directory in dir, on an ephemeral loopback port, and returns once
 // the launcher exited 0.
 func LaunchGateway(ctx context.Context, bin, config, dir string, env ...string) (*Gateway, error) {
-	d, err := os.MkdirTemp(dir, "gw-")
-	if err != nil {
-		return nil, err
+	return LaunchGatewayWith(ctx, bin, config, dir, LaunchOptions{Env: env})
+}
+
+// LaunchGatewayWith is LaunchGateway with o.
+func LaunchGatewayWith(ctx context.Context, bin, config, dir string, o LaunchOptions) (*Gateway, error) {
+	d := o.Dir
+	if d == "" {
+		var err error
+		if d, err = os.MkdirTemp(dir, "gw-"); err != nil {
+			return nil, err
+		}
 	}
 	g := &Gateway{Dir: d, Token: "bench-token-" + strconv.Itoa(os.Getpid())}
-	cmd := exec.CommandContext(ctx, bin, "--config", config,
-		"--port", "0", "--listen", "127.0.0.1",
-		"--token-file", filepath.Join(d, "token"),
-		"--log-file", filepath.Join(d, "gateway.log"),
-		"--run-dir", filepath.Join(d, "run"),
-		"--catalog-file", filepath.Join(d, "catalog.json"),
-		"--servers-dir", filepath.Join(d, "servers"),
-		"--adapters-dir", filepath.Join(d, "adapters"),
-		"--startup-timeout", "30s")
-	cmd.Env = append(append(os.Environ(), env...), "GATEWAY_ACCESS_TOKEN="+g.Token)
+	listen := "127.0.0.1"
+	if len(o.Prefix) > 0 {
+		listen = ""
+	}
+	args := append(append([]string{}, o.Prefix...), bin, "--config", config, "--port", "0", "--listen", listen)
+	args = append(args, gatewayPaths(d, o.ServersDir)...)
+	cmd := exec.CommandContext(ctx, args[0], append(args[1:], "--startup-timeout", "30s")...)
+	cmd.Env = append(append(os.Environ(), o.Env...), "GATEWAY_ACCESS_TOKEN="+g.Token)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	g.Ready = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("mcp-gateway --config: %v\n%s%s\nlog: %s", err, out.String(), errOut.String(), tailFile(filepath.Join(d, "gateway.log")))
@@ -116,10 +136,39 @@ func LaunchGateway(ctx context.Context, bin, config, dir string, env ...string) 
 	g.URL = m[1]
 	g.Base = strings.TrimSuffix(m[1], "/mcp")
 	g.PID, _ = strconv.Atoi(m[2])
+	g.Keeper = parentOf(g.PID)
 	return g, nil
 }
 
-// Floor is a running floor proxy (bench/floor) in front of one upstream.
+// gatewayPaths are the path flags of a gateway whose files are in d (the
+// servers in serversDir, if given).
+func gatewayPaths(d, serversDir string) []string {
+	if serversDir == "" {
+		serversDir = filepath.Join(d, "servers")
+	}
+	return []string{"--token-file", filepath.Join(d, "token"), "--log-file", filepath.Join(d, "gateway.log"),
+		"--run-dir", filepath.Join(d, "run"), "--catalog-file", filepath.Join(d, "catalog.json"),
+		"--servers-dir", serversDir, "--adapters-dir", filepath.Join(d, "adapters")}
+}
+
+// parentOf is pid's parent, from /proc (0 if it cannot be read).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// Floor is a running floor proxy (bench/floor) in front of one upstream,
+// or another server of the benchmark's own that serves HTTP (the Go echo
+// with --http, StartHTTPEcho).
 type Floor struct {
 	cmd     *exec.Cmd
 	URL     string
@@ -128,7 +177,19 @@ type Floor struct {
 
 // StartFloor starts the floor proxy over upstream argv.
 func StartFloor(bin string, argv []string) (*Floor, error) {
-	cmd := exec.Command(bin, append([]string{"--"}, argv...)...)
+	return startListening("floor proxy", bin, append([]string{"--"}, argv...))
+}
+
+// StartHTTPEcho starts the Go echo serving Streamable HTTP on a free
+// loopback port (echo --http).
+func StartHTTPEcho(bin string) (*Floor, error) {
+	return startListening("HTTP echo", bin, []string{"--http", "127.0.0.1:0"})
+}
+
+// startListening starts bin with args and returns once it prints
+// "listening on URL".
+func startListening(what, bin string, args []string) (*Floor, error) {
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -143,7 +204,7 @@ func StartFloor(bin string, argv []string) (*Floor, error) {
 	if err != nil || !ok {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("floor proxy did not start: %q %v %s", line, err, stderr.String())
+		return nil, fmt.Errorf("%s did not start: %q %v %s", what, line, err, stderr.String())
 	}
 	return &Floor{cmd: cmd, URL: url}, nil
 }
@@ -169,7 +230,7 @@ func (f *Floor) Stop() {
 	}
 }
 
-// ServerPIDs returns the pids /health shows (each server's shim).
+// ServerPIDs returns the pids /health shows (each server's process).
 func (g *Gateway) ServerPIDs() ([]int, error) {
 	resp, err := http.Get(g.Base + "/health")
 	if err != nil {
@@ -208,9 +269,15 @@ func (g *Gateway) Stop() error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	// Reap it if it was reparented to us (see Subreaper); ECHILD otherwise.
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(g.PID, &ws, syscall.WNOHANG, nil)
+	// Its keeper, which reaped it, exits now; reap the keeper, which was
+	// reparented to us when the launcher exited (see Subreaper). ECHILD
+	// if it was not.
+	for deadline := time.Now().Add(5 * time.Second); g.Keeper > 1 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var ws syscall.WaitStatus
+		if pid, err := syscall.Wait4(g.Keeper, &ws, syscall.WNOHANG, nil); pid == g.Keeper || err != nil {
+			break
+		}
+	}
 	return nil
 }
 
@@ -330,7 +397,8 @@ func tailFile(path string) string {
 }
 
 // upstreamPID returns the pid of the i-th server's own process: /health
-// shows the shim's pid, and the server runs below it (through sh -c).
+// shows the pid of the process the daemon started, and the server may
+// run below it (a sh -c that did not exec).
 func (g *Gateway) upstreamPID(i int) int {
 	pids, err := g.ServerPIDs()
 	if err != nil || i >= len(pids) {

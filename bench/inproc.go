@@ -34,7 +34,7 @@ func StartInproc(echo string) (*Inproc, error) {
 	log := logfile.New(io.Discard)
 	var gw *aggregator.Gateway
 	sup := supervisor.New([]adapters.Server{{Name: "echo", Spec: adapters.LaunchSpec{Argv: []string{echo}}}},
-		supervisor.Options{Log: log, OnToolsChanged: func(string) {
+		supervisor.Options{Log: log, OnListChanged: func(string) {
 			if gw != nil {
 				gw.Rebuild()
 			}

@@ -51,8 +51,8 @@ func (r *runner) memory(ctx context.Context) error {
 	return gw.close()
 }
 
-// memoryIdle reads the idle daemon's memory, and its shims' and
-// upstreams' (per server, from /health).
+// memoryIdle reads the idle daemon's memory, its keeper's (one per
+// daemon), and its upstreams' (per server, from /health).
 //
 // The daemon is idle once it is ready, which startGateway waited for (the
 // launcher exits 0 on the daemon's ready report: servers started, tool
@@ -70,17 +70,18 @@ func (r *runner) memoryIdle(g *Gateway) error {
 	r.add("mem.idle.rss", "gateway", mib(idle.RSS))
 	r.add("mem.idle.hwm", "gateway", mib(idle.HWM))
 	r.add("mem.idle.anon", "gateway", mib(idle.Anon))
-	shims, _ := g.ServerPIDs()
-	var shimRSS, shimAnon, upRSS float64
-	for i, p := range shims {
-		m, _ := ReadMem(p)
-		shimRSS += mib(m.RSS) / float64(len(shims))
-		shimAnon += mib(m.Anon) / float64(len(shims))
-		u, _ := ReadMem(g.upstreamPID(i))
-		upRSS += mib(u.RSS) / float64(len(shims))
+	keeper, err := ReadMem(g.Keeper)
+	if err != nil {
+		return fmt.Errorf("read the keeper's memory: %w", err)
 	}
-	r.add("mem.shim.rss", "gateway", shimRSS)
-	r.add("mem.shim.anon", "gateway", shimAnon)
+	r.add("mem.keeper.rss", "gateway", mib(keeper.RSS))
+	r.add("mem.keeper.anon", "gateway", mib(keeper.Anon))
+	servers, _ := g.ServerPIDs()
+	var upRSS float64
+	for i := range servers {
+		u, _ := ReadMem(g.upstreamPID(i))
+		upRSS += mib(u.RSS) / float64(len(servers))
+	}
 	r.add("mem.upstream.rss", "gateway", upRSS)
 	return nil
 }
@@ -216,8 +217,8 @@ func (cfg Config) memoryDefs() []figDef {
 		{"mem.sessions.anon", fmt.Sprintf("Daemon RssAnon after %d sessions × %d calls", cfg.MemSessions, cfg.MemCalls), "MiB", []target{{on: "gateway", max: true, limit: 24, text: "≤ 24 MiB"}}, ""},
 		{"mem.sessions.retries", "503s retried while opening those sessions, 16 at a time", "count", nil,
 			"a 503 below the cap: sessionCap counts a session twice while its initialize is in flight"},
-		{"mem.shim.rss", "Shim VmRSS, per server (not the daemon's)", "MiB", nil, "one `mcp-gateway __shim` process per server"},
-		{"mem.shim.anon", "Shim RssAnon, per server: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
+		{"mem.keeper.rss", "Keeper VmRSS (not the daemon's)", "MiB", nil, "one `mcp-gateway __keeper` process per daemon, its parent"},
+		{"mem.keeper.anon", "Keeper RssAnon: its own memory", "MiB", nil, "the rest of its VmRSS is the shared executable"},
 		{"mem.upstream.rss", "Go echo VmRSS, per server", "MiB", nil, ""},
 	}
 }

@@ -166,6 +166,10 @@ func (r *runner) judged(t target, f Figure) (*Stat, string) {
 	case "floorRatio":
 		_, q := pairs(v["gateway"], v["floor"])
 		return q, fmt.Sprintf("gateway %s, floor %s, direct %s", med(f.Gateway), med(f.Floor), med(f.Direct))
+	case "refDiff":
+		ref := r.vals[t.ref]
+		d := stat(diffs(diffs(v["gateway"], v["direct"]), diffs(ref["gateway"], ref["direct"])))
+		return d, fmt.Sprintf("%s added %s µs, %s added %s µs; the difference per repetition", f.ID, med(f.Diff), t.ref, med(stat(diffs(ref["gateway"], ref["direct"]))))
 	case "refRatio":
 		ref := r.vals[t.ref]["gateway"]
 		d, q := pairs(v["gateway"], ref)

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 )
 
-// Prepare builds the binaries into tmp, sets cfg.Bin and cfg.TempDir, and
+// Prepare builds the binaries into tmp, sets cfg.Bin and cfg.TempDir,
 // points cfg.Everything at test/node_modules' server-everything if it and
-// node are installed (`make npm`); it returns a note when they are not.
+// node are installed (`make npm`), and sets cfg.Pulled if node and npm
+// are (the pulled figures then pull from the registry); it returns a note
+// when they are not.
 func Prepare(ctx context.Context, cfg *Config, tmp string) (note string, err error) {
 	bin, err := Build(ctx, tmp)
 	if err != nil {
@@ -23,6 +25,8 @@ func Prepare(ctx context.Context, cfg *Config, tmp string) (note string, err err
 	}
 	script := filepath.Join(root, "test", "node_modules", ".bin", "mcp-server-everything")
 	node, nodeErr := exec.LookPath("node")
+	_, npmErr := exec.LookPath("npm")
+	cfg.Pulled = nodeErr == nil && npmErr == nil
 	if _, err := os.Stat(script); err != nil || nodeErr != nil {
 		return "server-everything figures skipped: run `make npm` (needs node and test/node_modules)", nil
 	}

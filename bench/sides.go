@@ -61,7 +61,14 @@ var _ httpSide = (*endpoint[*Gateway])(nil)
 // Config.GatewayEnv) with servers, name → runCmd, and returns once it is
 // ready.
 func (r *runner) startGateway(ctx context.Context, servers map[string]string) (*endpoint[*Gateway], error) {
-	g, err := LaunchGateway(ctx, r.cfg.Bin.Gateway, config(servers), r.cfg.TempDir, r.cfg.GatewayEnv...)
+	return r.startGatewayWith(ctx, config(servers), LaunchOptions{})
+}
+
+// startGatewayWith is startGateway with a config of any kind (catalog
+// servers too) and launch options o (Config.GatewayEnv is added to o.Env).
+func (r *runner) startGatewayWith(ctx context.Context, config string, o LaunchOptions) (*endpoint[*Gateway], error) {
+	o.Env = append(o.Env, r.cfg.GatewayEnv...)
+	g, err := LaunchGatewayWith(ctx, r.cfg.Bin.Gateway, config, r.cfg.TempDir, o)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +78,16 @@ func (r *runner) startGateway(ctx context.Context, servers map[string]string) (*
 // startFloor starts the floor proxy over upstream argv.
 func (r *runner) startFloor(argv []string) (*endpoint[*Floor], error) {
 	f, err := StartFloor(r.cfg.Bin.Floor, argv)
+	if err != nil {
+		return nil, err
+	}
+	return &endpoint[*Floor]{proc: f, hc: NewHTTPClient(f.URL, ""), stop: func() error { f.Stop(); return nil }}, nil
+}
+
+// startHTTPEcho starts the Go echo serving Streamable HTTP: the direct
+// side of an HTTP upstream, called by the same HTTPClient as the gateway.
+func (r *runner) startHTTPEcho() (*endpoint[*Floor], error) {
+	f, err := StartHTTPEcho(r.cfg.Bin.Echo)
 	if err != nil {
 		return nil, err
 	}

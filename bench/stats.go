@@ -20,6 +20,19 @@ func pairs(a, b []float64) (diff, ratio *Stat) {
 	return stat(d), stat(q)
 }
 
+// diffs is a − b per repetition; nil when the sides were not measured
+// the same number of times.
+func diffs(a, b []float64) []float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return nil
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	return d
+}
+
 func stat(v []float64) *Stat {
 	if len(v) == 0 {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -496,5 +497,22 @@ func TestLoadOverrideResolve(t *testing.T) {
 	}
 	if _, _, err := w.Resolve(nil); err == nil || !strings.Contains(err.Error(), `property "apiKey" is required`) {
 		t.Errorf("Resolve(nil) error = %v, want apiKey required", err)
+	}
+}
+
+func TestFixedArgv(t *testing.T) {
+	c, err := catalog.Parse([]byte(`{
+	  "fs": {"description": "d", "command": [["npx", "-y", "@scope/fs"], ["{{paths}}"], ["--flag"]], "properties": {"paths": {"type": "array", "required": true}}},
+	  "ax": {"description": "d", "command": [["uvx", "ax"], ["--storage", "{{p}}"]], "properties": {"p": {"type": "string"}}},
+	  "all": {"description": "d", "command": [["node"], ["x.js", "--fast"]]}
+	}`), catalog.SourceTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"fs": {"npx", "-y", "@scope/fs"}, "ax": {"uvx", "ax"}, "all": {"node", "x.js", "--fast"}} {
+		e, _ := c.Lookup(name)
+		if got := e.FixedArgv(); !slices.Equal(got, want) {
+			t.Errorf("%s: FixedArgv = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -243,3 +243,21 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 }
+
+// FixedArgv is the start of the entry's command that no property can
+// change: its argument groups up to the first that names a property. It
+// holds the program, and, for a package runner such as npx or uvx, the
+// package, so that `mcp-gateway pull` and `mcp-gateway catalog` can tell
+// what an entry runs without its properties.
+func (e *Entry) FixedArgv() []string {
+	var argv []string
+	for _, group := range e.Command {
+		for _, arg := range group {
+			if _, ok := placeholder(arg); ok {
+				return argv
+			}
+		}
+		argv = append(argv, group...)
+	}
+	return argv
+}

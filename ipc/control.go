@@ -114,18 +114,9 @@ type ControlServer struct {
 // there is then a stale one from a killed daemon, and is removed.
 func ListenControl(runDir string) (*ControlServer, error) {
 	path := filepath.Join(runDir, ControlSocketName)
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove stale control socket: %w", err)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := listenPrivate(path, "control socket")
 	if err != nil {
-		return nil, fmt.Errorf("listen on control socket: %w", err)
-	}
-	ln.SetUnlinkOnClose(false) // Close removes it, once handlers are done
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("listen on control socket: %w", err)
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &ControlServer{
@@ -133,6 +124,27 @@ func ListenControl(runDir string) (*ControlServer, error) {
 		slots:   make(chan struct{}, maxControlConns),
 		stopped: make(chan struct{}),
 	}, nil
+}
+
+// listenPrivate listens on a unix socket at path, mode 0600, in a run dir
+// whose pid lock the caller holds: a socket file already there is a stale
+// one from a killed daemon, and is removed. The listener does not remove
+// the file when closed; its owner does. what names it in errors.
+func listenPrivate(path, what string) (*net.UnixListener, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale %s: %w", what, err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", what, err)
+	}
+	ln.SetUnlinkOnClose(false)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("listen on %s: %w", what, err)
+	}
+	return ln, nil
 }
 
 // Path returns the socket's path.

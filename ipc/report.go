@@ -8,11 +8,15 @@ import (
 	"sync"
 )
 
-// Report events, sent by the daemon as JSON lines on the report pipe.
+// Report events, sent by the daemon as JSON lines on the report pipe, or
+// on the hand-over socket of a warm daemon (warm.go).
 const (
 	EventProgress = "progress" // a step happened; Message says which
 	EventReady    = "ready"    // the endpoint is ready (SPEC §2.2)
 	EventFailed   = "failed"   // the daemon gives up; Error says why
+	EventWarm     = "warm"     // a warm daemon's servers run; it waits for a config (SPEC §2.9)
+	EventAccepted = "accepted" // a warm daemon took the config; ready or failed follows
+	EventRefused  = "refused"  // a warm daemon refused the config, and stays as it was; Error says why
 )
 
 // Report is one line on the report pipe:
@@ -39,8 +43,8 @@ type Reporter struct {
 // NewReporter reports to w.
 func NewReporter(w io.WriteCloser) *Reporter { return &Reporter{w: w} }
 
-// Send writes one report. After ready or failed the pipe is closed, so the
-// launcher sees the end. It returns the write's error: EPIPE means the
+// Send writes one report. After a final one (ready, failed, warm,
+// refused) the pipe is closed, so the launcher sees the end. It returns the write's error: EPIPE means the
 // launcher is gone (nil for a nil Reporter).
 func (r *Reporter) Send(rep Report) error {
 	if r == nil {
@@ -52,7 +56,7 @@ func (r *Reporter) Send(rep Report) error {
 		return nil
 	}
 	err := json.NewEncoder(r.w).Encode(rep)
-	if rep.Event != EventProgress {
+	if rep.Event != EventProgress && rep.Event != EventAccepted {
 		r.w.Close()
 		r.w = nil
 	}

@@ -38,9 +38,15 @@ type conn struct {
 	err     error         // set once the connection is dead
 	dead    chan struct{} // closed with err
 
-	// onToolsChanged is called (on dispatch's goroutine) when the server sends
-	// notifications/tools/list_changed (modern: tagged with sub's id).
-	onToolsChanged func()
+	// onListChanged is called (on dispatch's goroutine) with the lists a
+	// server's notifications/{tools,prompts,resources}/list_changed says
+	// changed (modern: tagged with sub's id; resources: the templates
+	// too).
+	onListChanged func(List)
+	// onResourceUpdated is called (on dispatch's goroutine) with a
+	// notifications/resources/updated, for the subscribed uri it belongs
+	// to (subscribe.go).
+	onResourceUpdated func(uri string, params json.RawMessage)
 	// onTaskStatus is called (on dispatch's goroutine) with a task status
 	// notification (Options.OnTaskStatus); nil: dropped.
 	onTaskStatus func(method string, params json.RawMessage)
@@ -48,50 +54,52 @@ type conn struct {
 	// modern is set once the server is known to speak 2026-07-28 or later:
 	// from then on every request carries request _meta (modern.go).
 	modern atomic.Pointer[modernConn]
-	// sub is the gateway's own subscriptions/listen on a modern server
-	// (listen.go); nil if none.
-	sub atomic.Pointer[subscription]
+	// sub is the gateway's own subscriptions/listen for list changes on a
+	// modern server (listen.go); nil if none. listens holds it and the
+	// resource subscriptions by request id, under mu.
+	sub     atomic.Pointer[subscription]
+	listens map[int64]*subscription
 
 	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
 
 // transport carries one connection's messages to its server and back:
 // the seam between what the messages mean (conn) and how they travel.
-// The one today is stdio (stdio.go): a line per message on the child's
-// stdin and stdout (MCP basic/transports "stdio").
+// There are two: stdio (stdio.go), a line per message on the child's
+// stdin and stdout (MCP basic/transports "stdio"), and HTTP (http.go):
+// Streamable HTTP, or the older HTTP+SSE where a server offers only that
+// (SPEC §5.6, §7.9).
 //
-//   - Out: conn calls send with one encoded JSON-RPC message (a request,
-//     a notification, or its answer to the server's request), from any
-//     goroutine. send returns once the message is handed over, within a
-//     bounded time, or fails fast saying why; a request whose send fails
-//     fails with that error, and nothing waits for its answer.
+//   - Out: conn calls request with each request it sends (its id, its
+//     method, its params as sent and the encoded message), send with anything else (a
+//     notification, or its answer to the server's request), and cancel
+//     when it stops waiting for request id (notice is the
+//     notifications/cancelled for it), from any goroutine. Each returns
+//     once the message is handed over, within a bounded time, or fails
+//     fast saying why; a request whose request fails fails with that
+//     error, and nothing waits for its answer. A transport that learns
+//     later that a request cannot be answered (HTTP: an error status, a
+//     stream that ended) fails that call through conn.reject.
 //   - In: every message the server sends, whatever carried it, goes to
 //     the one entry point conn.dispatch, in the order it arrived on its
-//     stream (a call's notifications before its response). An answer that
-//     arrived for request id but cannot be handed over (too long,
-//     undecodable) fails that call through conn.reject.
+//     stream (a call's notifications before its response), with the id
+//     of the request whose answer carried it (from), or 0 where the
+//     transport cannot tell (stdio, a GET stream). An answer that arrived
+//     for request id but cannot be handed over (too long, undecodable)
+//     fails that call through conn.reject.
 //   - Death: whoever learns that the transport is dead calls conn.fail
-//     with why, which fails every pending call at once (SPEC §7.2). For
-//     stdio that is serveRun, at the end of stdout, with the exit.
+//     with why, which fails every pending call at once (SPEC §7.2, §7.9).
+//     For stdio that is serveRun, at the end of stdout, with the exit; for
+//     HTTP, serveHTTPRun, when the server cannot be reached any more, its
+//     child exits, or the run is stopped.
 //
-// A Streamable HTTP transport (SPEC §5.6, §7.9) takes the same seam:
-// send POSTs the message (with the session id, once initialize has
-// answered with one) and fails fast on a refused connection or an error
-// status; each message of every response body, whether one JSON message
-// or an SSE stream, and of the GET stream goes to dispatch; a stream that
-// ends before its request's answer rejects that request; losing the
-// server calls fail. What it reads of the server is read under the
-// daemon's memory budget, as stdio does: Options.Budget.Alloc(ctx,
-// budget.Servers, n, n) before reading n bytes of a body or an event
-// (internal/budget).
-//
-// A caveat: dispatch is not told which request's stream carried a
-// message. stdio cannot tell, so a server's own requests and log messages
-// are relayed only when one client's calls are in flight (soleCaller). An
-// HTTP transport knows the stream, and could route by it; that would be
-// a parameter of dispatch to add then, not a change to send.
+// What a transport reads of the server is read under the daemon's memory
+// budget (Options.Budget, internal/budget): stdio's lines, and an HTTP
+// transport's bodies and SSE events (httpbody.go).
 type transport interface {
+	request(id int64, method string, params json.RawMessage, msg []byte) error
 	send(msg []byte) error
+	cancel(id int64, notice []byte)
 }
 
 func newConn(name string, log *logfile.Log) *conn {
@@ -159,13 +167,36 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	c.pending[id] = pc
 	c.mu.Unlock()
 
-	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(id), method, params)); err != nil {
+	if err := c.hand(ctx, id, method, params, detach == nil && gone == nil); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
 		c.finished(pc, method, err)
 		return nil, nil, err
 	}
 	return c.await(ctx, id, pc, detach, gone)
+}
+
+// hand gives request id to the transport: on this goroutine, when the
+// transport can carry a request so (an inliner) and nothing but ctx can
+// end the call's wait (attached: its peer does not detach); else to be
+// answered later.
+func (c *conn) hand(ctx context.Context, id int64, method string, params json.RawMessage, attached bool) error {
+	msg := jsonrpc.Request(jsonrpc.IntID(id), method, params)
+	if in, ok := c.transport.(inliner); ok && attached {
+		return in.inline(ctx, id, method, params, msg)
+	}
+	return c.transport.request(id, method, params, msg)
+}
+
+// An inliner is a transport that can carry a request on the caller's
+// goroutine (HTTP: the POST and its answer), saving a goroutine and a
+// hand-over per call. inline returns once the answer has gone to dispatch
+// (or failed the call through conn.reject), or once ctx ended, which the
+// caller's await then handles as for any transport; ctx ending also ends
+// the request. It is used only for a call that cannot detach, whose wait
+// nothing else can end.
+type inliner interface {
+	inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error
 }
 
 // await waits for the reply to call id: the server's, or ctx's end or
@@ -191,11 +222,11 @@ func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 }
 
 // cancelCall drops call id and, if it was still pending, tells the server
-// (notifications/cancelled).
+// (notifications/cancelled, or as the transport cancels).
 func (c *conn) cancelCall(id int64) {
 	if c.forget(id) {
 		cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
-		_ = c.transport.send(jsonrpc.Notification("notifications/cancelled", cancel))
+		c.transport.cancel(id, jsonrpc.Notification("notifications/cancelled", cancel))
 	}
 }
 

@@ -8,7 +8,16 @@ import (
 // (see transport): a response goes to the call waiting for it, a
 // notification to the call or client it is for, or to the gateway's own
 // use; a request is answered or relayed (serverrequest.go).
-func (c *conn) dispatch(msg *jsonrpc.Message) {
+//
+// from is the id of the request whose answer carried msg (an HTTP
+// server's SSE answer to one POST), or 0 when the transport cannot tell
+// (stdio; an HTTP server's GET stream). A server's request or log message
+// that came on a call's own stream belongs to that call and goes to its
+// client, whatever other clients have calls in flight (MCP 2025-11-25
+// basic/transports: such messages "SHOULD relate to the originating
+// client request"); one from nowhere in particular goes to a client only
+// when a single client has calls in flight (callFor).
+func (c *conn) dispatch(msg *jsonrpc.Message, from int64) {
 	switch {
 	case msg.IsResponse():
 		id, ok := jsonrpc.ParseIntID(msg.ID)
@@ -29,9 +38,9 @@ func (c *conn) dispatch(msg *jsonrpc.Message) {
 			pc.reply <- reply{result: msg.Result}
 		}
 	case msg.IsNotification():
-		c.notification(msg)
+		c.notification(msg, from)
 	case msg.IsRequest():
-		c.request(msg)
+		c.request(msg, from)
 	default:
 		c.log.Line(c.name, "[gateway] message that is neither request, response nor notification; dropped")
 	}
@@ -45,7 +54,41 @@ func (c *conn) reject(id int64, err error) {
 	}
 }
 
-func (c *conn) notification(msg *jsonrpc.Message) {
+// callFor returns the call a server's request or log message is for: the
+// call whose stream carried it (from), if it is still pending and has a
+// client, or, from no call's stream, the sole caller's (soleCaller). With
+// logsOnly, only a call that asked for log messages. Call with c.mu held.
+func (c *conn) callFor(from int64, logsOnly bool) *pendingCall {
+	if from == 0 {
+		return c.soleCaller(logsOnly)
+	}
+	pc := c.pending[from]
+	if pc == nil || pc.peer == nil || (logsOnly && !pc.logs) {
+		return nil
+	}
+	return pc
+}
+
+// unanswered handles an answer to request id that ended without its
+// response (an HTTP stream that ended, a refusal; see transport): the call
+// fails with err, if it is still pending; for the gateway's own
+// subscription, the subscription has ended.
+func (c *conn) unanswered(id int64, err error) {
+	if sub := c.listenByID(id); sub != nil {
+		c.endSubscription(sub, err.Error())
+		return
+	}
+	c.reject(id, err)
+}
+
+// listsOf maps a list_changed notification to the lists it announces.
+var listsOf = map[string]List{
+	"notifications/tools/list_changed":     ListTools,
+	"notifications/prompts/list_changed":   ListPrompts,
+	"notifications/resources/list_changed": ListResources | ListTemplates,
+}
+
+func (c *conn) notification(msg *jsonrpc.Message, from int64) {
 	switch msg.Method {
 	case "notifications/progress":
 		fields, err := jsonrpc.Fields(msg.Params)
@@ -69,7 +112,7 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		// logLevel (MCP 2026-07-28 server/utilities/logging), and stdio
 		// ties them to no request id: only calls that asked are candidates.
 		c.mu.Lock()
-		pc := c.soleCaller(c.modern.Load() != nil)
+		pc := c.callFor(from, c.modern.Load() != nil)
 		if pc != nil {
 			c.enqueue(pc, note{msg.Method, msg.Params})
 		}
@@ -77,13 +120,15 @@ func (c *conn) notification(msg *jsonrpc.Message) {
 		if pc == nil {
 			c.log.Output(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
-	case "notifications/tools/list_changed":
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		if c.modern.Load() != nil && !c.onSubscription(msg.Params) {
 			return // not on the gateway's listen stream (MCP 2026-07-28 stdio)
 		}
-		if c.onToolsChanged != nil {
-			c.onToolsChanged()
+		if c.onListChanged != nil {
+			c.onListChanged(listsOf[msg.Method])
 		}
+	case "notifications/resources/updated":
+		c.resourceUpdated(msg.Params) // subscribe.go
 	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
 		c.subscriptionNote(msg)
 	case "notifications/tasks/status", "notifications/tasks":

@@ -3,111 +3,166 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// listenAckWait bounds the wait for a modern server to acknowledge the
-// gateway's subscriptions/listen during a start. Past it the start goes on
-// (with a log line): tool list changes the server tags with the
-// subscription still count, and a server that never acknowledges costs a
-// start no more than this.
+// listenAckWait bounds the wait for a modern server to acknowledge one of
+// the gateway's subscriptions/listen. At a start, past it the start goes on
+// (with a log line): list changes the server tags with the subscription
+// still count, and a server that never acknowledges costs a start no more
+// than this. A resource subscription not acknowledged in time fails.
 const listenAckWait = 5 * time.Second
 
-// listenParams asks for tool list changes only: the gateway aggregates
-// nothing else (SPEC §3.8).
-const listenParams = `{"notifications":{"toolsListChanged":true}}`
-
-// subscription is the gateway's own subscriptions/listen on one run of a
-// modern server (MCP 2026-07-28 basic/patterns/subscriptions): a request
-// the server never answers while the subscription lives. Its
+// subscription is one of the gateway's own subscriptions/listen on one run
+// of a modern server (MCP 2026-07-28 basic/patterns/subscriptions): a
+// request the server never answers while the subscription lives. Its
 // notifications carry its request id in _meta
-// io.modelcontextprotocol/subscriptionId. It lives as long as the run: a
-// restarted server gets a new one from its handshake.
+// io.modelcontextprotocol/subscriptionId. The gateway holds one for the
+// list changes the server declares (uri ""), opened by the handshake, and
+// one per subscribed resource URI (subscribe.go). Each lives at most as
+// long as the run: a restarted server gets new ones.
 type subscription struct {
-	id int64
+	id  int64
+	uri string // the resource it watches; "" for the list changes
 
 	ackOnce sync.Once
-	acked   chan struct{} // closed by notifications/subscriptions/acknowledged
+	acked   chan struct{}   // closed by notifications/subscriptions/acknowledged
+	agreed  json.RawMessage // the acknowledgment's notifications filter, set before acked closes
 
 	endOnce sync.Once
 	ended   chan struct{} // closed when the server ends it
 }
 
-// listen sends subscriptions/listen (with request _meta) and makes it the
-// connection's subscription. It does not wait for the acknowledgment.
-func (c *conn) listen() (*subscription, error) {
-	m := c.modern.Load()
-	params, _, err := m.stamp(json.RawMessage(listenParams), nil)
+// listenFilter is the listen params asking for the list changes caps
+// declare; "" when it declares none.
+func listenFilter(caps Capabilities) string {
+	var kinds []string
+	for _, k := range []struct {
+		on   bool
+		name string
+	}{{caps.ToolsListChanged, "toolsListChanged"}, {caps.PromptsListChanged, "promptsListChanged"}, {caps.ResourcesListChanged, "resourcesListChanged"}} {
+		if k.on {
+			kinds = append(kinds, `"`+k.name+`":true`)
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	return `{"notifications":{` + strings.Join(kinds, ",") + `}}`
+}
+
+// listen sends subscriptions/listen with params (request _meta added) and
+// keeps the subscription, for resource uri ("": the list changes, the
+// connection's main one). It does not wait for the acknowledgment.
+func (c *conn) listen(params, uri string) (*subscription, error) {
+	stamped, _, err := c.modern.Load().stamp(json.RawMessage(params), nil)
 	if err != nil {
 		return nil, err
 	}
-	sub := &subscription{id: c.nextID.Add(1), acked: make(chan struct{}), ended: make(chan struct{})}
-	c.sub.Store(sub)
-	if err := c.transport.send(jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", params)); err != nil {
+	sub := &subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
+	c.mu.Lock()
+	if c.listens == nil {
+		c.listens = map[int64]*subscription{}
+	}
+	c.listens[sub.id] = sub
+	c.mu.Unlock()
+	if uri == "" {
+		c.sub.Store(sub)
+	}
+	if err := c.transport.request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
+		c.dropListen(sub.id)
 		return nil, err
 	}
 	return sub, nil
 }
 
-// endSubscription records that the server ended the subscription, and
-// logs it: tool list changes are not followed for the rest of the run.
+// cancelListen ends one of the gateway's subscriptions itself (MCP
+// 2026-07-28: on stdio, notifications/cancelled referencing the listen;
+// over HTTP, closing its stream: transport.cancel).
+func (c *conn) cancelListen(sub *subscription) {
+	if c.dropListen(sub.id) {
+		c.transport.cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
+			[]byte(`{"requestId":`+string(jsonrpc.IntID(sub.id))+`,"reason":"the gateway's last client of this resource unsubscribed"}`)))
+	}
+}
+
+func (c *conn) dropListen(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.listens[id]
+	delete(c.listens, id)
+	return ok
+}
+
+// listenByID returns the live subscription with id, or nil.
+func (c *conn) listenByID(id int64) *subscription {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listens[id]
+}
+
+// endSubscription records that the server ended a subscription, and logs
+// it: for the list one, list changes are not followed for the rest of the
+// run; a resource's updates stop until the server restarts.
 func (c *conn) endSubscription(sub *subscription, why string) {
 	sub.endOnce.Do(func() {
 		close(sub.ended)
-		c.log.Line(c.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(c.log.Mask(why), 512)+
-			"); its tool list changes are not followed until it restarts")
+		c.dropListen(sub.id)
+		what := "its list changes are not followed until it restarts"
+		if sub.uri != "" {
+			what = "updates of " + truncate(sub.uri, 256) + " do not reach its subscribers until it restarts"
+		}
+		c.log.Line(c.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(c.log.Mask(why), 512)+"); "+what)
 	})
 }
 
-// onSubscription tells whether a notification's params are tagged with
-// the gateway's subscription.
-func (c *conn) onSubscription(params json.RawMessage) bool {
-	sub := c.sub.Load()
-	if sub == nil {
-		return false
+// taggedWith returns the gateway's subscription a notification's params
+// are tagged with, or nil.
+func (c *conn) taggedWith(params json.RawMessage) *subscription {
+	meta := mustGet(params, "_meta")
+	id, ok := jsonrpc.ParseIntID(mustGet(meta, metaSubscriptionID))
+	if !ok {
+		return nil
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	id, ok := jsonrpc.ParseIntID(p.Meta[metaSubscriptionID])
-	return ok && id == sub.id
+	return c.listenByID(id)
 }
 
-// subscriptionNote handles the server's acknowledgment of the
-// subscription, and its notifications/cancelled naming it (the server tore
-// it down; MCP 2026-07-28 basic/patterns/cancellation).
+// onSubscription tells whether a notification's params are tagged with
+// the gateway's list subscription.
+func (c *conn) onSubscription(params json.RawMessage) bool {
+	sub := c.taggedWith(params)
+	return sub != nil && sub.uri == ""
+}
+
+// subscriptionNote handles a server's acknowledgment of a subscription,
+// and its notifications/cancelled naming one (the server tore it down;
+// MCP 2026-07-28 basic/patterns/cancellation).
 func (c *conn) subscriptionNote(msg *jsonrpc.Message) {
-	sub := c.sub.Load()
-	if sub == nil {
-		return
-	}
 	if msg.Method == "notifications/subscriptions/acknowledged" {
-		if c.onSubscription(msg.Params) {
-			sub.ackOnce.Do(func() { close(sub.acked) })
+		if sub := c.taggedWith(msg.Params); sub != nil {
+			sub.ackOnce.Do(func() {
+				sub.agreed = mustGet(msg.Params, "notifications")
+				close(sub.acked)
+			})
 		}
 		return
 	}
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(msg.Params, &p) == nil {
-		if id, ok := jsonrpc.ParseIntID(p.RequestID); ok && id == sub.id {
+	if id, ok := jsonrpc.ParseIntID(mustGet(msg.Params, "requestId")); ok {
+		if sub := c.listenByID(id); sub != nil {
 			c.endSubscription(sub, "the server cancelled it")
 		}
 	}
 }
 
-// subscriptionEnded handles a response to the subscription: the server
+// subscriptionEnded handles a response to a subscription: the server
 // ended it, gracefully (a result) or not (an error, e.g. -32601).
 func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
-	sub := c.sub.Load()
-	if sub == nil || sub.id != id {
+	sub := c.listenByID(id)
+	if sub == nil {
 		return
 	}
 	if len(msg.Error) > 0 {
@@ -117,13 +172,13 @@ func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
 	c.endSubscription(sub, "the server closed it")
 }
 
-// openListen opens the run's subscription for tool list changes and waits
-// (up to listenAckWait) for the server to acknowledge it, so that no change
-// made after the tools/list that follows is missed. A server that refuses
-// or does not acknowledge in time is logged and run without it; only the
-// run's death or ctx fail the start.
-func (u *Upstream) openListen(ctx context.Context, r *run) error {
-	sub, err := r.conn.listen()
+// openListen opens the run's subscription for list changes (filter, from
+// listenFilter) and waits (up to listenAckWait) for the server to
+// acknowledge it, so that no change made after the lists that follow is
+// missed. A server that refuses or does not acknowledge in time is logged
+// and run without it; only the run's death or ctx fail the start.
+func (u *Upstream) openListen(ctx context.Context, r *run, filter string) error {
+	sub, err := r.conn.listen(filter, "")
 	if err != nil {
 		return err
 	}

@@ -7,24 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakehttp"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == proc.ShimCommand {
-		os.Exit(proc.ShimMain(os.Args[2:]))
-	}
 	if fakeserver.Enabled() {
 		os.Exit(fakeserver.Main())
+	}
+	if fakehttp.Enabled() {
+		os.Exit(fakehttp.Main())
 	}
 	os.Exit(m.Run())
 }
@@ -130,13 +130,4 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// fakeWithShim is fake with every server run under the shim (the test
-// binary plays the shim, as the gateway binary does in production).
-func fakeWithShim(t *testing.T, env map[string]string) (*Supervisor, *Upstream, *syncBuffer) {
-	s, u, log := fake(t, env)
-	self, _ := os.Executable()
-	s.opts.Shim = []string{self, proc.ShimCommand, strconv.Itoa(os.Getpid()), "--"}
-	return s, u, log
 }

@@ -113,7 +113,7 @@ func TestSlowClientDoesNotStallOthers(t *testing.T) {
 }
 
 func TestServerThatClosesStdoutFailsFast(t *testing.T) {
-	_, u, _ := fakeWithShim(t, nil)
+	_, u, _ := fake(t, nil)
 	mustText(t, u, "closeout", `{}`)
 	start := time.Now()
 	_, err := callText(t, u, "echo", `{"text":"x"}`)
@@ -126,8 +126,10 @@ func TestServerThatClosesStdoutFailsFast(t *testing.T) {
 	}
 }
 
+// A process the server started in a session of its own dies when the
+// gateway stops the server (proc.Stop kills the tree it found below it).
 func TestSetsidGrandchildDiesWithTheServer(t *testing.T) {
-	_, u, _ := fakeWithShim(t, nil)
+	_, u, _ := fake(t, nil)
 	pid := mustText(t, u, "forksetsid", `{}`)
 	u.Stop(context.Background())
 	waitFor(t, func() bool {

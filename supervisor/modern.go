@@ -92,48 +92,36 @@ type discovery struct {
 	} `json:"_meta"`
 }
 
-// toolsListChanged tells whether the server declared tools.listChanged.
-func (d *discovery) toolsListChanged() bool {
-	var caps struct {
-		Tools struct {
-			ListChanged bool `json:"listChanged"`
-		} `json:"tools"`
-	}
-	_ = json.Unmarshal(d.Capabilities, &caps)
-	return caps.Tools.ListChanged
-}
-
 // handshakeModern drives a server that refused initialize as modern:
 // server/discover (request _meta from now on, see stampMeta), its own
-// subscriptions/listen for tool list changes if it declares them
-// (listen.go), then tools/list.
-func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) ([]Tool, error) {
+// subscriptions/listen for the list changes it declares (listen.go), then
+// tools/list and the other lists it declares (lists.go).
+func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) (Lists, error) {
 	self, _ := json.Marshal(map[string]string{"name": "mcp-gateway", "version": u.opts.Version})
 	r.conn.modern.Store(&modernConn{version: version, self: self})
 	res, err := r.conn.call(ctx, "server/discover", nil, nil)
 	if err != nil {
-		return nil, &stepError{"server/discover", err}
+		return Lists{}, &stepError{"server/discover", err}
 	}
 	var d discovery
 	if err := json.Unmarshal(res, &d); err != nil {
-		return nil, &stepError{"server/discover", fmt.Errorf("decode result: %w", err)}
+		return Lists{}, &stepError{"server/discover", fmt.Errorf("decode result: %w", err)}
 	}
 	if !slices.Contains(d.Supported, version) {
-		return nil, &stepError{"server/discover", fmt.Errorf("the server lists versions %s, not %s, which it asked for",
+		return Lists{}, &stepError{"server/discover", fmt.Errorf("the server lists versions %s, not %s, which it asked for",
 			strings.Join(d.Supported, ", "), version)}
 	}
 	r.protocol, r.era = version, EraModern
 	r.capabilities, r.serverInfo = d.Capabilities, d.Meta.ServerInfo
+	r.caps = parseCapabilities(d.Capabilities)
 	u.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", u.name,
 		"protocolVersion", version, "serverInfo", string(d.Meta.ServerInfo), "capabilities", string(d.Capabilities))
-	if d.toolsListChanged() {
-		if err := u.openListen(ctx, r); err != nil {
-			return nil, &stepError{"subscriptions/listen", err}
+	if filter := listenFilter(r.caps); filter != "" {
+		if err := u.openListen(ctx, r, filter); err != nil {
+			return Lists{}, &stepError{"subscriptions/listen", err}
 		}
 	}
-	tools, err := listTools(ctx, r.conn)
-	if err != nil {
-		return nil, &stepError{"tools/list", err}
-	}
-	return tools, nil
+	var lists Lists
+	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
+	return lists, err
 }

@@ -216,7 +216,7 @@ func TestModernListChangedComesThroughListen(t *testing.T) {
 	s, u, _ := modernFake(t, map[string]string{"MCP_FAKE_TOOLS2": `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"two","inputSchema":{"type":"object"}}]`})
 	var mu sync.Mutex
 	changed := 0
-	s.opts.OnToolsChanged = func(string) { mu.Lock(); changed++; mu.Unlock() }
+	s.opts.OnListChanged = func(string) { mu.Lock(); changed++; mu.Unlock() }
 	if err := u.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestModernListChangedComesThroughListen(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if changed < 2 { // the start, then the change
-		t.Errorf("OnToolsChanged called %d times, want 2", changed)
+		t.Errorf("OnListChanged called %d times, want 2", changed)
 	}
 }
 
@@ -259,7 +259,7 @@ func TestModernListenReopenedAfterRestart(t *testing.T) {
 	if u.Status().PID == pid {
 		t.Fatal("the server was not restarted")
 	}
-	waitFor(t, func() bool { ts := u.Tools(); return len(ts) == 1 && ts[0].Name == "three" })
+	waitFor(t, func() bool { ts := u.Tools(); return len(ts) == 1 && ts[0].Key == "three" })
 	listens := 0
 	for _, line := range recorded(t, rec) {
 		if strings.HasPrefix(line, "subscriptions/listen ") {

@@ -32,10 +32,11 @@ type Update struct {
 // touched. It returns one Update per named server, in config-key order.
 // The caller rebuilds the aggregated tool list afterwards.
 func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
-	updates := make([]Update, len(s.upstreams))
-	named := make([]bool, len(s.upstreams))
+	ups := s.Upstreams()
+	updates := make([]Update, len(ups))
+	named := make([]bool, len(ups))
 	var wg sync.WaitGroup
-	for i, u := range s.upstreams {
+	for i, u := range ups {
 		spec, ok := specs[u.name]
 		if !ok {
 			continue
@@ -71,7 +72,7 @@ func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.Launc
 //  2. calls in flight on the old run may finish, for up to drain
 //     (DefaultDrain if zero); past that they fail with the exit error;
 //  3. the old run is stopped with the stop sequence;
-//  4. the new run starts and lists its tools (OnToolsChanged follows if
+//  4. the new run starts and lists its tools (OnListChanged follows if
 //     they differ), and the waiting calls go to it.
 //
 // A server that is not running is left alone: its next call starts it on
@@ -145,7 +146,7 @@ func (u *Upstream) takeOutOfService(ctx context.Context) (old *run, gate chan st
 // (less if ctx or the supervisor ends first), stops old with the stop
 // sequence, and returns once every call on it has returned.
 func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Duration) {
-	log := u.opts.Logger.With("server", u.name, "pid", old.proc.PID())
+	log := u.opts.Logger.With("server", u.name, "pid", old.pid())
 	log.Info("restarting server: its launch spec changed; letting calls in flight finish", "drain", drain)
 	drained := make(chan struct{})
 	go func() { old.active.Wait(); close(drained) }() // waited for below
@@ -159,7 +160,7 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Durati
 	}
 	timer.Stop()
 	old.stopReason.Store(ptr(fmt.Sprintf("stopped by the gateway to restart it on its new launch spec (catalog reload), after a %s drain", drain)))
-	old.proc.Stop(u.opts.ctx, u.opts.Stop)
+	old.halt(u.opts.ctx, u.opts.Stop)
 	<-old.done
 	// The run is over and its pending calls have failed, so each caller
 	// leaves the active group at once; the drain goroutine ends with the

@@ -34,10 +34,10 @@ func call(u *Upstream, tool, args string) (string, error) {
 func fakes(t *testing.T, onChanged func(string), servers ...adapters.Server) *Supervisor {
 	t.Helper()
 	s := New(servers, Options{
-		Log:            logfile.New(&syncBuffer{}),
-		StartTimeout:   20 * time.Second,
-		Stop:           proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
-		OnToolsChanged: onChanged,
+		Log:           logfile.New(&syncBuffer{}),
+		StartTimeout:  20 * time.Second,
+		Stop:          proc.StopTimeouts{CloseWait: time.Second, TermWait: time.Second},
+		OnListChanged: onChanged,
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -199,12 +199,12 @@ func TestReloadRestartsOnlyChanged(t *testing.T) {
 		}
 	}
 	a, _ := s.Upstream("a")
-	if tools := a.Tools(); len(tools) != 1 || tools[0].Name != "echo2" {
+	if tools := a.Tools(); len(tools) != 1 || tools[0].Key != "echo2" {
 		t.Errorf("a's tools after reload = %+v, want echo2", tools)
 	}
 	mu.Lock()
 	if changed["a"] != 1 || changed["b"] != 0 || changed["c"] != 0 {
-		t.Errorf("OnToolsChanged calls = %v, want a once", changed)
+		t.Errorf("OnListChanged calls = %v, want a once", changed)
 	}
 	mu.Unlock()
 	if st := a.Status(); st.Restarts != 1 {

@@ -103,10 +103,10 @@ func (u *Upstream) startRun() (*run, error) {
 		u.restarts++
 	}
 	u.lastNum++
-	spec, prepared, num := u.spec, u.prepared, u.lastNum
+	spec, base, prepared, num := u.spec, u.baseEnv, u.prepared, u.lastNum
 	u.mu.Unlock()
 
-	st, err := u.start(spec, prepared, num)
+	st, err := u.start(spec, base, prepared, num)
 	if err != nil {
 		return nil, u.startFailed(done, err)
 	}
@@ -132,7 +132,7 @@ func (u *Upstream) startFailed(done chan struct{}, err error) error {
 }
 
 // startSucceeded makes the new run current, lets the callers waiting on
-// done go, and announces a changed tool list. If shutdown began while the
+// done go, and announces changed lists (SPEC §4.5). If shutdown began while the
 // run started, it found nothing to stop: the run is stopped here instead,
 // or it would outlive the daemon.
 func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, st started) (*run, error) {
@@ -144,22 +144,26 @@ func (u *Upstream) startSucceeded(done chan struct{}, spec adapters.LaunchSpec, 
 	if u.stopped {
 		u.mu.Unlock()
 		close(done)
-		st.run.proc.Stop(context.Background(), u.opts.Stop)
+		st.run.halt(context.Background(), u.opts.Stop)
 		<-st.run.done
 		return nil, u.errShuttingDown()
 	}
-	changed := !sameTools(u.tools, st.tools)
-	u.tools = st.tools
+	changed := changedLists(u.lists, st.lists)
+	if u.caps != st.run.caps {
+		changed |= ListTools // what the gateway offers may change with them
+	}
+	u.lists = st.lists
 	u.cur = st.run
-	u.era = st.run.era
+	u.era, u.caps = st.run.era, st.run.caps
 	u.state = StateRunning
 	u.lastError = ""
 	u.mu.Unlock()
 	close(done)
-	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.run.proc.PID(), "tools", len(st.tools),
+	u.opts.Logger.Info("server ready", "server", u.name, "pid", st.run.pid(), "transport", st.run.transportName(), "tools", len(st.lists.Tools),
+		"prompts", len(st.lists.Prompts), "resources", len(st.lists.Resources), "resourceTemplates", len(st.lists.Templates),
 		"protocolVersion", st.run.protocol, "era", st.run.era)
-	if changed && u.opts.OnToolsChanged != nil {
-		u.opts.OnToolsChanged(u.name)
+	if changed != 0 && u.opts.OnListChanged != nil {
+		u.opts.OnListChanged(u.name)
 	}
 	return st.run, nil
 }
@@ -212,28 +216,31 @@ func (u *Upstream) serveRun(r *run) {
 	r.conn.fail(exitErr)
 	r.conn.handlers.Wait()
 	r.proc.Stdin().Close()
-	logExit := u.recordEnd(r, exitErr)
+	logExit := u.recordEnd(r, exitErr.Status, exitErr)
 	close(r.done)
 	if logExit {
 		u.opts.Logger.Warn("server exited; the next call restarts it", "server", u.name, "status", exitErr.Status)
 	}
 }
 
-// recordEnd records the end of run r, if it is still the current one: its
-// exit, and a failure for the back-off unless it served or ran long. It
-// reports whether the exit is news to log: the run was current and the
-// gateway did not stop it for good.
-func (u *Upstream) recordEnd(r *run, exitErr *ExitError) bool {
+// recordEnd records the end of run r, if it is still the current one:
+// its child's exit status (if it had a child) and why it ended, and a
+// failure for the back-off unless it served or ran long. It reports
+// whether the end is news to log: the run was current and the gateway did
+// not stop it for good.
+func (u *Upstream) recordEnd(r *run, status string, why error) bool {
 	u.mu.Lock()
 	wasCurrent := u.cur == r
 	if wasCurrent {
 		u.cur = nil
-		u.lastExit = exitErr.Status
+		if status != "" {
+			u.lastExit = status
+		}
 		if !u.stopped {
 			u.state = StateExited
-			u.lastError = exitErr.Error()
+			u.lastError = why.Error()
 		}
-		if r.served.Load() || time.Since(r.proc.Started()) >= BackoffReset {
+		if r.served.Load() || time.Since(r.started) >= BackoffReset {
 			u.failures = 0
 		} else {
 			u.failures++

@@ -9,18 +9,21 @@ import (
 )
 
 // request answers a server-to-client request: ping here, anything else by
-// relaying it to the client whose call is in flight. stdio carries no link
-// between a server's request and the call that caused it, so the request is
-// relayed only when every call in flight on this server comes from one
-// client session; otherwise no other session's data can be shown to the
-// wrong client, and the server gets an error.
-func (c *conn) request(msg *jsonrpc.Message) {
+// relaying it to the client of the call it is for. A request that came on
+// a call's own stream (from, HTTP) is that call's; otherwise (stdio, which
+// carries no link between a server's request and the call that caused
+// it, or an HTTP GET stream) it is relayed only when every call in flight
+// on this server comes from one client session; otherwise no other
+// session's data can be shown to the wrong client, and the server gets
+// an error.
+func (c *conn) request(msg *jsonrpc.Message, from int64) {
 	if msg.Method == "ping" {
 		_ = c.transport.send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
 		return
 	}
 	c.mu.Lock()
-	pc, busy := c.soleCaller(false), c.clientCalls() > 0
+	pc := c.callFor(from, false)
+	busy := from == 0 && c.clientCalls() > 0
 	c.mu.Unlock()
 	if pc == nil && busy && msg.Method != "roots/list" {
 		_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,

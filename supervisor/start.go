@@ -39,15 +39,17 @@ func TimedOut(err error) []string {
 
 type started struct {
 	run   *run
-	tools []Tool
+	lists Lists
 }
 
-// start prepares (once), spawns, initialises and lists tools, bounded by
-// the start timeout. On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (started, error) {
+// start prepares (once), spawns, initialises and lists what the server
+// offers, bounded by the start timeout; then it subscribes again to the
+// resources the gateway is subscribed to and sets the log level
+// (subscribe.go, loglevel.go). On failure nothing of the run is left.
+func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
 	defer cancel()
-	env := Environ(u.opts.BaseEnv, spec.Env)
+	env := Environ(base, spec.Env)
 	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
 		prepared = false // its directory (a clone) was removed: prepare again
 	}
@@ -59,24 +61,33 @@ func (u *Upstream) start(spec adapters.LaunchSpec, prepared bool, num uint64) (s
 			return started{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	r, err := u.spawn(spec, env, num)
+	var r *run
+	var err error
+	if spec.URL != "" {
+		r, err = u.spawnHTTP(ctx, spec, env, num)
+	} else {
+		r, err = u.spawn(spec, env, num)
+	}
 	if err != nil {
 		return started{}, err
 	}
-	tools, err := u.handshake(ctx, r)
+	lists, err := u.handshake(ctx, r)
+	if err == nil {
+		err = u.restore(ctx, r)
+	}
 	if err != nil {
-		r.proc.Kill()
+		r.kill()
 		<-r.done
 		var step *stepError
 		if errors.As(err, &step) && errors.Is(step.err, ErrExited) {
 			return started{}, fmt.Errorf("%w (during %s)", step.err, step.step)
 		}
-		if tail := r.proc.StderrTail(); tail != "" {
+		if tail := r.stderrTail(); tail != "" {
 			return started{}, fmt.Errorf("%w; last stderr: %s", err, tail)
 		}
 		return started{}, err
 	}
-	return started{run: r, tools: tools}, nil
+	return started{run: r, lists: lists}, nil
 }
 
 // spawn starts run number num of the server and its reader goroutine,
@@ -89,17 +100,13 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Shim: u.opts.Shim, Log: u.opts.Log, Source: u.name})
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name})
 	if err != nil {
 		return nil, err
 	}
 	c := newConn(u.name, u.opts.Log)
-	c.tracer, c.metrics = u.opts.Tracer, u.opts.Metrics
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, done: make(chan struct{})}
-	c.onToolsChanged = func() { u.relist(r) }
-	if f := u.opts.OnTaskStatus; f != nil {
-		c.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, num, method, params) }
-	}
+	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, env: env, done: make(chan struct{}), started: p.Started()}
+	u.wire(r)
 	u.runs.Add(1)
 	go u.serveRun(r)
 	return r, nil
@@ -113,10 +120,10 @@ type stepError struct {
 func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// handshake runs initialize, notifications/initialized and tools/list. A
-// server that refuses initialize as modern only is driven as modern
-// instead (SPEC §7.8, modern.go).
-func (u *Upstream) handshake(ctx context.Context, r *run) ([]Tool, error) {
+// handshake runs initialize, notifications/initialized, tools/list and the
+// lists the server declared (lists.go). A server that refuses initialize
+// as modern only is driven as modern instead (SPEC §7.8, modern.go).
+func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities": map[string]any{
@@ -130,28 +137,28 @@ func (u *Upstream) handshake(ctx context.Context, r *run) ([]Tool, error) {
 	if err != nil {
 		version, modern, verr := modernRefusal(err)
 		if verr != nil {
-			return nil, &stepError{"initialize", verr}
+			return Lists{}, &stepError{"initialize", verr}
 		}
 		if modern {
 			return u.handshakeModern(ctx, r, version)
 		}
-		return nil, &stepError{"initialize", err}
+		return Lists{}, &stepError{"initialize", err}
 	}
 	var init struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(res, &init); err != nil {
-		return nil, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
+		return Lists{}, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
 	r.protocol, r.era = init.ProtocolVersion, EraLegacy
+	r.capabilities, r.caps = init.Capabilities, parseCapabilities(init.Capabilities)
 	if err := r.conn.notify("notifications/initialized", nil); err != nil {
-		return nil, &stepError{"initialize", err}
+		return Lists{}, &stepError{"initialize", err}
 	}
-	tools, err := listTools(ctx, r.conn)
-	if err != nil {
-		return nil, &stepError{"tools/list", err}
-	}
-	return tools, nil
+	var lists Lists
+	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
+	return lists, err
 }
 
 func isDir(path string) bool {

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,13 @@ func newStdio(c *conn, p *proc.Process, b *budget.Budget) *stdio {
 	c.transport = t
 	return t
 }
+
+// request writes request id like any message: stdio ties no answer to it.
+func (t *stdio) request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.send(msg) }
+
+// cancel tells the server with notice (MCP basic/utilities/cancellation:
+// on stdio, notifications/cancelled is the only signal).
+func (t *stdio) cancel(_ int64, notice []byte) { _ = t.send(notice) }
 
 // send writes msg and a newline to the child's stdin, within
 // writeTimeout; past it the child is killed (its run then ends and fails
@@ -103,7 +111,7 @@ func (t *stdio) read(r io.Reader) {
 			t.undecodable(line, err)
 			continue
 		}
-		c.dispatch(msg)
+		c.dispatch(msg, 0)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -29,17 +30,27 @@ type Options struct {
 	// BaseEnv is the environment children start from; TokenEnv is always
 	// removed. Defaults to os.Environ().
 	BaseEnv []string
-	// Shim, if set, runs every server under the shim (proc.ShimArgv).
-	Shim []string
 	// StartTimeout bounds each start (default DefaultStartTimeout).
 	StartTimeout time.Duration
 	// Stop holds the waits of the stop sequence.
 	Stop proc.StopTimeouts
 	// Version is sent upstream as clientInfo.version.
 	Version string
-	// OnToolsChanged is called after a server's tool list changed (restart
-	// with other tools, its own list_changed). It must not block long.
-	OnToolsChanged func(server string)
+	// OnListChanged is called after one of a server's lists (tools,
+	// prompts, resources, resource templates) changed: a restart with
+	// other lists, or its own list_changed (SPEC §4.5). It must not block
+	// long.
+	OnListChanged func(server string)
+	// OnResourceUpdated is called with a server's
+	// notifications/resources/updated, its params raw, and uri, the
+	// subscribed URI it is for: the listen's for a modern server (whose
+	// notification names the subscription), params.uri for a legacy one
+	// (SPEC §4.8; subscribe.go). It is called on the server's read loop
+	// and must not block.
+	OnResourceUpdated func(server, uri string, params json.RawMessage)
+	// EventStall bounds a pause of an HTTP server in the middle of a
+	// message (default DefaultEventStall; SPEC §7.9).
+	EventStall time.Duration
 	// OnTaskStatus is called with a server's notifications/tasks/status
 	// (MCP 2025-11-25) or notifications/tasks (the 2026-07-28 tasks
 	// extension), its params raw, and num, the number of the run
@@ -57,15 +68,20 @@ type Options struct {
 	Tracer  trace.Tracer
 	Metrics *telemetry.Metrics
 
-	ctx context.Context
+	ctx        context.Context
+	httpClient *http.Client // every HTTP server's (newHTTPClient)
 }
 
 // Supervisor owns every upstream server.
 type Supervisor struct {
-	opts      *Options
-	cancel    context.CancelFunc
+	opts   *Options
+	cancel context.CancelFunc
+
+	mu        sync.Mutex // guards the set, which only Configure changes
 	upstreams []*Upstream
 	byName    map[string]*Upstream
+
+	retired sync.WaitGroup // the stops Configure started; Shutdown waits for them
 }
 
 // New prepares one Upstream per server, in the given (sorted) order;
@@ -83,6 +99,12 @@ func New(servers []adapters.Server, opts Options) *Supervisor {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.EventStall <= 0 {
+		opts.EventStall = DefaultEventStall
+	}
+	if opts.httpClient == nil {
+		opts.httpClient = newHTTPClient()
+	}
 	var cancel context.CancelFunc
 	opts.ctx, cancel = context.WithCancel(context.Background())
 	s := &Supervisor{opts: &opts, cancel: cancel, byName: map[string]*Upstream{}}
@@ -96,10 +118,16 @@ func New(servers []adapters.Server, opts Options) *Supervisor {
 }
 
 // Upstreams returns the servers in config-key order.
-func (s *Supervisor) Upstreams() []*Upstream { return s.upstreams }
+func (s *Supervisor) Upstreams() []*Upstream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.upstreams
+}
 
 // Upstream returns the server called name.
 func (s *Supervisor) Upstream(name string) (*Upstream, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	u, ok := s.byName[name]
 	return u, ok
 }
@@ -116,13 +144,14 @@ func (s *Supervisor) Upstream(name string) (*Upstream, bool) {
 // do not end the others: they all expire together, and the error lists
 // every server still starting.
 func (s *Supervisor) StartAll(ctx context.Context) error {
-	errs := make([]error, len(s.upstreams))
+	ups := s.Upstreams()
+	errs := make([]error, len(ups))
 	var (
 		mu       sync.Mutex
 		failFast bool
 		wg       sync.WaitGroup
 	)
-	for i, u := range s.upstreams {
+	for i, u := range ups {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -152,12 +181,12 @@ func (s *Supervisor) StartAll(ctx context.Context) error {
 func (s *Supervisor) Interrupt() { s.cancel() }
 
 // Shutdown stops every server (in parallel) with the stop sequence and
-// waits for every owner goroutine. ctx bounds the graceful part; past it
-// the process groups are killed.
+// waits for every owner goroutine, and for the stops Configure started.
+// ctx bounds the graceful part; past it the process groups are killed.
 func (s *Supervisor) Shutdown(ctx context.Context) {
 	s.cancel()
 	var wg sync.WaitGroup
-	for _, u := range s.upstreams {
+	for _, u := range s.Upstreams() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -165,4 +194,5 @@ func (s *Supervisor) Shutdown(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	s.retired.Wait()
 }

@@ -27,20 +27,19 @@ const (
 // server may answer with an older one, which the gateway accepts.
 const ProtocolVersion = "2025-11-25"
 
-// Tool is one tool as the upstream server listed it: its name and its
-// definition, raw, exactly as sent.
-type Tool struct {
-	Name string
-	Raw  json.RawMessage
-}
-
 // Status is a snapshot of one upstream server for /health and status.
 type Status struct {
-	Name      string    `json:"name"`
-	State     State     `json:"state"`
-	PID       int       `json:"pid,omitempty"`
-	Restarts  int       `json:"restarts"`
+	Name     string `json:"name"`
+	State    State  `json:"state"`
+	PID      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts"`
+	// Tools, Prompts, Resources and Templates count the server's own
+	// lists as it last sent them (SPEC §3.3, §3.8), before the gateway
+	// merges and names them.
 	Tools     int       `json:"tools"`
+	Prompts   int       `json:"prompts"`
+	Resources int       `json:"resources"`
+	Templates int       `json:"resourceTemplates"`
 	Calls     int64     `json:"calls"`
 	StartedAt time.Time `json:"startedAt,omitzero"`
 	LastExit  string    `json:"lastExit,omitempty"`
@@ -50,6 +49,10 @@ type Status struct {
 	// EraModern ("modern"), SPEC §7.8; "" until it first started. It stays
 	// the last run's while the server is not running.
 	Era string `json:"era,omitempty"`
+	// Transport is how the running server is reached: "stdio",
+	// "streamable-http", or "http+sse" (the older HTTP+SSE, SPEC §7.9);
+	// "" while it is not running.
+	Transport string `json:"transport,omitempty"`
 }
 
 // Upstream is one configured server. Its methods are safe for concurrent
@@ -60,6 +63,7 @@ type Upstream struct {
 
 	mu        sync.Mutex
 	spec      adapters.LaunchSpec
+	baseEnv   []string // the environment its runs start from (Options.BaseEnv, or Configure's)
 	prepared  bool
 	cur       *run
 	starting  chan struct{} // non-nil while a start is in flight
@@ -70,21 +74,32 @@ type Upstream struct {
 	nextTry   time.Time
 	lastExit  string
 	lastError string
-	tools     []Tool
-	era       string // the last run's
-	calls     atomic.Int64
-	stopped   bool
+	lists     Lists        // the last run's lists (lists.go)
+	caps      Capabilities // the last run's (capabilities.go)
+	era       string       // the last run's
+	// subs are the resource URIs the gateway is subscribed to on this
+	// server, kept across runs (subscribe.go); level is the log level the
+	// gateway asks a legacy server for (loglevel.go). Both under subMu.
+	subMu   sync.Mutex
+	subs    map[string]struct{}
+	level   string
+	calls   atomic.Int64
+	stopped bool
 
 	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
 }
 
-// run is one run of the server (one child process, from its start to
-// its exit): its process, its JSON-RPC connection and the stdio
-// transport under it.
+// run is one run of the server, from its start to its end: one child
+// process speaking stdio, or one connection to an HTTP server (SPEC §7.9)
+// and, with runCmd, the child that serves it; its JSON-RPC connection
+// and the transport under it (runctl.go says how either ends).
 type run struct {
-	proc     *proc.Process
+	proc     *proc.Process // the child; nil for an HTTP server without runCmd
 	conn     *conn
-	stdio    *stdio // conn's transport, read by serveRun
+	stdio    *stdio         // conn's transport for a stdio server, read by serveRun; else nil
+	http     *httpTransport // conn's transport for an HTTP server; else nil
+	env      []string       // the environment its process started with, for Configure's comparison
+	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
 	era      string         // EraLegacy or EraModern, set by the handshake
@@ -92,31 +107,57 @@ type run struct {
 	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
 	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
 
-	// capabilities and serverInfo are what a modern server's
-	// server/discover answered, raw; nil for a legacy server.
+	// capabilities is what the server declared (initialize's or
+	// server/discover's), raw, and caps the gateway's reading of it;
+	// serverInfo is a modern server's, raw (nil for a legacy server).
 	capabilities, serverInfo json.RawMessage
+	caps                     Capabilities
+	// subs maps each resource URI subscribed on this run to its modern
+	// listen's id (0 for a legacy server's resources/subscribe); under
+	// Upstream.subMu (subscribe.go).
+	subs map[string]int64
 
 	// stopReason says why the gateway stopped this run, for the error of
 	// the calls it ends ("" if the server exited by itself).
 	stopReason atomic.Pointer[string]
 
-	// relisting says a re-list runs; relistAgain that another list_changed
-	// came meanwhile. Both under Upstream.mu.
-	relisting, relistAgain bool
+	// An HTTP run is halted by closing halting (once, haltOnce), with
+	// haltCtx bounding its command's stop sequence (halt).
+	halting  chan struct{}
+	haltOnce sync.Once
+	haltCtx  context.Context
+
+	// relisting says a re-list runs; relistPending which lists the
+	// server said changed since it began (lists.go). Both under
+	// Upstream.mu.
+	relisting     bool
+	relistPending List
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
-	return &Upstream{name: name, spec: spec, opts: opts, state: StateStarting}
+	return &Upstream{name: name, spec: spec, baseEnv: opts.BaseEnv, opts: opts, state: StateStarting}
 }
 
 // Name returns the server's config key.
 func (u *Upstream) Name() string { return u.name }
 
 // Tools returns the server's last listed tools, in the server's order.
-func (u *Upstream) Tools() []Tool {
+func (u *Upstream) Tools() []Entry { return u.Lists().Tools }
+
+// Lists returns the server's last listed tools, prompts, resources and
+// resource templates, each in the server's order (lists.go).
+func (u *Upstream) Lists() Lists {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.tools
+	return u.lists
+}
+
+// Capabilities returns what the server's last run declared; the zero
+// value before its first start.
+func (u *Upstream) Capabilities() Capabilities {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.caps
 }
 
 // Status returns a snapshot.
@@ -124,13 +165,15 @@ func (u *Upstream) Status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	st := Status{
-		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.tools),
+		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.lists.Tools),
+		Prompts: len(u.lists.Prompts), Resources: len(u.lists.Resources), Templates: len(u.lists.Templates),
 		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
 	}
 	if u.cur != nil {
-		st.PID = u.cur.proc.PID()
-		st.StartedAt = u.cur.proc.Started()
+		st.PID = u.cur.pid()
+		st.StartedAt = u.cur.started
 		st.Protocol = u.cur.protocol
+		st.Transport = u.cur.transportName()
 	}
 	return st
 }
@@ -176,17 +219,23 @@ func (u *Upstream) Stop(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	r.proc.Stop(ctx, u.opts.Stop)
+	r.halt(ctx, u.opts.Stop)
 	<-r.done
 }
 
 // shutdown stops the server for good.
 func (u *Upstream) shutdown(ctx context.Context) {
+	u.retire(ctx, "stopped by the gateway, which is shutting down")
+}
+
+// retire stops the server for good, the calls its run ends failing with
+// why.
+func (u *Upstream) retire(ctx context.Context, why string) {
 	u.mu.Lock()
 	u.stopped = true
 	u.state = StateStopped
 	if u.cur != nil {
-		u.cur.stopReason.Store(ptr("stopped by the gateway, which is shutting down"))
+		u.cur.stopReason.Store(ptr(why))
 	}
 	u.mu.Unlock()
 	u.Stop(ctx)

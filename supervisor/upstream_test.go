@@ -32,7 +32,7 @@ func TestStartListsTools(t *testing.T) {
 	}
 	var names []string
 	for _, tool := range u.Tools() {
-		names = append(names, tool.Name)
+		names = append(names, tool.Key)
 	}
 	if got := strings.Join(names, ","); got != "a,b,c" {
 		t.Errorf("tools over two pages = %s, want a,b,c", got)

@@ -126,7 +126,7 @@ func noLeftovers(t *testing.T) {
 }
 
 func builtins() []adapters.Adapter {
-	return adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{BaseURL: "https://github.com", ServersDir: "/nonexistent"})
+	return adapters.Builtin(catalog.Builtin(), adapters.Options{BaseURL: "https://github.com", ServersDir: "/nonexistent"})
 }
 
 func load(t *testing.T, dir string, timeout time.Duration, env []string) ([]adapters.Adapter, func(), *logLines, error) {

@@ -9,11 +9,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
 )
 
 // runCatalog is `mcp-gateway catalog` (SPEC §6.4).
 func runCatalog(args []string, stdout, stderr io.Writer) int {
-	s, asJSON, code, ok := parseJSONCommand(args, stderr, "catalog", "Usage: mcp-gateway catalog [--json] [--catalog-file FILE]\n\nLists every catalog server: description, properties, and whether it is built in or from the template's file.", "print JSON")
+	s, asJSON, code, ok := parseJSONCommand(args, stderr, "catalog", "Usage: mcp-gateway catalog [--json] [--catalog-file FILE] [--servers-dir DIR]\n\nLists every catalog server: description, properties, whether it is built in or from the template's file, and whether `mcp-gateway pull` installed its package (the version it pulled, \"no\", or \"-\" for an entry that runs no package).", "print JSON")
 	if !ok {
 		return code
 	}
@@ -22,16 +23,18 @@ func runCatalog(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
+	store := pulled.Store{Dir: s.ServersDir}
 	if asJSON {
 		type item struct {
 			Name string `json:"name"`
 			*catalog.Entry
-			Source catalog.Source `json:"source"`
+			Source  catalog.Source `json:"source"`
+			Package *packageState  `json:"package,omitempty"`
 		}
 		var out []item
 		for _, n := range cat.Names() {
 			e, _ := cat.Lookup(n)
-			out = append(out, item{Name: n, Entry: e, Source: e.Source})
+			out = append(out, item{Name: n, Entry: e, Source: e.Source, Package: packageOf(e, store)})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -39,13 +42,48 @@ func runCatalog(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tPROPERTIES\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tSOURCE\tPULLED\tPROPERTIES\tDESCRIPTION")
 	for _, n := range cat.Names() {
 		e, _ := cat.Lookup(n)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, e.Source, describeProps(e.Properties), e.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n, e.Source, packageOf(e, store).column(), describeProps(e.Properties), e.Description)
 	}
 	tw.Flush()
 	return 0
+}
+
+// packageState is the package an entry's command runs, and whether pull
+// installed it (SPEC §6.5).
+type packageState struct {
+	Manager pulled.Manager `json:"manager"`
+	Spec    string         `json:"spec"`
+	Pulled  bool           `json:"pulled"`
+	Version string         `json:"version,omitempty"` // the version pulled
+	Exec    string         `json:"exec,omitempty"`    // what a start runs
+}
+
+// packageOf returns the package e's command runs through a package
+// runner, nil if it runs none.
+func packageOf(e *catalog.Entry, store pulled.Store) *packageState {
+	run, ok := pulled.Parse(e.FixedArgv())
+	if !ok {
+		return nil
+	}
+	st := &packageState{Manager: run.Manager, Spec: run.Spec}
+	if p, ok := store.Lookup(run); ok {
+		st.Pulled, st.Version, st.Exec = true, p.Record.Version, p.Exec
+	}
+	return st
+}
+
+// column is the PULLED column: the version, "no", or "-" for no package.
+func (p *packageState) column() string {
+	switch {
+	case p == nil:
+		return "-"
+	case p.Pulled:
+		return p.Version
+	}
+	return "no"
 }
 
 func describeProps(props map[string]catalog.Property) string {

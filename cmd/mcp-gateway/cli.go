@@ -24,6 +24,7 @@ Usage:
   mcp-gateway serve [flags]               run the daemon in the foreground
   mcp-gateway catalog [--json]            list the catalog servers
   mcp-gateway pull <server>...            pre-install servers (template builds)
+  mcp-gateway warm <server>...            start them warm, for a template snapshot; --config hands over
   mcp-gateway status [--json]             show the running gateway and its servers
   mcp-gateway stop                        stop the running gateway and wait until it is gone
   mcp-gateway reload                      re-read the catalog file now; print what changed
@@ -49,8 +50,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case daemonCommand:
 			return runDaemonChild(stderr)
-		case proc.ShimCommand:
-			return proc.ShimMain(args[1:])
+		case proc.KeeperCommand:
+			return runKeeper(stderr)
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage+"\nThe launcher's flags:\n\n")
 			return runLaunch([]string{"--help"}, stdout, stdout)
@@ -68,6 +69,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"serve":   runServe,
 	"catalog": runCatalog,
 	"pull":    runPull,
+	"warm":    runWarm,
 	"status":  runStatus,
 	"stop":    runStop,
 	"reload":  runReload,

@@ -38,11 +38,7 @@ func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway,
 	return func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
-			b, err := json.Marshal(d.status(gw, addr, d.started))
-			if err != nil {
-				return ipc.Response{Error: "encode status: " + err.Error()}
-			}
-			return ipc.Response{OK: true, Status: b}
+			return statusResponse(d.status(gw, addr))
 		case ipc.CmdStop:
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
@@ -55,6 +51,15 @@ func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway,
 		}
 		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop or reload", req.Cmd)}
 	}
+}
+
+// statusResponse is the control socket's answer to status: doc.
+func statusResponse(doc statusDoc) ipc.Response {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return ipc.Response{Error: "encode status: " + err.Error()}
+	}
+	return ipc.Response{OK: true, Status: b}
 }
 
 // runStop is `mcp-gateway stop`: the daemon shuts down as on SIGTERM, and

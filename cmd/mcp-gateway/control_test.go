@@ -97,7 +97,7 @@ func TestStatusReloadStop(t *testing.T) {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
 	t.Logf("status:\n%s", out)
-	for _, want := range []string{"pid " + strconv.Itoa(daemon), "SERVER", "STATE", "UPTIME", "RESTARTS", "CALLS", "LAST ERROR", "running", strconv.Itoa(pidA)} {
+	for _, want := range []string{"pid " + strconv.Itoa(daemon), "SERVER", "STATE", "UPTIME", "RESTARTS", "TOOLS", "PROMPTS", "RESOURCES", "TEMPLATES", "CALLS", "LAST ERROR", "running", strconv.Itoa(pidA)} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status output lacks %q:\n%s", want, out)
 		}

@@ -9,12 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,7 +27,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // stopServersTimeout bounds the graceful part of stopping every server
@@ -40,9 +39,11 @@ type daemon struct {
 	settings Settings
 	config   []byte
 	token    string
-	report   *ipc.Reporter
-	out      io.Writer // `serve` prints its ready line here; nil for the detached daemon
-	started  time.Time // when serve began: the gateway's uptime counts from here
+	warm     bool          // started by `mcp-gateway warm`: no token, no port, until a hand-over (warm.go)
+	report   *ipc.Reporter // to the launcher; after a warm daemon's hand-over, to the launcher that handed it a config
+	started  time.Time     // when serve began: the gateway's uptime counts from here
+
+	gw atomic.Pointer[aggregator.Gateway] // the endpoint, once there is one; the supervisor's events reach it
 }
 
 // run starts everything, reports readiness, and serves until a signal.
@@ -92,21 +93,19 @@ func (d *daemon) serve() error {
 		return err
 	}
 	defer lock.Release()
-	ln, err := net.Listen("tcp", d.settings.Addr())
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
-	}
-	defer ln.Close()
 	mem := newBudget(d.settings.MemoryBudget, logger)
 	defer mem.Close()
-	sup, gw, tel, err := d.newGateway(servers, log, mem)
-	if err != nil {
-		return err
+	t := taken{sup: d.newSupervisor(servers, log, mem), mem: mem, servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	var ready bool
+	if d.warm {
+		ready, err = d.serveWarm(t)
+	} else {
+		ready, err = d.serveConfig(t)
 	}
-	defer tel.shutdown() // spans a failed start made; a started daemon's actor has flushed them already
-	logger.Info("starting servers", "servers", len(servers), "addr", ln.Addr().String(), "pid", os.Getpid())
-	ready, err := d.startAndRun(taken{sup: sup, gw: gw, servers: servers, cat: cat, log: log, ln: ln, sigs: sigs, hup: hup, tel: tel})
-	stopServers(sup) // the one shutdown path of the servers
+	// The one shutdown path of the servers.
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
+	t.sup.Shutdown(stopCtx)
+	cancel()
 	if !ready {
 		return err
 	}
@@ -120,13 +119,6 @@ func (d *daemon) serve() error {
 		logger.Error("stopped", "error", err)
 	}
 	return err
-}
-
-// stopServers stops every server, within stopServersTimeout.
-func stopServers(sup *supervisor.Supervisor) {
-	ctx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
-	defer cancel()
-	sup.Shutdown(ctx)
 }
 
 // openLog opens the log file with the token (and a mirror's credentials)
@@ -152,66 +144,75 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 	return log, nil
 }
 
-// newGateway prepares the supervisor (nothing starts yet) and the
-// aggregator over its servers, rebuilt whenever a server's tools change;
-// both read what they are sent under mem, and tell of their calls
-// through the telemetry it makes (SPEC §11).
-func (d *daemon) newGateway(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) (*supervisor.Supervisor, *aggregator.Gateway, *telemetryParts, error) {
-	shim, err := proc.ShimArgv()
+// serveConfig is the daemon of a config: its port, its endpoint over
+// t.sup's servers (which serve stops).
+func (d *daemon) serveConfig(t taken) (ready bool, err error) {
+	ipc.RemoveStaleHandover(d.settings.RunDir) // a warm daemon killed with -9 left it
+	ln, err := net.Listen("tcp", d.settings.Addr())
 	if err != nil {
-		return nil, nil, nil, err
+		return false, fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
 	}
-	tel, err := newTelemetry(log.Logger())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var callLog *logfile.Log
-	if d.settings.CallLog {
-		callLog = log
-	}
-	var gw *aggregator.Gateway
-	sup := supervisor.New(servers, supervisor.Options{
-		Shim:         shim,
+	defer ln.Close()
+	t.ln = ln
+	t.gw = d.newAggregator(t.sup, t.log, t.mem)
+	t.log.Logger().Info("starting servers", "servers", len(t.servers), "addr", ln.Addr().String(), "pid", os.Getpid())
+	return d.startAndRun(t)
+}
+
+// newSupervisor prepares the supervisor (nothing starts yet). A change of
+// one of a server's lists rebuilds the endpoint's, and a resource update
+// reaches its subscribers, once there is an endpoint (newAggregator).
+func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) *supervisor.Supervisor {
+	return supervisor.New(servers, supervisor.Options{
 		Log:          log,
 		Logger:       log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
 		Budget:       mem,
-		Tracer:       tel.tracing.Tracer(),
-		Metrics:      tel.metrics,
-		OnToolsChanged: func(string) {
-			if gw != nil {
+		OnListChanged: func(string) {
+			if gw := d.gw.Load(); gw != nil {
 				gw.Rebuild()
 			}
 		},
 		OnTaskStatus: func(server string, run uint64, method string, params json.RawMessage) {
-			if gw != nil {
+			if gw := d.gw.Load(); gw != nil {
 				gw.TaskStatus(server, run, method, params) // SPEC §4.7
 			}
 		},
+		OnResourceUpdated: func(server, uri string, params json.RawMessage) {
+			if gw := d.gw.Load(); gw != nil {
+				gw.ResourceUpdated(server, uri, params) // SPEC §4.8
+			}
+		},
 	})
-	gw = aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
+}
+
+// newAggregator makes the endpoint over sup's servers, which reads what
+// it is sent under mem.
+func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log, mem *budget.Budget) *aggregator.Gateway {
+	gw := aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
 		MaxSessions:    d.settings.MaxSessions,
 		BodyTimeout:    d.settings.BodyTimeout,
 		Budget:         mem,
-		Telemetry:      aggregator.Telemetry{Metrics: tel.metrics, Tracer: tel.tracing.Tracer(), CallLog: callLog},
 	})
-	return sup, gw, tel, nil
+	d.gw.Store(gw)
+	return gw
 }
 
-// taken is what serve has taken before the start, for startAndRun.
+// taken is what serve has taken before the start, for startAndRun; gw
+// and ln are filled in on the way (serveConfig, serveWarm).
 type taken struct {
 	sup       *supervisor.Supervisor
+	mem       *budget.Budget // the memory budget the supervisor and the endpoint read under
 	gw        *aggregator.Gateway
 	servers   []adapters.Server
 	cat       *catalog.Catalog // the catalog the servers were resolved against
 	log       *logfile.Log
 	ln        net.Listener
 	sigs, hup <-chan os.Signal // SIGTERM/SIGINT, and SIGHUP
-	tel       *telemetryParts
 }
 
 // startAndRun starts the servers, makes the daemon ready (tool list,
@@ -220,18 +221,23 @@ type taken struct {
 // the servers (serve does).
 func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	sup, gw, servers, logger := t.sup, t.gw, t.servers, t.log.Logger()
-	if err := d.startServers(sup, servers, t.sigs, logger); err != nil {
+	// The token file needs nothing of the servers: it is written while
+	// they start, so that its fsync is not on the way to ready. A start
+	// that fails removes it.
+	wrote := make(chan error, 1)
+	go func() { wrote <- ipc.WriteToken(d.settings.TokenFile, d.token) }() // received below
+	startErr := d.startServers(sup, servers, t.sigs, logger)
+	if err := errors.Join(startErr, <-wrote); err != nil {
+		_ = os.Remove(d.settings.TokenFile)
 		return false, err
 	}
 	gw.Rebuild()
 	ctl, err := ipc.ListenControl(d.settings.RunDir)
 	if err != nil {
+		_ = os.Remove(d.settings.TokenFile)
 		return false, err
 	}
 	defer ctl.Close()
-	if err := ipc.WriteToken(d.settings.TokenFile, d.token); err != nil {
-		return false, err
-	}
 	config, err := adapters.DecodeConfig(d.config) // validated at start: cannot fail
 	if err != nil {
 		return false, err
@@ -252,7 +258,6 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	// restart short, since their interrupts wait for a reload in progress.
 	for _, a := range []actor{
 		httpActor(d.httpServer(gw), t.ln, gw),
-		traceActor(t.tel.tracing), // after HTTP: the drained calls' spans are flushed
 		signalActor(t.sigs),
 		supervisorActor(sup),
 		watcherActor(rl, d.settings.CatalogFile, logger),
@@ -273,12 +278,8 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	return true, g.Run()
 }
 
-// reportReady prints `serve`'s ready line, or sends the detached daemon's
-// readiness report to the launcher.
+// reportReady sends the readiness report to the launcher (or `serve`),
+// which prints the ready line.
 func (d *daemon) reportReady(addr string, servers, tools int) error {
-	if d.out != nil { // serve: the ready line goes to stdout
-		fmt.Fprintf(d.out, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
-			displayAddr(addr), os.Getpid(), count(servers, "server"), count(tools, "tool"), d.settings.TokenFile, d.settings.LogFile)
-	}
 	return d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: addr, PID: os.Getpid(), Servers: servers, Tools: tools})
 }

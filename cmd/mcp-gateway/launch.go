@@ -31,25 +31,38 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	s := in.settings
-	if pid := ipc.Running(s.RunDir); pid != 0 {
-		fmt.Fprintln(stderr, "mcp-gateway:", &ipc.RunningError{PID: pid, RunDir: s.RunDir})
-		return 1
+	token := tokenFromEnv(stderr)
+	var rep ipc.Report
+	var err error
+	switch pid := ipc.Running(s.RunDir); {
+	case pid < 0: // held, but its pid file unreadable: nothing to hand over to, or to kill
+		err = &ipc.RunningError{PID: pid, RunDir: s.RunDir}
+	case pid > 0:
+		// A warm daemon (SPEC §2.9) takes the config; any other refuses.
+		rep, err = handOver(s, in.config, token, pid)
+	default:
+		rep, err = startDaemon(s, ipc.Handover{Config: in.config, Token: token})
 	}
-	rep, err := startDaemon(s, in.config, tokenFromEnv(stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)\n",
-		displayAddr(rep.Addr), rep.PID, count(len(in.servers), "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
+	fmt.Fprintln(stdout, readyLine(rep, len(in.servers), s))
 	return 0
+}
+
+// readyLine is the one line the launcher and `serve` print once the
+// daemon is ready (SPEC §2.2).
+func readyLine(rep ipc.Report, servers int, s Settings) string {
+	return fmt.Sprintf("mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)",
+		displayAddr(rep.Addr), rep.PID, count(servers, "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
 }
 
 // startDaemon starts the detached daemon, hands it config and token, and
 // waits for its readiness report. On any failure the daemon is gone when it
 // returns. Every goroutine it starts has ended when it returns, except on
 // success, where none waits for the daemon: it outlives the launcher.
-func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
+func startDaemon(s Settings, h ipc.Handover) (ipc.Report, error) {
 	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
 	// the daemon with it: a daemon that became ready after its launcher
 	// had failed would hold the run dir, and the retry would find it
@@ -63,20 +76,31 @@ func startDaemon(s Settings, config []byte, token string) (ipc.Report, error) {
 	if err != nil {
 		return ipc.Report{}, err
 	}
-	settings, _ := json.Marshal(s)
-	if err := ipc.WriteHandover(handW, ipc.Handover{Config: config, Token: token, Settings: settings}); err != nil {
+	h.Settings, _ = json.Marshal(s)
+	if err := ipc.WriteHandover(handW, h); err != nil {
 		p.kill()
 		repR.Close()
 		return ipc.Report{}, err
 	}
-	return p.awaitReady(repR, interrupt, s)
+	return awaitReady(p, repR, interrupt, s)
 }
 
-// awaitReady reads the daemon's reports from repR until ready or failed,
-// the daemon's exit, a signal on interrupt, or the startup timeout plus
-// launchGrace; on anything but ready, the daemon is gone when it returns.
-// It closes repR, and joins the goroutine that reads it.
-func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
+// daemonHandle is the daemon a launcher waits for: one it started
+// (daemonProc), or a warm one it handed a config to (warmProc).
+type daemonHandle interface {
+	noteReport(r ipc.Report) // each report, as it comes
+	name() string            // "the daemon (pid N)", for messages
+	kill()                   // stop it; return once it is gone
+	waitGone()               // wait, bounded, for one that reported failure to exit; else kill it
+}
+
+// awaitReady reads the daemon's reports from repR until ready (or warm,
+// from a daemon `mcp-gateway warm` started), failed or refused, the end of
+// repR, a signal on interrupt, or the startup timeout plus launchGrace. On
+// anything but ready, warm and refused (a warm daemon that refuses a
+// config stays as it was), the daemon is gone when it returns. It closes
+// repR, and joins the goroutine that reads it.
+func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
 	var (
 		final   ipc.Report
 		readErr error
@@ -85,28 +109,34 @@ func (p *daemonProc) awaitReady(repR *os.File, interrupt <-chan os.Signal, s Set
 	go func() { // joined below; closing repR ends it
 		defer close(read)
 		readErr = ipc.ReadReports(repR, func(r ipc.Report) bool {
+			p.noteReport(r)
 			final = r
-			return r.Event == ipc.EventProgress
+			return r.Event == ipc.EventProgress || r.Event == ipc.EventAccepted
 		})
 	}()
 	defer func() { repR.Close(); <-read }()
 	timer := time.NewTimer(s.StartupTimeout + launchGrace)
 	defer timer.Stop()
-	pid := p.cmd.Process.Pid
 	select {
 	case sig := <-interrupt:
 		p.kill()
-		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; the daemon (pid %d) was stopped", sig, pid)
+		return ipc.Report{}, fmt.Errorf("interrupted by %v while the daemon started; %s was stopped", sig, p.name())
 	case <-read:
 		switch {
-		case readErr == nil && final.Event == ipc.EventReady:
+		case readErr == nil && (final.Event == ipc.EventReady || final.Event == ipc.EventWarm):
 			return final, nil
+		case readErr == nil && final.Event == ipc.EventRefused:
+			return ipc.Report{}, errors.New(final.Error)
 		case readErr == nil && final.Event == ipc.EventFailed:
 			p.waitGone()
 			return ipc.Report{}, errors.New(final.Error)
+		case final.Event == "" && isWarm(p):
+			// The warm daemon closed without a word: another launch
+			// took it first.
+			return ipc.Report{}, p.(*warmProc).running()
 		default:
 			p.kill()
-			return ipc.Report{}, fmt.Errorf("the daemon (pid %d) exited before it was ready; see %s", pid, s.LogFile)
+			return ipc.Report{}, fmt.Errorf("%s exited before it was ready; see %s", p.name(), s.LogFile)
 		}
 	case <-timer.C:
 		p.kill()
@@ -127,9 +157,12 @@ func runDaemonChild(stderr io.Writer) int {
 	// a report of its own to the launcher).
 	syscall.CloseOnExec(ipc.HandoverFD)
 	syscall.CloseOnExec(ipc.ReportFD)
+	report := ipc.NewReporter(repw)
+	// The first report gives the launcher the daemon's pid: its child is
+	// the keeper, and the daemon is what it may have to kill.
+	report.Send(ipc.Report{Event: ipc.EventProgress, Message: "daemon started", PID: os.Getpid()})
 	h, err := ipc.ReadHandover(hand)
 	hand.Close()
-	report := ipc.NewReporter(repw)
 	if err != nil {
 		report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
 		return 1
@@ -139,7 +172,7 @@ func runDaemonChild(stderr io.Writer) int {
 		report.Send(ipc.Report{Event: ipc.EventFailed, Error: "decode settings: " + err.Error()})
 		return 1
 	}
-	d := &daemon{settings: s, config: h.Config, token: h.Token, report: report}
+	d := &daemon{settings: s, config: h.Config, token: h.Token, warm: h.Warm, report: report}
 	if err := d.run(); err != nil {
 		return 1
 	}

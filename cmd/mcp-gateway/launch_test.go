@@ -180,9 +180,10 @@ func TestGeneratedToken(t *testing.T) {
 
 func TestKill9OfDaemonLeavesNoServerProcess(t *testing.T) {
 	e := newEnv(t)
-	tools := `MCP_FAKE_TOOLS=[{"name":"fork","inputSchema":{"type":"object"}}]`
+	tools := `MCP_FAKE_TOOLS=[{"name":"fork","inputSchema":{"type":"object"}},{"name":"forksetsid","inputSchema":{"type":"object"}}]`
 	// "sh -c 'fake'" without exec: the server runs below a shell, and forks
-	// a sleeper of its own.
+	// a sleeper of its own; and one in a session of its own (setsid), out
+	// of reach of any signal to the server's process group.
 	b, _ := json.Marshal(map[string]any{
 		"a": map[string]string{"runCmd": strings.ReplaceAll(fakeserver.ShellCommand(tools), "exec ", "")},
 		"b": map[string]string{"runCmd": fakeserver.ShellCommand(tools)},
@@ -194,10 +195,11 @@ func TestKill9OfDaemonLeavesNoServerProcess(t *testing.T) {
 	for range 2 {
 		mcpCall(t, e.url(), "t", "fork", `{}`)
 	}
+	mcpCall(t, e.url(), "t", "forksetsid", `{}`)
 	daemon := e.daemonPID()
 	kids := descendants(daemon)
-	if len(kids) < 5 {
-		t.Fatalf("daemon has %d descendants, want ≥ 5", len(kids))
+	if len(kids) < 6 {
+		t.Fatalf("daemon has %d descendants, want ≥ 6", len(kids))
 	}
 	_ = syscall.Kill(daemon, syscall.SIGKILL)
 	killed := time.Now()

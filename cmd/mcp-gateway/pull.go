@@ -16,12 +16,16 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
 )
 
 const pullSynopsis = `Usage: mcp-gateway pull [flags] <server>...
 
 Pre-installs servers at template build time (SPEC §6.5):
-  <catalog name>          runs the entry's install steps (built-in or from --catalog-file)
+  <catalog name>          runs the entry's install steps (built-in or from --catalog-file);
+                          a package the entry runs with npx, npm exec, uvx or uv tool run is
+                          installed into --servers-dir and recorded, so that it starts from
+                          disk, without the network
   github/<owner>/<repo>   clones it into --servers-dir and runs --install there;
                           $GITHUB_TOKEN or $GH_TOKEN, if set, is the token for a private one
 
@@ -41,6 +45,11 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	settings, err := sf.resolve() // absolute paths: npm and uv run in the package's directory
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-gateway:", err)
+		return 2
+	}
 	if len(names) == 0 {
 		fmt.Fprintln(stderr, "pull: name at least one server, e.g. 'mcp-gateway pull time'")
 		return 2
@@ -49,14 +58,14 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pull: --install applies only to github/<owner>/<repo> servers; a catalog entry's install steps come from the catalog")
 		return 2
 	}
-	cat, err := catalog.Load(sf.s.CatalogFile)
+	cat, err := catalog.Load(settings.CatalogFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	gh := adapters.GitHubOptions{BaseURL: sf.s.GitHubURL, ServersDir: sf.s.ServersDir}
+	gh := adapters.Options{BaseURL: settings.GitHubURL, ServersDir: settings.ServersDir}
 	for _, name := range names {
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		if *timeout > 0 {
@@ -67,7 +76,7 @@ func runPull(args []string, stdout, stderr io.Writer) int {
 		if isGitHubName(name) {
 			err = pullGitHub(pctx, name, *install, cat, gh, stdout)
 		} else {
-			err = pullCatalog(pctx, name, cat, sf.s, stdout)
+			err = pullCatalog(pctx, name, cat, settings, stdout)
 		}
 		if pctx.Err() != nil && ctx.Err() == nil && err != nil {
 			err = fmt.Errorf("%w: %w", context.Cause(pctx), err)
@@ -108,38 +117,102 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (names []string, code int
 
 // pullCatalog runs the install steps (argv lists) of catalog entry name,
 // or of an entry an external adapter resolves (e.g. npm/<package>). An
-// unknown name gets the config validation's error (SPEC §5.1).
+// entry whose command runs a package through npx, npm exec, uvx or uv
+// tool run has that package installed into the servers dir and recorded
+// (SPEC §6.5, pullPackage), in place of the first step that does no
+// more than install it (or after the steps, if none does). An unknown
+// name gets the config validation's error (SPEC §5.1).
 func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Settings, stdout io.Writer) error {
-	var steps [][]string
-	if entry, ok := cat.Lookup(name); ok {
-		steps = entry.Install
-	} else {
-		doc, err := json.Marshal(map[string]struct{}{name: {}})
+	entry, ok := cat.Lookup(name)
+	if !ok {
+		steps, err := adapterInstall(name, cat, s)
 		if err != nil {
-			return fmt.Errorf("encode server name: %w", err)
+			return err
 		}
-		list, closeAll, err := adapterList(s, nil)(cat)
-		if err != nil {
-			return fmt.Errorf("pull: %w", err)
-		}
-		servers, _, err := adapters.Parse(doc, list)
-		closeAll()
-		if err != nil {
-			return fmt.Errorf("pull: %w", err)
-		}
-		steps = servers[0].Spec.Install
+		return runSteps(ctx, name, steps, stdout)
 	}
+	run, isPackage := pulled.Parse(entry.FixedArgv())
+	if !isPackage {
+		return runSteps(ctx, name, entry.Install, stdout)
+	}
+	done := false
+	for i, step := range entry.Install {
+		if !done && run.InstalledBy(step) {
+			fmt.Fprintf(stdout, "pull %s: step %d (%s) installs %s; installing it for a start from disk instead\n", name, i+1, strings.Join(step, " "), run.Spec)
+			if err := pullPackage(ctx, name, run, s, stdout); err != nil {
+				return err
+			}
+			done = true
+			continue
+		}
+		if err := runStep(ctx, name, i, len(entry.Install), step, stdout); err != nil {
+			return err
+		}
+	}
+	if done {
+		return nil
+	}
+	return pullPackage(ctx, name, run, s, stdout)
+}
+
+// pullPackage installs the package run runs into the servers dir, pinned
+// to the version it resolves, and records it (package pulled), so that
+// the gateway starts it from disk, without the network (SPEC §2.8).
+func pullPackage(ctx context.Context, name string, run pulled.Run, s Settings, stdout io.Writer) error {
+	store := pulled.Store{Dir: s.ServersDir}
+	fmt.Fprintf(stdout, "pull %s: install %s package %s into %s\n", name, run.Manager, run.Spec, store.PackageDir(run.Manager, run.Spec))
+	rec, err := store.Install(ctx, run, pulled.InstallOptions{Out: stdout, Exec: adapters.Run})
+	if err != nil {
+		return fmt.Errorf("pull %s: %w", name, err)
+	}
+	p, ok := store.Lookup(run)
+	if !ok {
+		return fmt.Errorf("pull %s: the install of %s did not leave the executable it names", name, run.Spec)
+	}
+	fmt.Fprintf(stdout, "pull %s: pulled %s %s; it starts from %s, without the network\n", name, rec.Package, rec.Version, p.Exec)
+	return nil
+}
+
+// adapterInstall returns the install steps of an entry an external
+// adapter resolves, or the config validation's error for an unknown name.
+func adapterInstall(name string, cat *catalog.Catalog, s Settings) ([][]string, error) {
+	doc, err := json.Marshal(map[string]struct{}{name: {}})
+	if err != nil {
+		return nil, fmt.Errorf("encode server name: %w", err)
+	}
+	list, closeAll, err := adapterList(s, nil)(cat)
+	if err != nil {
+		return nil, fmt.Errorf("pull: %w", err)
+	}
+	servers, _, err := adapters.Parse(doc, list)
+	closeAll()
+	if err != nil {
+		return nil, fmt.Errorf("pull: %w", err)
+	}
+	return servers[0].Spec.Install, nil
+}
+
+// runSteps runs install steps in order; the first failure stops them.
+func runSteps(ctx context.Context, name string, steps [][]string, stdout io.Writer) error {
 	if len(steps) == 0 {
 		fmt.Fprintf(stdout, "pull %s: nothing to install (the entry has no install steps)\n", name)
 		return nil
 	}
 	for i, step := range steps {
-		line := strings.Join(step, " ")
-		fmt.Fprintf(stdout, "pull %s: %s\n", name, line)
-		// In its own process group, killed whole on timeout or interrupt.
-		if err := adapters.Run(ctx, "", nil, step, stdout); err != nil {
-			return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, len(steps), line, err)
+		if err := runStep(ctx, name, i, len(steps), step, stdout); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// runStep runs step i of n in its own process group, killed whole on
+// timeout or interrupt.
+func runStep(ctx context.Context, name string, i, n int, step []string, stdout io.Writer) error {
+	line := strings.Join(step, " ")
+	fmt.Fprintf(stdout, "pull %s: %s\n", name, line)
+	if err := adapters.Run(ctx, "", nil, step, stdout); err != nil {
+		return fmt.Errorf("pull %s: step %d of %d (%s): %w", name, i+1, n, line, err)
 	}
 	return nil
 }
@@ -149,7 +222,7 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Setti
 // would before the first start; an existing complete clone is reused. The
 // entry is validated as a config entry; its runCmd is a placeholder, since
 // pull does not start the server.
-func pullGitHub(ctx context.Context, name, install string, cat *catalog.Catalog, gh adapters.GitHubOptions, stdout io.Writer) error {
+func pullGitHub(ctx context.Context, name, install string, cat *catalog.Catalog, gh adapters.Options, stdout io.Writer) error {
 	type entry struct {
 		RunCmd     string            `json:"runCmd"`
 		InstallCmd string            `json:"installCmd,omitempty"`

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,7 +99,7 @@ func TestPullUnknownName(t *testing.T) {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// The same listing as config validation gives.
-	_, _, want := adapters.Parse([]byte(`{"nosuch": {}}`), adapters.Builtin(catalog.Builtin(), adapters.GitHubOptions{}))
+	_, _, want := adapters.Parse([]byte(`{"nosuch": {}}`), adapters.Builtin(catalog.Builtin(), adapters.Options{}))
 	if want == nil || !strings.Contains(errOut, want.Error()) {
 		t.Errorf("stderr does not hold the config error %q:\n%s", want, errOut)
 	}
@@ -204,4 +206,82 @@ func gitRepoServer(t *testing.T) *httptest.Server {
 	})
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// fakeNPMScript is an npm on PATH that installs as `npm install --prefix
+// DIR … SPEC` does (the package's package.json, its bin linked into
+// node_modules/.bin) and logs every command it is given to $NPM_LOG.
+const fakeNPMScript = `#!/bin/sh
+echo "npm $*" >> "$NPM_LOG"
+[ "$1" = install ] || exit 0
+prefix=$3
+for spec; do :; done
+name=${spec%@*}
+[ -z "$name" ] && name=$spec
+mkdir -p "$prefix/node_modules/$name" "$prefix/node_modules/.bin"
+printf '{"name":"%s","version":"4.5.6","bin":{"fake-server":"index.js"}}' "$name" > "$prefix/node_modules/$name/package.json"
+printf '#!/bin/sh\n' > "$prefix/node_modules/.bin/fake-server"
+chmod +x "$prefix/node_modules/.bin/fake-server"
+`
+
+// An entry that runs a package through npx is pulled into the servers
+// dir and recorded, in place of the install step that only installs that
+// package; its other steps run, in order (SPEC §6.5). `catalog` then
+// shows the version, and the config resolves to the pulled executable.
+func TestPullInstallsAPackageEntry(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(fakeNPMScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	npmLog := filepath.Join(t.TempDir(), "npm.log")
+	t.Setenv("NPM_LOG", npmLog)
+	cat := writePullCatalog(t, map[string]catalog.Entry{
+		"pkgd": {Description: "a package server", Command: [][]string{{"npx", "-y", "fake-pkg@4"}, {"--dir", "{{dir}}"}},
+			Properties: map[string]catalog.Property{"dir": {Type: "string"}},
+			Install:    [][]string{{"/bin/sh", "-c", "echo before >> $NPM_LOG"}, {"npm", "install", "-g", "fake-pkg@4"}, {"/bin/sh", "-c", "echo after >> $NPM_LOG"}}},
+	})
+	servers := filepath.Join(t.TempDir(), "servers")
+	code, out, errOut := pullMain("--catalog-file", cat, "--servers-dir", servers, "pkgd")
+	if code != 0 {
+		t.Fatalf("pull: exit %d\n%s%s", code, out, errOut)
+	}
+	log, _ := os.ReadFile(npmLog)
+	dir := filepath.Join(servers, "npm", "fake-pkg@4")
+	if want := "before\nnpm install --prefix " + dir + " --no-audit --no-fund --no-update-notifier fake-pkg@4\nafter\n"; string(log) != want {
+		t.Errorf("commands run:\n%s\nwant:\n%s", log, want)
+	}
+	if !strings.Contains(out, "pulled fake-pkg 4.5.6; it starts from "+filepath.Join(dir, "node_modules", ".bin", "fake-server")) {
+		t.Errorf("pull output:\n%s", out)
+	}
+	var listing bytes.Buffer
+	if code := Main([]string{"catalog", "--catalog-file", cat, "--servers-dir", servers}, &listing, io.Discard); code != 0 {
+		t.Fatal("catalog failed")
+	}
+	if !regexp.MustCompile(`(?m)^pkgd\s+template\s+4\.5\.6\s`).MatchString(listing.String()) || !regexp.MustCompile(`(?m)^memory\s+built-in\s+no\s`).MatchString(listing.String()) {
+		t.Errorf("catalog listing:\n%s", listing.String())
+	}
+	s := Settings{CatalogFile: cat, ServersDir: servers, AdaptersDir: t.TempDir()}
+	got, _, err := resolveServers(s, []byte(`{"pkgd": {"dir": "/d"}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(dir, "node_modules", ".bin", "fake-server"), "--dir", "/d"}; !slices.Equal(got[0].Spec.Argv, want) || got[0].Spec.Pulled != "fake-pkg@4.5.6" {
+		t.Errorf("resolved %q (pulled %q), want %q", got[0].Spec.Argv, got[0].Spec.Pulled, want)
+	}
+}
+
+// The advice to pull is for servers that were not pulled (SPEC §2.8).
+func TestTimeoutHintAdvisesPullOnlyWhereItHelps(t *testing.T) {
+	servers := []adapters.Server{
+		{Name: "fresh", Spec: adapters.LaunchSpec{Kind: "catalog"}},
+		{Name: "pulled", Spec: adapters.LaunchSpec{Kind: "catalog", Pulled: "pkg@1.0.0"}},
+		{Name: "local", Spec: adapters.LaunchSpec{Kind: "command"}},
+		{Name: "github/a/b", Spec: adapters.LaunchSpec{Kind: "github"}},
+	}
+	got := timeoutHint(servers, []string{"fresh", "pulled", "local", "github/a/b"})
+	want := "pre-install them in the template with `mcp-gateway pull fresh github/a/b`; make pulled, local start faster or raise --startup-timeout"
+	if got != want {
+		t.Errorf("hint = %q\nwant   %q", got, want)
+	}
 }

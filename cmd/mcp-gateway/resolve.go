@@ -77,7 +77,7 @@ func adapterList(s Settings, log plugin.Log) supervisor.AdapterList {
 			cancel()
 			return nil, nil, err
 		}
-		list := append(adapters.Builtin(cat, adapters.GitHubOptions{BaseURL: s.GitHubURL, ServersDir: s.ServersDir}), external...)
+		list := append(adapters.Builtin(cat, adapters.Options{BaseURL: s.GitHubURL, ServersDir: s.ServersDir}), external...)
 		return list, func() { closeExternal(); cancel() }, nil
 	}
 }

@@ -53,17 +53,22 @@ func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Ser
 }
 
 // timeoutHint suggests what to do about servers that did not start in
-// time: pre-install catalog and GitHub servers with pull (SPEC §2.4); a
-// local command can only be made faster or given more time.
+// time: pre-install catalog and GitHub servers with pull (SPEC §2.4),
+// unless they were pulled (SPEC §2.8); a local command, or a pulled
+// server, can only be made faster or given more time, and an HTTP
+// server's url must answer.
 func timeoutHint(servers []adapters.Server, slow []string) string {
-	var pullable, local []string
+	var pullable, local, remote []string
 	for _, s := range servers {
 		if !slices.Contains(slow, s.Name) {
 			continue
 		}
-		if s.Spec.Kind == "command" {
+		switch {
+		case s.Spec.Kind == "command" || s.Spec.Pulled != "":
 			local = append(local, s.Name)
-		} else {
+		case s.Spec.Kind == "http":
+			remote = append(remote, s.Name)
+		default:
 			pullable = append(pullable, s.Name)
 		}
 	}
@@ -73,6 +78,9 @@ func timeoutHint(servers []adapters.Server, slow []string) string {
 	}
 	if len(local) > 0 {
 		hints = append(hints, "make "+strings.Join(local, ", ")+" start faster or raise --startup-timeout")
+	}
+	if len(remote) > 0 {
+		hints = append(hints, "check that the url of "+strings.Join(remote, ", ")+" answers (and that its runCmd serves it), or raise --startup-timeout")
 	}
 	return strings.Join(hints, "; ")
 }

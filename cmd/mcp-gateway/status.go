@@ -37,11 +37,23 @@ type serverStatus struct {
 	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
 }
 
-func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) statusDoc {
-	h := gw.Health()
+// statusWarm is the status of a warm daemon (SPEC §2.9): its servers run,
+// it has no config, no port and no token yet.
+const statusWarm = "warm"
+
+func (d *daemon) status(gw *aggregator.Gateway, addr string) statusDoc {
+	return d.statusOf(gw.Health(), addr)
+}
+
+// statusOf is the status document of health, the daemon listening on
+// addr ("" for none).
+func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
+	if addr != "" {
+		addr = displayAddr(addr)
+	}
 	doc := statusDoc{
-		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: displayAddr(addr),
-		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
+		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
+		StartedAt: d.started, UptimeSeconds: int64(time.Since(d.started).Seconds()),
 		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
 	}
 	doc.Health.Servers = nil
@@ -57,7 +69,7 @@ func (d *daemon) status(gw *aggregator.Gateway, addr string, started time.Time) 
 
 // runStatus is `mcp-gateway status` (SPEC §8.1).
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, tools and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
+	resp, asJSON, code, ok := askDaemon(args, stderr, ipc.CmdStatus, "Usage: mcp-gateway status [--json] [--run-dir DIR]\n\nShows the running gateway and its servers: state, pid, uptime, restarts, last exit, last error, their tools, prompts, resources and resource templates, and calls. Exits 1 if no gateway is running.", "print the status document as JSON", statusTimeout)
 	if !ok {
 		return code
 	}
@@ -80,26 +92,38 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 }
 
 func printStatus(w io.Writer, doc statusDoc) {
-	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, http://%s/mcp, %s, %s\n",
-		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), displayAddr(doc.Addr), count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
+	endpoint := "http://" + displayAddr(doc.Addr) + "/mcp"
+	if doc.Status == statusWarm {
+		endpoint = "no endpoint until `mcp-gateway --config` hands it a config"
+	}
+	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, %s, %s, %s\n",
+		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), endpoint, count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
 	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tCALLS\tLAST EXIT\tLAST ERROR")
+	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tPROMPTS\tRESOURCES\tTEMPLATES\tCALLS\tLAST EXIT\tLAST ERROR")
 	for _, s := range doc.Servers {
 		pid, up := "-", "-"
 		if s.PID > 0 {
-			pid, up = fmt.Sprint(s.PID), duration(s.UptimeSeconds)
+			pid = fmt.Sprint(s.PID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts, s.Tools, s.Calls,
+		if !s.StartedAt.IsZero() {
+			up = duration(s.UptimeSeconds) // an HTTP server without a command has no pid
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts,
+			s.Tools, s.Prompts, s.Resources, s.Templates, s.Calls,
 			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
 	}
 	tw.Flush()
 }
 
 // protocol shows a server's protocol version with its era (SPEC §7.8),
-// "2026-07-28 (modern)"; the era alone while the server is not running.
+// "2026-07-28 (modern)", and how it is reached when that is not stdio,
+// "2025-11-25 (legacy, streamable-http)"; the era alone while the server
+// is not running.
 func protocol(st supervisor.Status) string {
 	switch {
+	case st.Protocol != "" && st.Era != "" && st.Transport != "" && st.Transport != "stdio":
+		return st.Protocol + " (" + st.Era + ", " + st.Transport + ")"
 	case st.Protocol != "" && st.Era != "":
 		return st.Protocol + " (" + st.Era + ")"
 	case st.Protocol != "":

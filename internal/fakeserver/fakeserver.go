@@ -54,6 +54,9 @@
 //	endless                   → write "x" to stdout forever, with no newline
 //	mktask                    → a task (see tasks.go)
 //
+// Prompts, resources, templates, subscriptions, completion and
+// logging/setLevel: see surface.go.
+//
 // Modern mode (MCP 2026-07-28; see modern.go):
 //
 //	MCP_FAKE_MODERN=1          refuse initialize with -32022 listing only 2026-07-28;
@@ -108,6 +111,13 @@ type server struct {
 
 	modern   bool
 	listenID json.RawMessage // the open subscriptions/listen's id (modern)
+
+	// The surface (surface.go), under mu: the URIs resources/subscribe
+	// holds, the lists swapped to their "2" env, and the modern resource
+	// listens (their id → the URI they watch).
+	subscribed      map[string]bool
+	changed         map[string]bool
+	resourceListens map[string]string
 }
 
 // Main runs the fake server on stdin/stdout until stdin closes, and
@@ -162,6 +172,7 @@ func Main() int {
 			}
 			if json.Unmarshal(line, &msg) == nil {
 				if msg.Method == "notifications/cancelled" {
+					s.cancelListen(msg.Params)
 					if p := os.Getenv("MCP_FAKE_CANCEL_FILE"); p != "" {
 						if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 							fmt.Fprintln(f, string(msg.Params))
@@ -280,7 +291,7 @@ func (s *server) handle(id json.RawMessage, method string, params json.RawMessag
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(params, &p)
-		s.reply(id, `{"protocolVersion":"`+p.ProtocolVersion+`","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`)
+		s.reply(id, `{"protocolVersion":"`+p.ProtocolVersion+`","capabilities":{"tools":{"listChanged":true},"logging":{}`+surfaceCaps()+`},"serverInfo":{"name":"fake","version":"1"}}`)
 	case "ping":
 		s.reply(id, `{}`)
 	case "tools/list":
@@ -290,7 +301,9 @@ func (s *server) handle(id json.RawMessage, method string, params json.RawMessag
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
 		s.taskMethod(id, method, params) // tasks.go
 	default:
-		s.replyErr(id, -32601, "method not found: "+method, "")
+		if !s.surfaceMethod(id, method, params) { // surface.go
+			s.replyErr(id, -32601, "method not found: "+method, "")
+		}
 	}
 }
 
@@ -447,7 +460,7 @@ func (s *server) call(id json.RawMessage, params json.RawMessage) {
 		s.notify("notifications/tools/list_changed", s.listChangedParams())
 		s.reply(id, text("changed"))
 	default:
-		if !s.askCall(id, p.Name, params) && !s.modernCall(id, p.Name, params) && !s.taskCall(id, p.Name, params) {
+		if !s.askCall(id, p.Name, params) && !s.modernCall(id, p.Name, params) && !s.taskCall(id, p.Name, params) && !s.surfaceCall(id, p.Name, p.Arguments) {
 			s.replyErr(id, -32602, "unknown tool "+p.Name, "")
 		}
 	}

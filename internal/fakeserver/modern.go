@@ -42,9 +42,12 @@ func (s *server) modernHandle(id json.RawMessage, method string, params json.Raw
 	}
 	switch method {
 	case "server/discover":
-		s.reply(id, `{"supportedVersions":["`+modernVersion+`"],"capabilities":{"tools":{"listChanged":true},"logging":{}},`+
+		s.reply(id, `{"supportedVersions":["`+modernVersion+`"],"capabilities":{"tools":{"listChanged":true},"logging":{}`+surfaceCaps()+`},`+
 			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-modern","version":"2"}},"ttlMs":60000,"cacheScope":"public"}`)
 	case "subscriptions/listen":
+		if s.listenResources(id, params) { // surface.go
+			return false
+		}
 		s.mu.Lock()
 		s.listenID = id
 		s.mu.Unlock()

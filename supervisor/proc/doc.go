@@ -15,9 +15,10 @@
 //     Exited. Everyone else learns of the exit from Exited.
 //   - The stop sequence of SPEC §7.6 (stop.go): close stdin, wait; SIGTERM
 //     the group, wait; SIGKILL the group. Stop, WaitFor, Kill.
-//   - The shim (shim.go): the gateway binary run as `__shim`, a subreaper
-//     between the daemon and a server that takes the server's whole tree
-//     down if the daemon is killed with SIGKILL.
+//   - The keeper (keeper.go): the gateway binary run as `__keeper`, the
+//     daemon's parent and a child subreaper, which takes every server's
+//     whole tree down when the daemon exits, even by SIGKILL; and the
+//     process tree read from /proc (tree.go), which it and Stop kill.
 //
 // What the child runs, with which environment, and what its stdout
 // carries are the caller's: this package neither decides nor parses.
@@ -26,13 +27,13 @@
 //
 // Per child: the owner (waitExit) and the stderr copier, which the owner
 // waits for; and the caller's stdout reader, ReadStdout, which runs on
-// the caller's goroutine and which the owner waits for too. Under the
-// shim, the shim process runs the server with one goroutine of its own
-// calling Wait.
+// the caller's goroutine and which the owner waits for too. The keeper
+// is a process of its own, whose main goroutine reaps every child.
 //
 // # Waits
 //
 // Every wait is named, with what it bounds: the stop sequence's
-// StopTimeouts (defaultCloseWait, defaultTermWait), and the drain of a
-// dead child's pipes (stdoutDrain, stderrDrain).
+// StopTimeouts (defaultCloseWait, defaultTermWait), the drain of a
+// dead child's pipes (stdoutDrain, stderrDrain), and the keeper's look
+// for leftovers (leftoverPoll).
 package proc

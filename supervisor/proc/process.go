@@ -23,10 +23,6 @@ type Command struct {
 	// Env is the child's whole environment, "NAME=value" each. Which
 	// variables a child gets is the caller's policy (SPEC §7.1).
 	Env []string
-	// Shim, if set, is the argv prefix that runs Argv under the shim
-	// (ShimArgv; shim.go): the child is then the shim, which takes the
-	// server's whole tree down with it if the daemon dies.
-	Shim []string
 	// Log receives stderr, line by line under Source (the server's name),
 	// with its secrets masked (SPEC §7.4, §7.5).
 	Log    *logfile.Log
@@ -58,16 +54,13 @@ type Process struct {
 // must read stdout with ReadStdout, once; the owner waits for that reader
 // too, for up to stdoutDrain after the exit.
 //
-// The child gets SIGKILL when the daemon dies (Pdeathsig, SPEC §7.6); a
-// shim gets SIGHUP instead, and kills the server's whole tree. Errors:
+// The child gets SIGKILL when the daemon dies (Pdeathsig, SPEC §7.6);
+// what it started is then the keeper's to kill (keeper.go). Errors:
 // "make stdin pipe: …" and the like, or "start <program>: …" wrapping
 // exec's error (a missing program is exec.ErrNotFound or fs.ErrNotExist).
 // On error nothing is left running or open.
 func Start(c Command) (*Process, error) {
-	argv, deathSig := c.Argv, syscall.SIGKILL
-	if len(c.Shim) > 0 {
-		argv, deathSig = append(append([]string{}, c.Shim...), argv...), syscall.SIGHUP
-	}
+	argv := c.Argv
 	theirs, ours, err := pipes()
 	if err != nil {
 		return nil, err
@@ -77,8 +70,8 @@ func Start(c Command) (*Process, error) {
 	cmd.Env = c.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs[0], theirs[1], theirs[2]
 	// Own process group, so stop signals reach grandchildren (sh -c …);
-	// deathSig if the daemon dies (SPEC §7.6).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig}
+	// SIGKILL if the daemon dies (SPEC §7.6).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	closeAll(theirs[:])
 	if err != nil {

@@ -47,8 +47,14 @@ func (t StopTimeouts) withDefaults() StopTimeouts {
 // Stop runs the stop sequence and returns once the child has exited and
 // its exit is recorded. ctx cuts the graceful waits short: the group is
 // then killed at once. It may be called more than once, and concurrently.
+//
+// Every process below the child as the stop begins dies with it, those
+// that left its process group (setsid) included: they are listed first,
+// and the ones still running once the child has exited are killed.
 func (p *Process) Stop(ctx context.Context, t StopTimeouts) {
 	t = t.withDefaults()
+	tree := descendants(p.pid)
+	defer killRefs(tree)
 	p.stdin.Close()
 	if p.WaitFor(ctx, t.CloseWait) {
 		return

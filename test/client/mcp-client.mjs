@@ -4,11 +4,24 @@
 //   node test/client/mcp-client.mjs --url http://127.0.0.1:50005/mcp
 //        (--token TOKEN | --token-file PATH) [--header 'Name: value']...
 //        [--list] [--call TOOL [--args 'JSON']]... [--pretty] [--timeout SECONDS]
+//        [--list-prompts] [--get-prompt NAME [--args 'JSON']]...
+//        [--list-resources] [--list-templates] [--read URI]...
+//        [--complete-prompt NAME ARG VALUE [--context 'JSON']]...
+//        [--complete-resource TEMPLATE ARG VALUE]... [--subscribe URI]... [--await-update URI]...
 //
-// Steps (--list, --call) run in the order given. Default output is one JSON
-// line per step:
+// Steps run in the order given. Default output is one JSON line per step:
 //   {"step":"list","tools":["echo",...]}
 //   {"step":"call","tool":"echo","result":{...CallToolResult...}}
+//   {"step":"prompts","prompts":["name",...]}
+//   {"step":"prompt","name":"p","result":{...GetPromptResult...}}
+//   {"step":"resources","resources":["uri",...]}
+//   {"step":"templates","templates":["uriTemplate",...]}
+//   {"step":"read","uri":"u","result":{...ReadResourceResult...}}
+//   {"step":"complete","ref":{...},"result":{...CompleteResult...}}
+//   {"step":"subscribe","uri":"u"}
+//   {"step":"updated","uri":"u"}       (--await-update: a notifications/resources/updated for u
+//                                       arrived, before or during the step; the SDK's GET stream
+//                                       carries it)
 // A result with isError:true is printed like any other result (exit 0); a
 // connection, HTTP or JSON-RPC error goes to stderr and exits 1.
 // --pretty prints a short human-readable summary instead.
@@ -16,6 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const USAGE = `usage: mcp-client.mjs --url URL (--token TOKEN | --token-file PATH)
        [--header 'Name: value']... [--list] [--call TOOL [--args JSON]]...
@@ -51,9 +65,29 @@ function parseArgv(argv) {
       }
       case '--list': opts.steps.push({ step: 'list' }); break;
       case '--call': opts.steps.push({ step: 'call', tool: value(), args: {} }); break;
+      case '--list-prompts': opts.steps.push({ step: 'prompts' }); break;
+      case '--list-resources': opts.steps.push({ step: 'resources' }); break;
+      case '--list-templates': opts.steps.push({ step: 'templates' }); break;
+      case '--get-prompt': opts.steps.push({ step: 'prompt', name: value(), args: {} }); break;
+      case '--read': opts.steps.push({ step: 'read', uri: value() }); break;
+      case '--subscribe': opts.steps.push({ step: 'subscribe', uri: value() }); break;
+      case '--await-update': opts.steps.push({ step: 'await', uri: value() }); break;
+      case '--complete-prompt':
+      case '--complete-resource': {
+        const target = value();
+        const ref = flag === '--complete-prompt' ? { type: 'ref/prompt', name: target } : { type: 'ref/resource', uri: target };
+        opts.steps.push({ step: 'complete', ref, argument: { name: value(), value: value() } });
+        break;
+      }
+      case '--context': {
+        const last = opts.steps[opts.steps.length - 1];
+        if (!last || last.step !== 'complete') fail('--context must follow --complete-prompt or --complete-resource');
+        try { last.context = { arguments: JSON.parse(value()) }; } catch (e) { fail(`--context is not valid JSON: ${e.message}`); }
+        break;
+      }
       case '--args': {
         const last = opts.steps[opts.steps.length - 1];
-        if (!last || last.step !== 'call') fail('--args must follow --call TOOL');
+        if (!last || (last.step !== 'call' && last.step !== 'prompt')) fail('--args must follow --call TOOL or --get-prompt NAME');
         const raw = value();
         try { last.args = JSON.parse(raw); } catch (e) { fail(`--args for ${last.tool} is not valid JSON: ${e.message}`); }
         if (last.args === null || typeof last.args !== 'object' || Array.isArray(last.args)) {
@@ -103,6 +137,34 @@ async function listAllTools(client, reqOpts) {
   return tools;
 }
 
+// surfaceStep runs one step of the surface beyond tools and returns its line.
+async function surfaceStep(client, s, reqOpts, updated, setWake, deadline) {
+  switch (s.step) {
+    case 'prompts': return { step: 'prompts', prompts: (await client.listPrompts(undefined, reqOpts())).prompts.map((p) => p.name) };
+    case 'resources': return { step: 'resources', resources: (await client.listResources(undefined, reqOpts())).resources.map((r) => r.uri) };
+    case 'templates': return { step: 'templates', templates: (await client.listResourceTemplates(undefined, reqOpts())).resourceTemplates.map((t) => t.uriTemplate) };
+    case 'prompt': return { step: 'prompt', name: s.name, result: await client.getPrompt({ name: s.name, arguments: s.args }, reqOpts()) };
+    case 'read': return { step: 'read', uri: s.uri, result: await client.readResource({ uri: s.uri }, reqOpts()) };
+    case 'complete': {
+      const params = { ref: s.ref, argument: s.argument, ...(s.context ? { context: s.context } : {}) };
+      return { step: 'complete', ref: s.ref, result: await client.complete(params, reqOpts()) };
+    }
+    case 'subscribe':
+      await client.subscribeResource({ uri: s.uri }, reqOpts());
+      return { step: 'subscribe', uri: s.uri };
+    case 'await':
+      while (!updated.has(s.uri)) {
+        if (Date.now() >= deadline) throw new Error(`no notifications/resources/updated for ${s.uri}`);
+        await new Promise((resolve) => {
+          const t = setTimeout(resolve, deadline - Date.now());
+          setWake(() => { clearTimeout(t); resolve(); });
+        });
+      }
+      return { step: 'updated', uri: s.uri };
+  }
+  throw new Error(`unknown step ${s.step}`);
+}
+
 async function main() {
   const opts = parseArgv(process.argv.slice(2));
   const deadline = Date.now() + opts.timeout * 1000;
@@ -114,12 +176,23 @@ async function main() {
   const client = new Client({ name: 'mcp-gateway-test-client', version: '0.0.0' });
   const reqOpts = () => ({ timeout: Math.max(1, deadline - Date.now()) });
   const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+  const updated = new Set(); // URIs a notifications/resources/updated named
+  let wake = () => {};
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    updated.add(n.params.uri);
+    wake();
+  });
 
   let stage = `connect to ${opts.url}`;
   let error = null;
   try {
     await client.connect(transport, reqOpts());
     for (const s of opts.steps) {
+      if (s.step !== 'list' && s.step !== 'call') {
+        stage = s.step;
+        out(await surfaceStep(client, s, reqOpts, updated, (f) => { wake = f; }, deadline));
+        continue;
+      }
       if (s.step === 'list') {
         stage = 'tools/list';
         const tools = await listAllTools(client, reqOpts());

@@ -11,6 +11,9 @@
 //        [--elicit 'JSON' | --decline] [--sample TEXT] [--root URI]...
 //        [--log-level LEVEL] [--timeout SECONDS]
 //        [--traceparent TP [--tracestate TS] [--baggage B]] [--trace-header TP]
+//        [--list-prompts] [--get-prompt NAME [--args 'JSON']]... [--list-resources]
+//        [--list-templates] [--read URI]... [--complete-prompt NAME ARG VALUE [--context 'JSON']]...
+//        [--complete-resource TEMPLATE ARG VALUE]... [--subscribe URI]... [--await-update URI]...
 //
 // --mode modern (the default) pins the connection to 2026-07-28: no
 // initialize, no session, server/discover at connect and a per-request _meta
@@ -47,6 +50,11 @@
 // context in the _meta of every tools/call, as MCP 2026-07-28 SEP-414 has
 // it; --trace-header sends it as the HTTP traceparent header of every
 // request instead.
+// --subscribe subscribes to a resource: resources/subscribe in legacy mode,
+// a subscriptions/listen with notifications.resourceSubscriptions in modern
+// mode (closed at the end); --await-update waits for a
+// notifications/resources/updated of the URI (arrived before or during the
+// step).
 //
 // Output: one JSON line per event, in order:
 //   {"step":"connect","era":"modern","protocolVersion":"2026-07-28","serverInfo":{...},"capabilities":{...}}
@@ -59,6 +67,10 @@
 //   {"event":"task-status","taskId":"…","status":"working"}   (each status tasks/get shows first)
 //   {"event":"task-notification","params":{...}}              (--listen: each notifications/tasks)
 //   {"step":"task","tool":"x","taskId":"…","status":"completed","statuses":[...],"result":{...}|"error":{...}}
+//   {"step":"prompts","prompts":[names]}, {"step":"prompt","name":…,"result":{...}},
+//   {"step":"resources","resources":[uris]}, {"step":"templates","templates":[uriTemplates]},
+//   {"step":"read","uri":…,"result":{...}}, {"step":"complete","ref":{...},"result":{...}},
+//   {"step":"subscribe","uri":…,"honored":{...}?}, {"step":"updated","uri":…}
 // A result with isError:true is printed like any other (exit 0); a
 // connection, HTTP or JSON-RPC error prints {"step":...,"error":{code,message}}
 // and exits 1.
@@ -117,13 +129,33 @@ function parseArgv(argv) {
             }
             case '--mode': o.mode = value(); break;
             case '--list': o.steps.push({ step: 'list' }); break;
+            case '--list-prompts': o.steps.push({ step: 'prompts' }); break;
+            case '--list-resources': o.steps.push({ step: 'resources' }); break;
+            case '--list-templates': o.steps.push({ step: 'templates' }); break;
+            case '--get-prompt': o.steps.push({ step: 'prompt', tool: value(), args: {} }); break;
+            case '--read': o.steps.push({ step: 'read', uri: value() }); break;
+            case '--subscribe': o.steps.push({ step: 'subscribe', uri: value() }); break;
+            case '--await-update': o.steps.push({ step: 'await', uri: value() }); break;
+            case '--complete-prompt':
+            case '--complete-resource': {
+                const target = value();
+                const ref = flag === '--complete-prompt' ? { type: 'ref/prompt', name: target } : { type: 'ref/resource', uri: target };
+                o.steps.push({ step: 'complete', ref, argument: { name: value(), value: value() } });
+                break;
+            }
+            case '--context': {
+                const last = o.steps.at(-1);
+                if (!last || last.step !== 'complete') fail('--context must follow --complete-prompt or --complete-resource');
+                last.context = { arguments: json('--context', value()) };
+                break;
+            }
             case '--call': o.steps.push({ step: 'call', tool: value(), args: {}, progress: false }); break;
             case '--task': o.steps.push({ step: 'task', tool: value(), args: {}, listen: false }); break;
             case '--args':
             case '--progress':
             case '--listen': {
                 const last = o.steps.at(-1);
-                const want = flag === '--progress' ? ['call'] : flag === '--listen' ? ['task'] : ['call', 'task'];
+                const want = flag === '--progress' ? ['call'] : flag === '--listen' ? ['task'] : ['call', 'task', 'prompt'];
                 if (!last || !want.includes(last.step)) fail(`${flag} must follow ${want.map((w) => `--${w} TOOL`).join(' or ')}`);
                 if (flag === '--args') last.args = json(`--args for ${last.tool}`, value());
                 else last[flag.slice(2)] = true;
@@ -271,6 +303,44 @@ async function runTask(client, s, timeout, trace) {
     out({ step: 'task', tool: s.tool, taskId: got.taskId, status: got.status, statuses, ...outcome });
 }
 
+// surfaceStep runs one step of the surface beyond tools and returns its
+// line; subs collects the listens it opens, updated the URIs updates named.
+async function surfaceStep(client, s, timeout, subs, updated) {
+    const modern = client.getProtocolEra() === 'modern';
+    switch (s.step) {
+        case 'prompts': return { step: 'prompts', prompts: (await client.listPrompts(undefined, { timeout })).prompts.map((p) => p.name) };
+        case 'resources': return { step: 'resources', resources: (await client.listResources(undefined, { timeout })).resources.map((r) => r.uri) };
+        case 'templates': return { step: 'templates', templates: (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates.map((t) => t.uriTemplate) };
+        case 'prompt': return { step: 'prompt', name: s.tool, result: await client.getPrompt({ name: s.tool, arguments: s.args }, { timeout }) };
+        case 'read': return { step: 'read', uri: s.uri, result: await client.readResource({ uri: s.uri }, { timeout }) };
+        case 'complete': {
+            const params = { ref: s.ref, argument: s.argument, ...(s.context ? { context: s.context } : {}) };
+            return { step: 'complete', ref: s.ref, result: await client.complete(params, { timeout }) };
+        }
+        case 'subscribe': {
+            if (!modern) {
+                await client.subscribeResource({ uri: s.uri }, { timeout });
+                return { step: 'subscribe', uri: s.uri };
+            }
+            const sub = await client.listen({ resourceSubscriptions: [s.uri] }, { timeout });
+            subs.push(sub);
+            return { step: 'subscribe', uri: s.uri, honored: sub.honoredFilter };
+        }
+        case 'await': {
+            const deadline = Date.now() + timeout;
+            while (!updated.has(s.uri)) {
+                if (Date.now() >= deadline) throw new Error(`no notifications/resources/updated for ${s.uri} within ${timeout} ms`);
+                await new Promise((resolve) => {
+                    const t = setTimeout(resolve, deadline - Date.now());
+                    updated.wake = () => { clearTimeout(t); resolve(); };
+                });
+            }
+            return { step: 'updated', uri: s.uri };
+        }
+    }
+    throw new Error(`unknown step ${s.step}`);
+}
+
 async function main() {
     const o = parseArgv(process.argv.slice(2));
     const headers = o.token ? { Authorization: `Bearer ${o.token}` } : {};
@@ -300,6 +370,13 @@ async function main() {
         return { roots: o.roots.map((uri) => ({ uri, name: uri })) };
     });
     client.setNotificationHandler('notifications/message', (n) => out({ event: 'log', params: n.params }));
+    const updated = new Set();
+    updated.wake = () => {};
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updated.add(n.params.uri);
+        updated.wake();
+    });
+    const subs = [];
     client.setNotificationHandler('notifications/tasks', { params: anyResult }, (params) => {
         out({ event: 'task-notification', params });
         client.noted(params);
@@ -326,6 +403,10 @@ async function main() {
                 await runTask(client, s, timeout, o.trace);
                 continue;
             }
+            if (s.step !== 'list' && s.step !== 'call') {
+                out(await surfaceStep(client, s, timeout, subs, updated));
+                continue;
+            }
             if (s.step === 'list') {
                 const r = await client.listTools(undefined, { timeout });
                 out({ step: 'list', tools: r.tools.map((t) => t.name) });
@@ -349,6 +430,7 @@ async function main() {
         await client.close().catch(() => {});
         process.exit(1);
     }
+    for (const sub of subs) await sub.close();
     await client.close();
 }
 

@@ -2,7 +2,8 @@
 // the npm servers server-everything, -memory and -filesystem (pinned in
 // test/package.json), the official TypeScript SDK client (v1, and v2 for
 // tasks with the SDK v2 server fixture, tasks_test.go), and go-sdk's
-// client, over real HTTP.
+// client, over real HTTP; surface_test.go has the surface beyond tools
+// (prompts, resources, templates, completion, subscriptions).
 package e2e
 
 import (
@@ -31,6 +32,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(netnsEnv) == "1" {
+		os.Exit(netnsMain()) // this binary as the netns helper (netns_test.go)
+	}
 	wd, _ := os.Getwd()
 	root = filepath.Join(wd, "..", "..")
 	dir, err := os.MkdirTemp("", "mcp-gateway-e2e-")
@@ -144,6 +148,37 @@ func TestTypeScriptClient(t *testing.T) {
 		"--call", "create_entities", "--args", `{"entities":[{"name":"Ada","entityType":"person","observations":["wrote the first program"]}]}`,
 		"--call", "read_graph", "--args", `{}`,
 		"--call", "list_directory", "--args", fmt.Sprintf(`{"path":%q}`, filepath.Join(g.dir, "data")))
+	steps := runClient(t, cmd)
+	if len(steps) != 5 {
+		t.Fatalf("client printed %d steps, want 5: %v", len(steps), steps)
+	}
+	tools := fmt.Sprint(steps[0]["tools"])
+	for _, name := range []string{"echo", "create_entities", "read_graph", "list_directory"} {
+		if !strings.Contains(tools, name) {
+			t.Errorf("tools/list lacks %s", name)
+		}
+	}
+	for i, want := range []string{"Echo: hi from ts", "Ada", "wrote the first program", "[FILE] a.txt"} {
+		if got := fmt.Sprint(steps[i+1]["result"]); !strings.Contains(got, want) {
+			t.Errorf("step %d result %s, want %q", i+1, got, want)
+		}
+	}
+}
+
+// tsClient runs the TypeScript SDK client (test/client/mcp-client.mjs)
+// against g with steps args, and returns its steps' output.
+func tsClient(t *testing.T, g *gateway, args ...string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(root, "test", "client", "mcp-client.mjs"), "--url", g.url, "--token", g.token}, args...)...)
+	return runClient(t, cmd)
+}
+
+// runClient runs a mcp-client.mjs command and returns its output, one
+// map per step (one JSON line each).
+func runClient(t *testing.T, cmd *exec.Cmd) []map[string]any {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -160,20 +195,7 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		steps = append(steps, m)
 	}
-	if len(steps) != 5 {
-		t.Fatalf("client printed %d steps, want 5:\n%s", len(steps), out)
-	}
-	tools := fmt.Sprint(steps[0]["tools"])
-	for _, name := range []string{"echo", "create_entities", "read_graph", "list_directory"} {
-		if !strings.Contains(tools, name) {
-			t.Errorf("tools/list lacks %s", name)
-		}
-	}
-	for i, want := range []string{"Echo: hi from ts", "Ada", "wrote the first program", "[FILE] a.txt"} {
-		if got := fmt.Sprint(steps[i+1]["result"]); !strings.Contains(got, want) {
-			t.Errorf("step %d result %s, want %q", i+1, got, want)
-		}
-	}
+	return steps
 }
 
 type bearer struct{ token string }
@@ -184,17 +206,25 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestGoSDKClient(t *testing.T) {
-	g := startGateway(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+// goSDKSession connects go-sdk's client to g at 2025-11-25; the session
+// closes at the test's end.
+func goSDKSession(t *testing.T, ctx context.Context, g *gateway) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url, HTTPClient: &http.Client{Transport: bearer{g.token}}},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestGoSDKClient(t *testing.T) {
+	g := startGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := goSDKSession(t, ctx, g)
 	var names []string
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {

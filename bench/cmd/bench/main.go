@@ -27,7 +27,8 @@ func main() {
 	out := flag.String("out", "bench/results/latest.json", "JSON output file (empty: none)")
 	noEverything := flag.Bool("no-everything", false, "skip the server-everything figures")
 	gatewayBin := flag.String("gateway", "", "use this mcp-gateway binary instead of building ./cmd/mcp-gateway (A/B experiments)")
-	only := flag.String("only", "", "comma-separated phases to run: seq, handler, everything, tput, ready, mem, big (default all)")
+	noPull := flag.Bool("no-pull", false, "skip the figures of pulled and warm npm servers (they pull from the npm registry)")
+	only := flag.String("only", "", "comma-separated phases to run: seq, handler, everything, tput, ready, pulled, warm, mem, big, http (default all)")
 	markdown := flag.String("markdown", "", "print this results JSON file as a Markdown table and exit (runs nothing)")
 	var gwEnv []string
 	flag.Func("gateway-env", "KEY=VALUE added to the gateway's environment (repeatable; for experiments such as GOGC=200)", func(v string) error {
@@ -87,6 +88,9 @@ func main() {
 	}
 	if *noEverything {
 		cfg.Everything = nil
+	}
+	if *noPull {
+		cfg.Pulled = false
 	}
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,61 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
+)
+
+// fromDisk makes a catalog command that runs a package through a package
+// runner (npx, npm exec, uvx, uv tool run) start from the template's disk
+// (SPEC §2.8): if pull installed that package, the spec runs the
+// package's own executable with the command's arguments, and no runner
+// asks a registry anything. If it did not, the command runs as written,
+// and its start first checks that the registry can be reached at all, so
+// that a sandbox without egress fails within seconds, naming the server
+// and what to do, instead of waiting out npm's retries.
+func (a *catalogAdapter) fromDisk(key string, spec *LaunchSpec) {
+	run, ok := pulled.Parse(spec.Argv)
+	if !ok {
+		return
+	}
+	if p, ok := a.store.Lookup(run); ok {
+		spec.Argv = append([]string{p.Exec}, slices.Clone(run.Args)...)
+		spec.Pulled = p.Record.Package + "@" + p.Record.Version
+		return
+	}
+	spec.Prepare = reachRegistry(key, run)
+}
+
+// reachRegistry is the Prepare of a package run that was not pulled: it
+// fails, saying so and how to fix it, if the run's registry cannot be
+// reached (pulled.Reach).
+func reachRegistry(key string, run pulled.Run) func(ctx context.Context, env []string, out io.Writer) error {
+	return func(ctx context.Context, env []string, _ io.Writer) error {
+		err := pulled.Reach(ctx, run.Manager, env)
+		var ue *pulled.UnreachableError
+		if !errors.As(err, &ue) {
+			return err
+		}
+		return &NotPulledError{Server: key, Package: run.Spec, Err: ue}
+	}
+}
+
+// NotPulledError is the start of a catalog server whose package was not
+// pre-installed and whose registry cannot be reached (SPEC §2.8).
+type NotPulledError struct {
+	Server  string // the config key
+	Package string // the package spec the command runs
+	Err     error  // why the registry is unreachable
+}
+
+func (e *NotPulledError) Error() string {
+	return fmt.Sprintf("its package %s was not pre-installed in the template, and %v; pre-install it with `mcp-gateway pull %s`",
+		e.Package, e.Err, e.Server)
+}
+
+func (e *NotPulledError) Unwrap() error { return e.Err }

@@ -1,0 +1,80 @@
+package aggregator
+
+import "github.com/mcp-gateway/mcp-gateway/jsonrpc"
+
+// offered is the server surface the gateway advertises (SPEC §3.8): each
+// capability a configured server offers, as its last run declared it.
+// Tools and logging are always offered (the gateway relays servers' log
+// messages), and every list it offers announces its changes (listChanged:
+// the gateway tells of restarts and reloads, SPEC §4.5, whatever the
+// servers announce); resources.subscribe is offered when a server with
+// resources takes subscriptions.
+type offered struct {
+	prompts, resources, subscribe, completions bool
+}
+
+// capabilities reads what the upstreams' last runs declared.
+func (g *Gateway) capabilities() offered {
+	var o offered
+	for _, u := range g.ups {
+		c := u.Capabilities()
+		o.prompts = o.prompts || c.Prompts
+		o.resources = o.resources || c.Resources
+		o.subscribe = o.subscribe || (c.Resources && c.ResourcesSubscribe)
+		o.completions = o.completions || c.Completions
+	}
+	return o
+}
+
+// lists reports whether the gateway offers the list of kind.
+func (o offered) lists(kind listKind) bool {
+	switch kind {
+	case listPrompts:
+		return o.prompts
+	case listResources:
+		return o.resources
+	}
+	return true
+}
+
+// object renders the capabilities object of initialize (legacy) or
+// server/discover (modern, with the tasks extension): the tasks entry
+// differs between the eras and is the caller's.
+func (o offered) object(tasks map[string]any) map[string]any {
+	caps := map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}}
+	for k, v := range tasks {
+		caps[k] = v
+	}
+	if o.prompts {
+		caps["prompts"] = map[string]bool{"listChanged": true}
+	}
+	if o.resources {
+		caps["resources"] = map[string]bool{"listChanged": true, "subscribe": o.subscribe}
+	}
+	if o.completions {
+		caps["completions"] = struct{}{}
+	}
+	return caps
+}
+
+// serves reports whether the gateway serves method, a method of the
+// surface beyond tools: one whose capability no server offers is -32601,
+// as it is from a server that does not declare it (a client that calls
+// prompts/list of a gateway without prompts learns that they are not
+// there, not that there are none).
+func (o offered) serves(method string) bool {
+	switch method {
+	case "prompts/list", "prompts/get":
+		return o.prompts
+	case "resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return o.resources
+	case "completion/complete":
+		return o.completions
+	}
+	return true
+}
+
+// notOffered is the error for a method whose capability no server offers.
+func notOffered(method string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + method + " (no server behind the gateway offers it)"}
+}

@@ -1,0 +1,104 @@
+package aggregator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// PageSize is how many entries one page of a merged list holds
+// (tools/list, prompts/list, resources/list, resources/templates/list);
+// the rest follow through nextCursor (MCP Pagination, SPEC §4.8).
+const PageSize = 500
+
+// list is one merged list as clients page through it: the definitions in
+// order, and the result member that holds them ("tools", "prompts",
+// "resources", "resourceTemplates").
+type list struct {
+	member string
+	items  []json.RawMessage
+}
+
+// page renders one page of l: {"<member>":[…],"nextCursor":"…"}. A
+// cursor is an offset into the list, opaque to clients; one that is not
+// this gateway's, or past the end, is -32602 (MCP Pagination).
+func (l list) page(cursor string) (json.RawMessage, error) {
+	start := 0
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err == nil {
+			start, err = strconv.Atoi(string(b))
+		}
+		if err != nil || start < 0 || start > len(l.items) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
+		}
+	}
+	end := min(start+PageSize, len(l.items))
+	n := len(l.member) + 8
+	for _, t := range l.items[start:end] {
+		n += len(t) + 1
+	}
+	b := make([]byte, 0, n+64)
+	b = append(b, `{"`...)
+	b = append(b, l.member...)
+	b = append(b, `":[`...)
+	for i, t := range l.items[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
+	}
+	b = append(b, ']')
+	if end < len(l.items) {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), nil
+}
+
+// same reports whether l and o hold the same definitions, byte for byte.
+func (l list) same(o list) bool {
+	if len(l.items) != len(o.items) {
+		return false
+	}
+	for i := range l.items {
+		if string(l.items[i]) != string(o.items[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cursorOf reads params.cursor ("" when absent or not a string).
+func cursorOf(params json.RawMessage) string {
+	c, ok := jsonrpc.Member(params, "cursor")
+	if !ok {
+		return ""
+	}
+	s, _ := jsonrpc.Text(c)
+	return s
+}
+
+// listKind names a merged list whose changes clients hear of (SPEC §4.5):
+// resources/list_changed covers the templates too.
+type listKind int
+
+const (
+	listTools listKind = iota
+	listPrompts
+	listResources
+	listKinds listKind = 3 // how many there are
+)
+
+// method is the notification that the list changed.
+func (k listKind) method() string {
+	return [...]string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"}[k]
+}
+
+// filter is the member of a subscriptions/listen filter that asks for it.
+func (k listKind) filter() string {
+	return [...]string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"}[k]
+}

@@ -1,0 +1,139 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file serves a legacy session the server surface beyond tools (SPEC
+// §3.8, §4.8): the merged lists of prompts, resources and templates, the
+// relayed prompts/get, resources/read and completion/complete (through
+// the spine, call.go), and resource subscriptions (subscriptions.go).
+
+// surface answers a session's request of the surface beyond tools; a
+// method whose capability no server offers is -32601.
+func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+	if !h.g.capabilities().serves(m.Method) {
+		return rec.errorParts(m.ID, notOffered(m.Method))
+	}
+	switch m.Method {
+	case "resources/subscribe":
+		return h.subscribe(s, m)
+	case "resources/unsubscribe":
+		return h.unsubscribe(s, m)
+	case "prompts/get", "resources/read", "completion/complete":
+		return h.relay(s, m, out, rec)
+	}
+	l, _ := h.g.reg.Load().listOf(m.Method)
+	return listPage(m, l)
+}
+
+// listPage answers a list method with one page of l.
+func listPage(m *wire.Message, l list) [][]byte {
+	page, err := l.page(cursorOf(m.Params))
+	if err != nil {
+		return wire.ErrorParts(m.ID, err)
+	}
+	return wire.ResultParts(m.ID, page)
+}
+
+// listOf returns the merged list a list method pages through.
+func (r *registry) listOf(method string) (list, bool) {
+	switch method {
+	case "tools/list":
+		return r.tools, true
+	case "prompts/list":
+		return r.promptList, true
+	case "resources/list":
+		return r.uris.resources, true
+	case "resources/templates/list":
+		return r.uris.templateList, true
+	}
+	return list{}, false
+}
+
+// relay is a session's prompts/get, resources/read or
+// completion/complete: routed and checked, it runs with the session's
+// peer (peer.go) until it ends, as a tools/call does; rec is its record
+// (record.go).
+func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		rec.failed(errDuplicateID)
+		return refused
+	}
+	defer end()
+	c, err := h.g.routeRequest(m.Method, m.Params, &s.uris)
+	if err == nil {
+		rec.routed(c)
+		err = c.check()
+	}
+	if err != nil {
+		return rec.errorParts(m.ID, err)
+	}
+	c.peer = &peer{h: h, s: s, out: out}
+	o := h.g.call(rec.context(ctx), c)
+	if o.err != nil {
+		if errors.Is(context.Cause(ctx), errClientCancelled) {
+			return nil
+		}
+		return rec.errorParts(m.ID, o.err)
+	}
+	return rec.resultParts(m.ID, o.res)
+}
+
+// subscribe is resources/subscribe: the URI is routed as resources/read
+// is, and the session subscribed to it there (one upstream subscription
+// per URI, subscriptions.go).
+func (h *handler) subscribe(s *session, m *wire.Message) [][]byte {
+	uri, ok := stringMember(m.Params, "uri")
+	if !ok {
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/subscribe needs a string "uri"`})
+	}
+	u := h.g.uriOwner(uri, &s.uris)
+	if u == nil {
+		return wire.ErrorParts(m.ID, resourceNotFound(uri))
+	}
+	if err := h.subs.add(s.ctx, subKey{u, uri}, s); err != nil {
+		return wire.ErrorParts(m.ID, asRPCError(err))
+	}
+	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
+}
+
+// unsubscribe is resources/unsubscribe; a URI the session is not
+// subscribed to is fine.
+func (h *handler) unsubscribe(s *session, m *wire.Message) [][]byte {
+	uri, ok := stringMember(m.Params, "uri")
+	if !ok {
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/unsubscribe needs a string "uri"`})
+	}
+	h.subs.removeURI(s.ctx, uri, s)
+	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
+}
+
+// asRPCError is err as the client gets it: a server's JSON-RPC error as
+// it is, anything else CodeServerUnavailable.
+func asRPCError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+}
+
+// sessionEnded lets go of what an ended session held (sessions.onEnd):
+// its resource subscriptions (an upstream one it was the last client of
+// ends) and its log level.
+func (h *handler) sessionEnded(s *session) {
+	h.subs.dropAll(s)
+	s.mu.Lock()
+	leveled := s.level != ""
+	s.mu.Unlock()
+	if leveled {
+		h.applyLevels()
+	}
+}

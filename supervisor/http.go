@@ -1,0 +1,359 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
+)
+
+// postTimeout bounds a POST that carries no request (a notification, or
+// the answer to a server's request, which the server acknowledges with
+// 202), as writeTimeout bounds a write to a child's stdin.
+const postTimeout = 10 * time.Second
+
+// errClosed is a request on a transport that was closed.
+var errClosed = errors.New("the connection to the server is closed")
+
+// httpTransport is the transport of one run of an HTTP server (SPEC
+// §5.6, §7.9): MCP Streamable HTTP (2025-11-25 basic/transports, and
+// 2026-07-28 basic/transports/streamable-http for a modern server), or,
+// where the server offers only that, the older HTTP+SSE (httpsse.go).
+//
+//   - Every message is a POST to url with the configured headers (never
+//     anything of the calling client's: its Authorization and the
+//     gateway's token stay in the aggregator), Content-Type
+//     application/json and Accept of both JSON and SSE.
+//   - A request's POST (exchange) runs on the caller's goroutine when the
+//     call cannot detach (inline; see inliner), else on a goroutine of its
+//     own (request); its answer, one JSON message or an SSE stream, goes
+//     to dispatch message by message with the request's id
+//     (httpanswer.go); one that ends without the response fails the call
+//     (conn.unanswered). Anything else is POSTed at once and acknowledged
+//     with 202 (send).
+//   - A legacy server (httpsession.go): initialize's answer gives the
+//     Mcp-Session-Id and the protocol version, sent on every later
+//     request; after notifications/initialized a GET stream carries what
+//     the server sends unasked, reopened when it drops; a 404 for the
+//     session is answered by a new session and the request once more;
+//     DELETE ends the session at close. cancel POSTs
+//     notifications/cancelled.
+//   - A modern server (conn.modern set): no session; every request
+//     carries MCP-Protocol-Version, Mcp-Method, Mcp-Name and the
+//     Mcp-Param-{Name} headers of its tool's x-mcp-header parameters
+//     (headers); cancel closes the request's stream, which is how
+//     Streamable HTTP cancels (2026-07-28 basic/patterns/cancellation).
+//   - Losing the server: a request that gets no HTTP answer (a
+//     reachError: DNS, connect, TLS, a reset) calls lost, the run's,
+//     which fails every pending call at once; an answer that breaks off
+//     fails its call and pings the server, whose failure to answer is
+//     then such a loss.
+type httpTransport struct {
+	conn    *conn
+	client  *http.Client
+	wire    *wireClient // for a plain-http url without a proxy; else nil
+	url     string      // the MCP endpoint, as configured
+	u       *url.URL    // url, parsed
+	shown   string      // url for messages (shownURL)
+	headers http.Header // configured; their values are secrets
+	stall   time.Duration
+	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
+	log     *logfile.Log
+	lost    func(error) // the run's: the server cannot be reached
+
+	ctx  context.Context // ends with close: every request in flight ends
+	stop context.CancelFunc
+	wg   sync.WaitGroup // exchanges, the GET stream, the HTTP+SSE stream
+
+	mu      sync.Mutex
+	closed  bool
+	session string // Mcp-Session-Id; "" for none
+	version string // the negotiated version, once initialize answered
+	// sessionHdr and versionHdr are session and version as header
+	// values, shared by every request (nil: none).
+	sessionHdr, versionHdr []string
+	initMsg                []byte                       // the initialize request, for a new session
+	renewal                *renewal                     // a new session being made
+	calls                  map[int64]context.CancelFunc // exchanges in flight: cancel ends one
+	getStop                context.CancelFunc           // the GET stream's; nil when none runs
+	getGone                bool                         // the server answered GET with 405
+	params                 map[string][]mcpheader.Param // tools' x-mcp-header parameters (modern)
+	warnedGET              bool
+
+	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback
+}
+
+// newHTTPTransport makes the HTTP transport to url the transport of c.
+// lost is called (from any goroutine, maybe more than once) when the
+// server cannot be reached any more.
+func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, b *budget.Budget, lost func(error)) *httpTransport {
+	t := &httpTransport{conn: c, client: client, url: rawURL, shown: shownURL(rawURL), headers: http.Header{},
+		stall: stall, budget: b, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
+	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
+	if t.u == nil {
+		t.u = &url.URL{}
+	}
+	t.wire = newWireClient(t.u)
+	for k, v := range headers {
+		t.headers.Set(k, v)
+	}
+	t.ctx, t.stop = context.WithCancel(context.Background())
+	c.transport = t
+	return t
+}
+
+// request POSTs request id and reads its answer on a goroutine of its
+// own (exchange).
+func (t *httpTransport) request(id int64, method string, params json.RawMessage, msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	ctx, cancel, err := t.begin(t.ctx, id)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer t.end(id, cancel)
+		t.exchange(ctx, cancel, id, method, params, msg)
+	}()
+	return nil
+}
+
+// inline is request on the caller's goroutine (see inliner), whose ctx
+// ends the exchange too.
+func (t *httpTransport) inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	ctx, cancel, err := t.begin(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer t.end(id, cancel)
+	t.exchange(ctx, cancel, id, method, params, msg)
+	return nil
+}
+
+// begin registers the exchange of request id; its context, made from
+// parent, ends with cancel, t's close, or a stalled answer.
+func (t *httpTransport) begin(parent context.Context, id int64) (context.Context, context.CancelFunc, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, nil, errClosed
+	}
+	ctx, cancel := context.WithCancel(parent)
+	t.calls[id] = cancel
+	t.wg.Add(1)
+	return ctx, cancel, nil
+}
+
+func (t *httpTransport) end(id int64, cancel context.CancelFunc) {
+	t.mu.Lock()
+	delete(t.calls, id)
+	t.mu.Unlock()
+	cancel()
+	t.wg.Done()
+}
+
+// send POSTs a notification or an answer to the server's request, which
+// the server acknowledges (202); a 404 for the session is answered as for
+// a request (renew).
+// network is the client spans' network.transport (telemetry.go).
+func (t *httpTransport) network() string { return "tcp" }
+
+func (t *httpTransport) send(msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	return t.post(msg, true)
+}
+
+// post is send, renewing an expired session first if renew says so; the
+// acknowledgment of notifications/initialized opens the GET stream.
+func (t *httpTransport) post(msg []byte, renew bool) error {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return errClosed
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, postTimeout)
+	defer cancel()
+	method := methodOf(msg)
+	resp, session, err := t.do(ctx, method, nil, msg)
+	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" && renew {
+		drain(resp)
+		if err = t.renew(ctx, session); err == nil {
+			resp, _, err = t.do(ctx, method, nil, msg)
+		}
+	}
+	if err != nil {
+		return t.failed(err)
+	}
+	defer drain(resp)
+	if resp.StatusCode/100 != 2 {
+		body, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
+		return newStatusError("POST "+t.shown, resp, body, t.log, false)
+	}
+	if method == "notifications/initialized" {
+		t.openGET()
+	}
+	return nil
+}
+
+// cancel stops waiting for request id: notifications/cancelled for a
+// legacy server (whose stream's end is no cancellation), and the end of
+// the request's answer, which for a modern server is the cancellation.
+func (t *httpTransport) cancel(id int64, notice []byte) {
+	if o := t.old.Load(); o != nil {
+		_ = o.post(notice)
+		return
+	}
+	if t.conn.modern.Load() == nil {
+		_ = t.send(notice)
+	}
+	t.mu.Lock()
+	stop := t.calls[id]
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// close ends the transport: no new request; every request in flight and
+// the GET stream end; a legacy session is ended with DELETE (not when the
+// server was lost: nothing would answer it). It returns once every
+// goroutine of the transport has.
+func (t *httpTransport) close(lost bool) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	session := t.session
+	for _, cancel := range t.calls {
+		cancel() // an inline exchange's context is not t.ctx's
+	}
+	t.mu.Unlock()
+	t.stop()
+	if session != "" && !lost && t.old.Load() == nil {
+		t.deleteSession(session)
+	}
+	t.wg.Wait()
+	if t.wire != nil {
+		t.wire.close()
+	}
+}
+
+// do POSTs msg with the headers of its method and params (stamp), and
+// returns the answer and the session it was sent in.
+func (t *httpTransport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
+	req, err := t.newRequest(ctx, http.MethodPost, msg)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
+	session := t.stamp(req.Header, method, params)
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		return nil, session, describe("POST "+t.shown, err)
+	}
+	return resp, session, nil
+}
+
+// roundTrip sends req over the wire client when the url allows it (see
+// wireClient), else with the Transport; a redirect the wire client got is
+// sent again with the Transport, whose policy follows it within the
+// url's origin only (sameOrigin).
+func (t *httpTransport) roundTrip(req *http.Request) (*http.Response, error) {
+	if t.wire != nil {
+		resp, err := t.wire.do(req)
+		if err != nil || !isRedirect(resp) {
+			return resp, err
+		}
+		drain(resp)
+		if req.GetBody != nil {
+			if req.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t.client.Do(req)
+}
+
+// isRedirect tells a redirect that names where to go.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// Header values every request shares (the transport only reads them).
+var (
+	hdrJSON   = []string{"application/json"}
+	hdrAccept = []string{"application/json, text/event-stream"}
+	hdrSSE    = []string{"text/event-stream"}
+)
+
+// newRequest is an HTTP request to url with the configured headers and
+// body (none if nil). url was parsed once, by newHTTPTransport.
+func (t *httpTransport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", rd)
+	if err != nil {
+		return nil, err
+	}
+	u := *t.u
+	req.URL, req.Host = &u, u.Host
+	req.Header = make(http.Header, len(t.headers)+6)
+	t.baseHeaders(req.Header)
+	return req, nil
+}
+
+// reader is the bodyReader of resp, an answer to a request on ctx that
+// cancel ends: under the memory budget.
+func (t *httpTransport) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
+	return &bodyReader{body: resp.Body, budget: t.budget, ctx: ctx, max: t.budget.MaxLine(maxMessage), stall: t.stall, cancel: cancel}
+}
+
+// baseHeaders sets the configured headers.
+func (t *httpTransport) baseHeaders(h http.Header) {
+	for k, v := range t.headers {
+		h[k] = v
+	}
+}
+
+// failed turns a request's error into what the caller gets: a reachError
+// also loses the server (lost).
+func (t *httpTransport) failed(err error) error {
+	var reach *reachError
+	if errors.As(err, &reach) {
+		t.lost(err)
+	}
+	return err
+}
+
+// drain reads a little of an answer nobody needs and closes it, so that
+// its connection can be used again.
+func drain(resp *http.Response) {
+	buf := make([]byte, 4096)
+	_, _ = resp.Body.Read(buf)
+	resp.Body.Close()
+}

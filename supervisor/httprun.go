@@ -1,0 +1,200 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+)
+
+// This file is a run of an HTTP server (SPEC §5.6, §7.9): one connection
+// to its url, and with runCmd the child that serves it, supervised as any
+// (package proc). The run starts with the child (spawnHTTP), waits until
+// url answers (awaitURL), then the handshake goes over the HTTP transport
+// as over stdio (start.go). It ends (serveHTTPRun) when the server is
+// lost (the transport cannot reach it), the child exits, or the gateway
+// stops it: its pending calls fail at once, the session is ended, the
+// child is stopped. As for a child, the next call starts a new run, with
+// the back-off of SPEC §7.3 (recordEnd).
+
+// The waits of an HTTP server's run.
+const (
+	// answerPoll is the first wait between tries to connect to url while
+	// its command starts; the waits double up to answerPollMax.
+	answerPoll, answerPollMax = 20 * time.Millisecond, 250 * time.Millisecond
+	// httpCloseWait is how long an HTTP server's command may take to exit
+	// once its stdin is closed: an HTTP server does not read stdin, so
+	// SIGTERM, its own stop signal, follows almost at once.
+	httpCloseWait = time.Millisecond
+)
+
+// DisconnectError reports that a run's connection to its HTTP server
+// ended: the server could not be reached any more (Err says why: DNS,
+// connect, TLS, a broken stream), or the gateway closed it (Reason).
+// Calls pending at that moment fail with it (SPEC §7.9); a server with a
+// command that exited gets an *ExitError instead.
+type DisconnectError struct {
+	URL    string // the url, without userinfo or query
+	Err    error
+	Reason string
+}
+
+func (e *DisconnectError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return "the connection to " + e.URL + " was closed: " + e.Reason
+}
+
+func (e *DisconnectError) Unwrap() error { return e.Err }
+
+// spawnHTTP starts run number num of an HTTP server: its command, if it
+// has one, and once url answers, the transport; serveHTTPRun owns the
+// run's end.
+func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
+	var p *proc.Process
+	if len(spec.Argv) > 0 {
+		if err := findProgram(spec.Argv[0], spec.Env); err != nil {
+			return nil, err
+		}
+		var err error
+		if p, err = proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name}); err != nil {
+			return nil, err
+		}
+	}
+	c := newConn(u.name, u.opts.Log)
+	r := &run{proc: p, conn: c, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
+	r.http = newHTTPTransport(c, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, u.opts.Budget, r.lost)
+	u.wire(r)
+	u.runs.Add(1)
+	go u.serveHTTPRun(r)
+	if p == nil {
+		return r, nil
+	}
+	if err := awaitURL(ctx, spec.URL, p); err != nil {
+		r.kill()
+		<-r.done
+		return nil, err
+	}
+	return r, nil
+}
+
+// awaitURL waits until url's host accepts a TCP connection, trying again
+// and again while the command that serves it starts (a first try that
+// fails is normal). It fails if the command exits first (*ExitError,
+// with its stderr tail) or ctx ends, with the last refusal.
+func awaitURL(ctx context.Context, rawURL string, p *proc.Process) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("parse url: %w", err)
+	}
+	addr := net.JoinHostPort(u.Hostname(), u.Port())
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	var d net.Dialer
+	wait := answerPoll
+	for {
+		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		c, err := d.DialContext(dctx, "tcp", addr)
+		cancel()
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-p.Exited():
+			return &ExitError{Status: p.ExitStatus(), Stderr: p.StderrTail(), Reason: "before " + shownURL(rawURL) + " answered"}
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s to answer: %w (last try: %s)", shownURL(rawURL), ctx.Err(), cause(err))
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, answerPollMax)
+	}
+}
+
+// lost is the transport's word that the server cannot be reached: the
+// run's connection fails with why, or, if the run's command has exited
+// meanwhile (within exitGrace), with its exit, which says more.
+func (r *run) lost(why error) {
+	if r.proc != nil && r.proc.WaitFor(context.Background(), exitGrace) {
+		r.conn.fail(r.exitError())
+		return
+	}
+	r.conn.fail(&DisconnectError{URL: r.http.shown, Err: why})
+}
+
+// serveHTTPRun owns the end of an HTTP server's run: it waits until the
+// server is lost, its command exits, or the run is halted; then it fails
+// the pending calls, closes the transport (the session's DELETE unless
+// the server is gone), stops the command with the stop sequence, waits
+// for the relays the run started, records the end in u and closes
+// r.done.
+func (u *Upstream) serveHTTPRun(r *run) {
+	defer u.runs.Done()
+	var exited <-chan struct{}
+	if r.proc != nil {
+		go r.proc.ReadStdout(func(out io.Reader) { u.opts.Log.CopyLines(u.name, out, nil) }) // the owner waits for it
+		exited = r.proc.Exited()
+	}
+	gone := true
+	select {
+	case <-r.conn.dead:
+	case <-exited:
+		r.conn.fail(r.exitError())
+	case <-r.halting:
+		r.conn.fail(&DisconnectError{URL: r.http.shown, Reason: r.reason("stopped by the gateway")})
+		gone = false
+	}
+	r.http.close(gone)
+	status := ""
+	if r.proc != nil {
+		seq := u.opts.Stop
+		seq.CloseWait = httpCloseWait
+		r.proc.Stop(r.haltContext(), seq)
+		status = r.proc.ExitStatus()
+	}
+	r.conn.handlers.Wait()
+	err := r.conn.failure()
+	logEnd := u.recordEnd(r, status, err)
+	close(r.done)
+	if logEnd {
+		u.opts.Logger.Warn("server lost; the next call connects again", "server", u.name, "error", err)
+	}
+}
+
+// exitError is the *ExitError of the run's command, which has exited.
+func (r *run) exitError() *ExitError {
+	return &ExitError{Status: r.proc.ExitStatus(), Stderr: r.proc.StderrTail(), Reason: r.reason("")}
+}
+
+// reason is why the gateway stopped the run, or def.
+func (r *run) reason(def string) string {
+	if why := r.stopReason.Load(); why != nil {
+		return *why
+	}
+	return def
+}
+
+// wire connects the run's connection to u: list changes, resource
+// updates and task status notifications.
+func (u *Upstream) wire(r *run) {
+	// Only the lists the server declared are read again (a renewed HTTP
+	// session announces every list).
+	r.conn.onListChanged = func(kinds List) { u.relist(r, kinds&(ListTools|r.caps.declared())) }
+	r.conn.onResourceUpdated = func(uri string, params json.RawMessage) {
+		if f := u.opts.OnResourceUpdated; f != nil {
+			f(u.name, uri, params)
+		}
+	}
+	if f := u.opts.OnTaskStatus; f != nil {
+		r.conn.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
+	}
+	r.conn.tracer, r.conn.metrics = u.opts.Tracer, u.opts.Metrics // telemetry.go
+}

@@ -1,0 +1,366 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file is a legacy HTTP server's session (MCP 2025-11-25
+// basic/transports, "Session Management"): what initialize's answer says
+// (initialized), a new session when the server ends one (renew), the GET
+// stream (openGET, listenGET) and DELETE at close.
+
+// The waits of a legacy HTTP server's session.
+const (
+	// renewTimeout bounds making a new session after a 404.
+	renewTimeout = 30 * time.Second
+	// deleteTimeout bounds the DELETE that ends a session at close.
+	deleteTimeout = 2 * time.Second
+	// getRetryMax is the longest wait before the GET stream is reopened
+	// after it ended; the waits double from getRetryMin. A server's own
+	// retry field is the wait instead, but not under getRetryFloor.
+	getRetryMin, getRetryMax = time.Second, 30 * time.Second
+	getRetryFloor            = 100 * time.Millisecond
+	// getStable is how long a GET stream must have lasted for its end to
+	// be reopened at once, the back-off forgotten.
+	getStable = time.Minute
+	// getRefusals is how many answers in a row that are no SSE stream
+	// (an error status other than 404 and 405) make the gateway stop asking
+	// for the GET stream, as 405 does.
+	getRefusals = 5
+)
+
+// initialized records what initialize's answer says of the session: the
+// Mcp-Session-Id (visible ASCII, "Session Management" 1) and the
+// negotiated protocol version, sent on every later request; sent, the
+// initialize, is kept for a new session.
+func (t *httpTransport) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
+	session := resp.Header.Get("Mcp-Session-Id")
+	for _, c := range []byte(session) {
+		if c < 0x21 || c > 0x7e {
+			return fmt.Errorf("POST %s: the server's Mcp-Session-Id is not visible ASCII", t.shown)
+		}
+	}
+	raw, _ := jsonrpc.Member(msg.Result, "protocolVersion")
+	version, _ := jsonrpc.Text(raw)
+	t.mu.Lock()
+	t.session, t.version, t.initMsg = session, version, sent
+	t.sessionHdr, t.versionHdr = []string{session}, nil
+	if version != "" {
+		t.versionHdr = []string{version}
+	}
+	t.mu.Unlock()
+	return nil
+}
+
+// renewal is a new session being made; err is set before done closes.
+type renewal struct {
+	done chan struct{}
+	err  error
+}
+
+// renew makes a new session after the server answered 404 to a request
+// in session expired (the server ended it: "Session Management" 3, 4):
+// initialize again (newSession). Requests that meet the same 404 share
+// one renewal; one that comes once it is made just uses the new session.
+func (t *httpTransport) renew(ctx context.Context, expired string) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return errClosed
+	}
+	if t.session != expired {
+		t.mu.Unlock()
+		return nil
+	}
+	if r := t.renewal; r != nil {
+		t.mu.Unlock()
+		select {
+		case <-r.done:
+			return r.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	r := &renewal{done: make(chan struct{})}
+	t.renewal = r
+	sent := t.initMsg
+	t.mu.Unlock()
+	r.err = t.newSession(sent)
+	t.mu.Lock()
+	t.renewal = nil
+	t.mu.Unlock()
+	close(r.done)
+	return r.err
+}
+
+// newSession sends initialize again, with the first one's params and an
+// id of its own, then notifications/initialized; a GET stream opens for
+// the new session, and the lists are read again: the new session may list
+// others. (Resource subscriptions of the old session are not made again
+// in the new one: the server's restart does that, subscribe.go.)
+func (t *httpTransport) newSession(sent []byte) error {
+	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
+	defer cancel()
+	t.log.Line(t.conn.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
+	id := t.conn.nextID.Add(1)
+	msg, err := jsonrpc.Replace(sent, "id", jsonrpc.IntID(id))
+	if err != nil {
+		return fmt.Errorf("start a new session: %w", err)
+	}
+	res, resp, err := t.own(ctx, id, msg)
+	if err != nil {
+		return fmt.Errorf("start a new session: %w", t.failed(err))
+	}
+	defer resp.Body.Close()
+	if len(res.Error) > 0 {
+		return fmt.Errorf("start a new session: initialize: %w", jsonrpc.DecodeError(res.Error))
+	}
+	if err := t.initialized(resp, res, sent); err != nil {
+		return fmt.Errorf("start a new session: %w", err)
+	}
+	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
+		return fmt.Errorf("start a new session: notifications/initialized: %w", err)
+	}
+	if f := t.conn.onListChanged; f != nil {
+		f(ListTools | ListPrompts | ListResources | ListTemplates)
+	}
+	return nil
+}
+
+// own POSTs a request of the transport's own (a new session's
+// initialize, outside any session) and returns its response; other
+// messages on its answer go to dispatch.
+func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
+	req, err := t.newRequest(ctx, http.MethodPost, msg)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		return nil, nil, describe("POST "+t.shown, err)
+	}
+	body := t.reader(ctx, resp, cancelOnly(ctx, resp))
+	defer body.done()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := body.readAll(resp.ContentLength)
+		resp.Body.Close()
+		return nil, nil, newStatusError("POST "+t.shown, resp, data, t.log, false)
+	}
+	if contentType(resp) == "text/event-stream" {
+		s := newSSEReader(body)
+		for {
+			ev, err := s.next()
+			if err != nil {
+				resp.Body.Close()
+				return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
+			}
+			if m, err := jsonrpc.DecodeOwned(ev.data); err == nil {
+				if m.IsResponse() && isID(m.ID, id) {
+					return m, resp, nil
+				}
+				t.conn.dispatch(m, 0)
+			}
+		}
+	}
+	data, err := body.readAll(resp.ContentLength)
+	if err != nil {
+		resp.Body.Close()
+		return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
+	}
+	res, err := jsonrpc.DecodeOwned(data)
+	if err != nil || !res.IsResponse() {
+		resp.Body.Close()
+		return nil, nil, fmt.Errorf("POST %s: the server's answer is not a JSON-RPC response", t.shown)
+	}
+	return res, resp, nil
+}
+
+// cancelOnly is the stall cancel of a response read on ctx: closing it.
+func cancelOnly(_ context.Context, resp *http.Response) context.CancelFunc {
+	return func() { resp.Body.Close() }
+}
+
+// openGET opens the session's GET stream, ending the one before: after
+// notifications/initialized, in every session. A server that answered
+// 405 is not asked again.
+func (t *httpTransport) openGET() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.getGone || t.old.Load() != nil {
+		return
+	}
+	if t.getStop != nil {
+		t.getStop()
+	}
+	ctx, stop := context.WithCancel(t.ctx)
+	t.getStop = stop
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		t.listenGET(ctx)
+	}()
+}
+
+// listenGET keeps the GET stream ("Listening for Messages from the
+// Server") open until ctx ends: every message on it goes to dispatch,
+// from no call. A stream that ends is reopened, with Last-Event-ID: after
+// the server's retry time if it gave one (the spec's MUST), else at once
+// after one that lasted getStable, else after a wait doubling from
+// getRetryMin to getRetryMax. 405 means the server offers none; 404 that
+// the session ended (renew, which opens the next); a GET that cannot
+// reach the server loses it.
+func (t *httpTransport) listenGET(ctx context.Context) {
+	var st getState
+	wait, backoff := time.Duration(0), getRetryMin
+	for {
+		if !sleep(ctx, wait) {
+			return
+		}
+		opened := time.Now()
+		again, retry := t.getOnce(ctx, &st)
+		if !again || ctx.Err() != nil {
+			return
+		}
+		switch {
+		case retry > 0:
+			wait = max(retry, getRetryFloor)
+		case time.Since(opened) >= getStable:
+			wait, backoff = 0, getRetryMin
+		default:
+			wait, backoff = backoff, min(backoff*2, getRetryMax)
+		}
+	}
+}
+
+// getState is what one GET stream's reopenings carry over: the last
+// event id, and the refusals in a row.
+type getState struct {
+	lastID   string
+	refusals int
+}
+
+// getOnce opens the GET stream once and reads it to its end. It reports
+// whether to open it again, and the server's retry time.
+func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, session, err := t.get(reqCtx, st.lastID)
+	if err != nil {
+		if ctx.Err() == nil {
+			t.log.Line(t.conn.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
+			_ = t.failed(err)
+		}
+		return false, 0
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		t.mu.Lock()
+		t.getGone = true
+		t.mu.Unlock()
+		return false, 0
+	case resp.StatusCode == http.StatusNotFound && session != "":
+		_ = t.renew(ctx, session) // a new session opens a GET stream of its own
+		return false, 0
+	case resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream":
+		st.refusals++
+		again := st.refusals < getRefusals
+		what := "trying again later"
+		if !again {
+			what = fmt.Sprintf("%d times in a row: the gateway stops asking; what the server sends outside a call is lost", getRefusals)
+		}
+		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
+		return again, 0
+	}
+	st.refusals = 0
+	s := newSSEReader(t.reader(reqCtx, resp, cancel))
+	for {
+		ev, err := s.next()
+		if err != nil {
+			st.lastID = s.lastID
+			t.streamEnded(ctx, err)
+			return true, s.retry
+		}
+		if msg, ok := t.message(ev); ok {
+			t.conn.dispatch(msg, 0)
+		}
+	}
+}
+
+// streamEnded handles the end of the GET stream: a stall or an event
+// over the limit is logged; a stream that broke off pings the server.
+func (t *httpTransport) streamEnded(ctx context.Context, err error) {
+	var stall *stallError
+	var limit *jsonrpc.Error
+	switch {
+	case ctx.Err() != nil:
+	case errors.As(err, &stall), errors.As(err, &limit):
+		t.log.Line(t.conn.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
+	case !errors.Is(err, io.EOF):
+		t.probe()
+	}
+}
+
+// get sends a GET for an SSE stream (the session's, or a resumed answer
+// after lastID), with the session's headers; it returns the session it
+// was sent in.
+func (t *httpTransport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
+	req, err := t.newRequest(ctx, http.MethodGet, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header["Accept"] = hdrSSE
+	session := t.stamp(req.Header, "", nil)
+	if lastID != "" {
+		req.Header["Last-Event-Id"] = []string{lastID}
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		return nil, session, describe("GET "+t.shown, err)
+	}
+	return resp, session, nil
+}
+
+// deleteSession ends the session ("Session Management" 5); a 405 (the
+// server keeps sessions to itself) or no answer within deleteTimeout is
+// fine.
+func (t *httpTransport) deleteSession(session string) {
+	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+	defer cancel()
+	req, err := t.newRequest(ctx, http.MethodDelete, nil)
+	if err != nil {
+		return
+	}
+	req.Header["Mcp-Session-Id"] = []string{session}
+	t.mu.Lock()
+	if t.versionHdr != nil {
+		req.Header["Mcp-Protocol-Version"] = t.versionHdr
+	}
+	t.mu.Unlock()
+	if resp, err := t.roundTrip(req); err == nil {
+		drain(resp)
+	}
+}
+
+// sleep waits d, or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,148 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// endpointWait bounds the wait for an HTTP+SSE server's endpoint event.
+const endpointWait = 10 * time.Second
+
+// sseTransport is the older HTTP+SSE transport (MCP 2024-11-05
+// basic/transports "HTTP with SSE", deprecated since 2025-03-26), for a
+// server that offers only that: one GET stream, opened first, whose
+// first event (endpoint) names the URL every message is then POSTed to;
+// everything the server sends, answers included, comes on that stream.
+// It ties no message to a call (dispatch's from is 0), and the stream is
+// the session: when it ends, the server is lost, and the next call
+// connects anew (SPEC §7.9).
+type sseTransport struct {
+	t        *httpTransport
+	endpoint string // where messages are POSTed
+	shown    string // endpoint for messages
+}
+
+// fallback tries the HTTP+SSE transport after the server refused
+// initialize's POST with 400, 404 or 405 (MCP 2025-11-25 basic/transports
+// "Backwards Compatibility"; 2026-07-28 streamable-http "HTTP+SSE
+// Transport"): a GET to url that opens an SSE stream whose first event is
+// endpoint. If it does, the transport is HTTP+SSE from now on and sent,
+// the initialize, goes again that way; else it says why not.
+func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error {
+	ctx, stop := context.WithCancel(t.ctx)
+	resp, _, err := t.get(ctx, "")
+	if err != nil {
+		stop()
+		return err
+	}
+	body := t.reader(ctx, resp, stop)
+	if resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream" {
+		data, _ := body.readAll(resp.ContentLength)
+		resp.Body.Close()
+		stop()
+		return newStatusError("GET "+t.shown, resp, data, t.log, resp.StatusCode == http.StatusOK)
+	}
+	o, s, err := t.endpoint(body, stop)
+	if err != nil {
+		resp.Body.Close()
+		stop()
+		return err
+	}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		resp.Body.Close()
+		stop()
+		return errClosed
+	}
+	t.old.Store(o)
+	t.wg.Add(1)
+	t.mu.Unlock()
+	t.log.Line(t.conn.name, "[gateway] the server speaks the older HTTP+SSE transport (MCP 2024-11-05); messages go to "+o.shown)
+	go func() {
+		defer t.wg.Done()
+		defer stop()
+		defer resp.Body.Close()
+		o.read(ctx, s)
+	}()
+	return o.post(sent)
+}
+
+// endpoint reads the stream's first event, which must be endpoint: a URL,
+// relative to url, of url's origin (the configured headers go there).
+func (t *httpTransport) endpoint(body *bodyReader, stop context.CancelFunc) (*sseTransport, *sseReader, error) {
+	s := newSSEReader(body)
+	timer := time.AfterFunc(endpointWait, stop)
+	ev, err := s.next()
+	timer.Stop()
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: no endpoint event within %s: %w", t.shown, endpointWait, err)
+	}
+	if ev.name != "endpoint" {
+		return nil, nil, fmt.Errorf("GET %s: the stream's first event is %q, not endpoint", t.shown, ev.name)
+	}
+	base, err := url.Parse(t.url)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref, err := url.Parse(string(bytes.TrimSpace(ev.data)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: the endpoint event's URL is not valid: %w", t.shown, err)
+	}
+	u := base.ResolveReference(ref)
+	if origin(u) != origin(base) {
+		return nil, nil, fmt.Errorf("GET %s: the endpoint event names another origin (%s); the gateway sends its headers only to url's", t.shown, origin(u))
+	}
+	return &sseTransport{t: t, endpoint: u.String(), shown: shownURL(u.String())}, s, nil
+}
+
+// read hands every message of the stream to dispatch until it ends,
+// which loses the server unless the transport closed.
+func (o *sseTransport) read(ctx context.Context, s *sseReader) {
+	t := o.t
+	for {
+		ev, err := s.next()
+		if err != nil {
+			var stall *stallError
+			var limit *jsonrpc.Error
+			if ctx.Err() == nil || errors.As(err, &stall) || errors.As(err, &limit) {
+				t.lost(&reachError{op: "GET " + t.shown, cause: "the server's HTTP+SSE stream ended: " + err.Error(), err: err})
+			}
+			return
+		}
+		if msg, ok := t.message(ev); ok {
+			t.conn.dispatch(msg, 0)
+		}
+	}
+}
+
+// post POSTs one message to the endpoint; its answer, if any, comes on
+// the stream.
+func (o *sseTransport) post(msg []byte) error {
+	t := o.t
+	ctx, cancel := context.WithTimeout(t.ctx, postTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(msg))
+	if err != nil {
+		return err
+	}
+	t.baseHeaders(req.Header)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		return t.failed(describe("POST "+o.shown, err))
+	}
+	defer drain(resp)
+	if resp.StatusCode/100 != 2 {
+		data, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
+		return newStatusError("POST "+o.shown, resp, data, t.log, false)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package supervisor
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakehttp"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+)
+
+// countingServer serves h, counting the connections it accepts and
+// closes; idle, if set, is how long it keeps an idle one.
+func countingServer(t *testing.T, h http.Handler, idle time.Duration) (*httptest.Server, *atomic.Int64, *atomic.Int64) {
+	t.Helper()
+	var conns, closed atomic.Int64
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.IdleTimeout = idle
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed:
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv, &conns, &closed
+}
+
+func TestHTTPCallsReuseTheirConnection(t *testing.T) {
+	srv, conns, _ := countingServer(t, fakehttp.New(fakehttp.Options{JSON: true, NoGET: true}), 0)
+	s, _ := httpSupervisor(t, []adapters.Server{{Name: "remote", Spec: adapters.LaunchSpec{Kind: "http", URL: srv.URL + "/mcp"}}})
+	u, _ := s.Upstream("remote")
+	for range 50 {
+		mustText(t, u, "echo", `{"text":"x"}`)
+	}
+	if n := conns.Load(); n > 2 {
+		t.Errorf("%d connections for 50 sequential calls", n)
+	}
+}
+
+// An idle connection the server closed is not used: the next call goes on
+// a new one and succeeds.
+func TestHTTPIdleConnectionClosedByTheServer(t *testing.T) {
+	srv, conns, closed := countingServer(t, fakehttp.New(fakehttp.Options{JSON: true, NoGET: true}), 50*time.Millisecond)
+	s, _ := httpSupervisor(t, []adapters.Server{{Name: "remote", Spec: adapters.LaunchSpec{Kind: "http", URL: srv.URL + "/mcp"}}})
+	u, _ := s.Upstream("remote")
+	mustText(t, u, "echo", `{"text":"x"}`)
+	opened := conns.Load()
+	testwait.For(t, 0, "the server to close the idle connection", func() bool { return closed.Load() == opened })
+	if got := mustText(t, u, "echo", `{"text":"again"}`); got != "again" {
+		t.Fatalf("echo after the idle close = %q", got)
+	}
+	if conns.Load() != opened+1 {
+		t.Errorf("%d connections, want one more than the %d before", conns.Load(), opened)
+	}
+}
+
+func TestAliveSeesAClosedPeer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer := <-accepted
+	if !alive(c) {
+		t.Fatal("an open connection reads as closed")
+	}
+	peer.Close()
+	testwait.For(t, 0, "the peer's close seen", func() bool { return !alive(c) })
+}
+
+func TestHTTPSameOriginRedirectIsFollowed(t *testing.T) {
+	f := fakehttp.New(fakehttp.Options{})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", f)
+	mux.Handle("/old", http.RedirectHandler("/mcp", http.StatusPermanentRedirect))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	s, _ := httpSupervisor(t, []adapters.Server{{Name: "remote", Spec: adapters.LaunchSpec{Kind: "http", URL: srv.URL + "/old"}}})
+	u, _ := s.Upstream("remote")
+	if got := mustText(t, u, "echo", `{"text":"moved"}`); got != "moved" {
+		t.Errorf("echo = %q", got)
+	}
+}

@@ -1,0 +1,183 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file holds the gateway's own resource subscriptions on a server
+// (SPEC §4.8), in the server's own way whatever the client's era: a
+// legacy server gets resources/subscribe and resources/unsubscribe; a
+// modern one a subscriptions/listen of its own per URI
+// (notifications.resourceSubscriptions [uri]; MCP 2026-07-28
+// basic/patterns/subscriptions), ended by notifications/cancelled. A
+// listen's filter cannot change once the server acknowledged it, so a
+// listen per URI lets one URI come and go without touching the others.
+//
+// The aggregator decides when (one upstream subscription per URI,
+// however many clients); the supervisor keeps the set, so that a new run
+// of the server is subscribed again as it starts (restore), and passes
+// what the server sends to Options.OnResourceUpdated.
+
+// subscribeWait bounds one subscribe or unsubscribe request, and a
+// legacy server's logging/setLevel.
+const subscribeWait = 10 * time.Second
+
+// Subscribe subscribes the gateway to the resource at uri on the server,
+// starting it first if it is not running (SPEC §7.2). Subscribing again
+// to a URI subscribed already does nothing. The server's refusal comes
+// back as its *jsonrpc.Error (a modern server's acknowledgment that
+// leaves the URI out is -32602); other errors name the server.
+func (u *Upstream) Subscribe(ctx context.Context, uri string) error {
+	r, err := u.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.active.Done()
+	u.subMu.Lock()
+	defer u.subMu.Unlock()
+	if err := u.subscribeOn(ctx, r, uri); err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return rpcErr
+		}
+		return fmt.Errorf("server %q: subscribe to %s: %w", u.name, uri, err)
+	}
+	if u.subs == nil {
+		u.subs = map[string]struct{}{}
+	}
+	u.subs[uri] = struct{}{}
+	return nil
+}
+
+// Unsubscribe ends the gateway's subscription to uri on the server, on
+// its live run if it has one (a stopped server is not started for it).
+// A failure is logged: the gateway no longer relays the URI's updates
+// either way.
+func (u *Upstream) Unsubscribe(ctx context.Context, uri string) {
+	u.subMu.Lock()
+	defer u.subMu.Unlock()
+	delete(u.subs, uri)
+	u.mu.Lock()
+	r := u.cur
+	u.mu.Unlock()
+	if r == nil {
+		return
+	}
+	id, ok := r.subs[uri]
+	if !ok {
+		return
+	}
+	delete(r.subs, uri)
+	if r.era == EraModern {
+		if sub := r.conn.listenByID(id); sub != nil {
+			r.conn.cancelListen(sub)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
+	defer cancel()
+	if _, err := r.conn.call(ctx, "resources/unsubscribe", uriParams(uri), nil); err != nil {
+		u.opts.Logger.Warn("resources/unsubscribe failed", "server", u.name, "uri", uri, "error", err)
+	}
+}
+
+// subscribeOn subscribes run r to uri, unless it is subscribed already.
+// Call with u.subMu held.
+func (u *Upstream) subscribeOn(ctx context.Context, r *run, uri string) error {
+	if id, ok := r.subs[uri]; ok && (r.era != EraModern || r.conn.listenByID(id) != nil) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
+	defer cancel()
+	var id int64
+	if r.era == EraModern {
+		sub, err := r.conn.listen(`{"notifications":{"resourceSubscriptions":[`+string(jsonrpc.Quote(uri))+`]}}`, uri)
+		if err != nil {
+			return err
+		}
+		if err := awaitAck(ctx, r.conn, sub); err != nil {
+			r.conn.cancelListen(sub)
+			return err
+		}
+		id = sub.id
+	} else if _, err := r.conn.call(ctx, "resources/subscribe", uriParams(uri), nil); err != nil {
+		return err
+	}
+	if r.subs == nil {
+		r.subs = map[string]int64{}
+	}
+	r.subs[uri] = id
+	return nil
+}
+
+// awaitAck waits for a modern server to acknowledge a resource
+// subscription with its URI among the agreed ones (MCP 2026-07-28: the
+// acknowledgment's filter is the subset the server agreed to honor).
+func awaitAck(ctx context.Context, c *conn, sub *subscription) error {
+	select {
+	case <-sub.acked:
+	case <-sub.ended:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server refused the subscription to " + sub.uri}
+	case <-c.dead:
+		return c.failure()
+	case <-ctx.Done():
+		return fmt.Errorf("no acknowledgment of subscriptions/listen: %w", ctx.Err())
+	}
+	var agreed struct {
+		URIs []string `json:"resourceSubscriptions"`
+	}
+	_ = json.Unmarshal(sub.agreed, &agreed)
+	if !slices.Contains(agreed.URIs, sub.uri) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server did not agree to a subscription to " + sub.uri}
+	}
+	return nil
+}
+
+// restore subscribes a new run, before it serves, to every URI the
+// gateway is subscribed to, and sets its log level (loglevel.go). A
+// subscription that fails is logged and dropped: that URI's subscribers
+// get no updates from this run. Only the run's death fails the start.
+func (u *Upstream) restore(ctx context.Context, r *run) error {
+	u.subMu.Lock()
+	defer u.subMu.Unlock()
+	for uri := range u.subs {
+		if err := u.subscribeOn(ctx, r, uri); err != nil {
+			if r.conn.failure() != nil {
+				return &stepError{"resources/subscribe", err}
+			}
+			u.opts.Logger.Warn("subscribe again after a restart failed", "server", u.name, "uri", uri, "error", err)
+		}
+	}
+	u.applyLevel(ctx, r)
+	return nil
+}
+
+// resourceUpdated hands a notifications/resources/updated to
+// onResourceUpdated with the URI it is for: a modern server's names its
+// subscription (one tagged with none is not the gateway's, MCP 2026-07-28
+// stdio, and is dropped); a legacy server's names its uri.
+func (c *conn) resourceUpdated(params json.RawMessage) {
+	if c.onResourceUpdated == nil {
+		return
+	}
+	if c.modern.Load() != nil {
+		if sub := c.taggedWith(params); sub != nil && sub.uri != "" {
+			c.onResourceUpdated(sub.uri, params)
+		}
+		return
+	}
+	if uri, ok := jsonrpc.Text(mustGet(params, "uri")); ok {
+		c.onResourceUpdated(uri, params)
+	}
+}
+
+func uriParams(uri string) json.RawMessage {
+	return json.RawMessage(`{"uri":` + string(jsonrpc.Quote(uri)) + `}`)
+}

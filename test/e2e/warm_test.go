@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWarmStart is SPEC §2.9 end to end with the real npm servers: a
+// template runs `mcp-gateway warm memory sequentialthinking`, and the
+// sandbox's launch hands it a config with memory (adopted), filesystem
+// (new) and without sequentialthinking (stopped).
+func TestWarmStart(t *testing.T) {
+	nm := needNPM(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(data, 0o755)
+	os.WriteFile(filepath.Join(data, "a.txt"), []byte("alpha"), 0o644)
+	catalog := fmt.Sprintf(`{
+	  "memory": {"description": "pinned", "command": [["node", %q]], "env": {"MEMORY_FILE_PATH": %q}},
+	  "sequentialthinking": {"description": "pinned", "command": [["node", %q]]},
+	  "filesystem": {"description": "pinned", "command": [["node", %q], ["{{paths}}"]], "properties": {"paths": {"type": "array", "required": true}}}
+	}`, filepath.Join(nm, "mcp-server-memory"), filepath.Join(dir, "memory.jsonl"),
+		filepath.Join(nm, "mcp-server-sequential-thinking"), filepath.Join(nm, "mcp-server-filesystem"))
+	os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(catalog), 0o644)
+	paths := []string{"--token-file", filepath.Join(dir, "token"), "--log-file", filepath.Join(dir, "gateway.log"),
+		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json")}
+	const warmToken = "warm-LEAKCHECK-5d1e"
+
+	w := exec.Command(gatewayBin, append([]string{"warm", "memory", "sequentialthinking"}, paths...)...)
+	w.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+warmToken) // set by mistake in the template build
+	out, err := w.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcp-gateway warm: %v\n%s", err, out)
+	}
+	pidFile, _ := os.ReadFile(filepath.Join(dir, "run", "mcp-gateway.pid"))
+	daemon, _ := strconv.Atoi(strings.TrimSpace(string(pidFile)))
+	t.Cleanup(func() {
+		_ = syscall.Kill(daemon, syscall.SIGTERM)
+		for deadline := time.Now().Add(15 * time.Second); syscall.Kill(daemon, 0) == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		}
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "gateway.log"))
+			t.Logf("gateway log:\n%s", log)
+		}
+	})
+	warm := statusPIDs(t, paths)
+	if warm["memory"] == 0 || warm["sequentialthinking"] == 0 {
+		t.Fatalf("warm servers: %v", warm)
+	}
+	// Before the hand-over: no token in the warm daemon's argv, environment or files.
+	for _, f := range []string{"cmdline", "environ"} {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(daemon) + "/" + f)
+		if strings.Contains(string(b), warmToken) || strings.Contains(string(b), "GATEWAY_ACCESS_TOKEN") {
+			t.Errorf("the warm daemon's %s holds the token: %q", f, b)
+		}
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Type()&fs.ModeSocket == 0 {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), warmToken) {
+				t.Errorf("%s holds the token", path)
+			}
+		}
+		return nil
+	})
+	if _, err := os.Stat(filepath.Join(dir, "token")); !os.IsNotExist(err) {
+		t.Errorf("a warm daemon wrote a token file (%v)", err)
+	}
+
+	port := freePort(t)
+	token := "handed-" + strconv.Itoa(port)
+	launch := exec.Command(gatewayBin, append([]string{"--config", fmt.Sprintf(`{"memory": {}, "filesystem": {"paths": [%q]}}`, data),
+		"--port", strconv.Itoa(port), "--listen", "127.0.0.1"}, paths...)...)
+	launch.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token)
+	start := time.Now()
+	if out, err := launch.CombinedOutput(); err != nil {
+		t.Fatalf("launch to the warm daemon: %v\n%s", err, out)
+	}
+	t.Logf("hand-over ready after %v", time.Since(start))
+	now := healthPIDs(t, port)
+	if now["memory"] != warm["memory"] || now["filesystem"] == 0 || len(now) != 2 {
+		t.Errorf("after the hand-over: %v (warm: %v); want memory adopted, filesystem new", now, warm)
+	}
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(warm["sequentialthinking"], 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", warm["sequentialthinking"])); strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sequentialthinking (pid %d), left out of the config, still runs", warm["sequentialthinking"])
+		}
+	}
+	g := &gateway{dir: dir, url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), token: token, pid: daemon}
+	steps := tsClient(t, g, "--call", "create_entities", "--args", `{"entities":[{"name":"Warm","entityType":"server","observations":["adopted"]}]}`,
+		"--call", "list_directory", "--args", fmt.Sprintf(`{"path":%q}`, data))
+	if got := fmt.Sprint(steps); !strings.Contains(got, "adopted") || !strings.Contains(got, "[FILE] a.txt") {
+		t.Errorf("tool calls: %s", got)
+	}
+}
+
+// statusPIDs asks `mcp-gateway status --json` for each server's pid.
+func statusPIDs(t *testing.T, paths []string) map[string]int {
+	t.Helper()
+	out, err := exec.Command(gatewayBin, append([]string{"status", "--json"}, paths...)...).Output()
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	var doc struct {
+		Status  string `json:"status"`
+		Servers []struct {
+			Name string `json:"name"`
+			PID  int    `json:"pid"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || doc.Status != "warm" {
+		t.Fatalf("status %q (%v), want warm:\n%s", doc.Status, err, out)
+	}
+	pids := map[string]int{}
+	for _, s := range doc.Servers {
+		pids[s.Name] = s.PID
+	}
+	return pids
+}
+
+// healthPIDs reads each server's pid from /health.
+func healthPIDs(t *testing.T, port int) map[string]int {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Servers []struct {
+			Name string `json:"name"`
+			PID  int    `json:"pid"`
+		} `json:"servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	pids := map[string]int{}
+	for _, s := range h.Servers {
+		pids[s.Name] = s.PID
+	}
+	return pids
+}
