@@ -258,31 +258,45 @@ func decodeString(k string, v json.RawMessage) (*string, error) {
 
 // decodeEnvs checks envs (SPEC §5.5). Messages name the variable, never its value.
 func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
+	return decodeStrings("envs", "an object of string values", raw, envname.Check, func(name, s string) error {
+		if strings.ContainsRune(s, 0) {
+			return fmt.Errorf("envs: %s: value has a NUL byte", name)
+		}
+		return nil
+	})
+}
+
+// decodeStrings decodes field, an object of names to string values
+// (null: none), checking each name with checkName (its error is prefixed
+// with field) and each value with checkValue, in name order. The error
+// joins one error per bad member; messages name the member, never its
+// value, which may be a secret.
+func decodeStrings(field, want string, raw json.RawMessage, checkName func(string) error, checkValue func(name, value string) error) (map[string]string, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if isNull(trimmed) {
 		return nil, nil
 	}
 	var fields map[string]json.RawMessage
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &fields) != nil {
-		return nil, fmt.Errorf("envs: want an object of string values, got %s", jsonobj.Kind(trimmed))
+		return nil, fmt.Errorf("%s: want %s, got %s", field, want, jsonobj.Kind(trimmed))
 	}
-	envs := make(map[string]string, len(fields))
+	out := make(map[string]string, len(fields))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if err := envname.Check(name); err != nil {
-			errs = append(errs, fmt.Errorf("envs: %w", err))
+		if err := checkName(name); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
 			continue
 		}
 		var s string
 		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
-			errs = append(errs, fmt.Errorf("envs: %s: value must be a string, got %s", name, jsonobj.Kind(fields[name])))
+			errs = append(errs, fmt.Errorf("%s: %s: value must be a string, got %s", field, name, jsonobj.Kind(fields[name])))
 			continue
 		}
-		if strings.ContainsRune(s, 0) {
-			errs = append(errs, fmt.Errorf("envs: %s: value has a NUL byte", name))
+		if err := checkValue(name, s); err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		envs[name] = s
+		out[name] = s
 	}
-	return envs, errors.Join(errs...)
+	return out, errors.Join(errs...)
 }

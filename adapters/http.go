@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
-
-	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 )
 
 // httpAdapter resolves an HTTP server: any key but a github/ one whose
@@ -113,41 +110,24 @@ var reservedHeaders = []string{
 // characters. Messages name the header, never its value, which is a
 // secret.
 func decodeHeaders(raw json.RawMessage) (map[string]string, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if isNull(trimmed) {
-		return nil, nil
-	}
-	var fields map[string]json.RawMessage
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &fields) != nil {
-		return nil, fmt.Errorf("headers: want an object of header names to string values, got %s", jsonobj.Kind(trimmed))
-	}
-	headers := make(map[string]string, len(fields))
-	var errs []error
-	seen := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
+	seen := map[string]string{} // canonical name → the name as configured
+	checkName := func(name string) error {
 		canon := http.CanonicalHeaderKey(name)
 		switch {
 		case !httpguts.ValidHeaderFieldName(name):
-			errs = append(errs, fmt.Errorf("headers: %q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name))
-			continue
+			return fmt.Errorf("%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
 		case slices.Contains(reservedHeaders, canon) || strings.HasPrefix(canon, "Mcp-Param-"):
-			errs = append(errs, fmt.Errorf("headers: %s is set by the gateway itself and cannot be configured", canon))
-			continue
+			return fmt.Errorf("%s is set by the gateway itself and cannot be configured", canon)
 		case seen[canon] != "":
-			errs = append(errs, fmt.Errorf("headers: %q and %q are the same header", seen[canon], name))
-			continue
+			return fmt.Errorf("%q and %q are the same header", seen[canon], name)
 		}
 		seen[canon] = name
-		var s string
-		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
-			errs = append(errs, fmt.Errorf("headers: %s: value must be a string, got %s", name, jsonobj.Kind(fields[name])))
-			continue
-		}
-		if !httpguts.ValidHeaderFieldValue(s) {
-			errs = append(errs, fmt.Errorf("headers: %s: value has CR, LF or another control character", name))
-			continue
-		}
-		headers[name] = s
+		return nil
 	}
-	return headers, errors.Join(errs...)
+	return decodeStrings("headers", "an object of header names to string values", raw, checkName, func(name, s string) error {
+		if !httpguts.ValidHeaderFieldValue(s) {
+			return fmt.Errorf("headers: %s: value has CR, LF or another control character", name)
+		}
+		return nil
+	})
 }

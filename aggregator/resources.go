@@ -68,23 +68,26 @@ func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *sl
 		}
 		log.Warn(what+" listed by two servers; the first in server order serves it", what, key, "server", first.Name(), "also", also.Name())
 	}
+	// first records key as u's in owners unless an earlier server has it.
+	first := func(what string, owners map[string]*supervisor.Upstream, key string, u *supervisor.Upstream) bool {
+		if owner := owners[key]; owner != nil {
+			dup(what, key, owner, u)
+			return false
+		}
+		owners[key] = u
+		return true
+	}
 	for i, u := range ups {
 		for _, e := range lists[i].Resources {
-			if first := t.listed[e.Key]; first != nil {
-				dup("resource", e.Key, first, u)
-				continue
+			if first("resource", t.listed, e.Key, u) {
+				t.resources.items = append(t.resources.items, e.Raw)
 			}
-			t.listed[e.Key] = u
-			t.resources.items = append(t.resources.items, e.Raw)
 		}
 		for _, e := range lists[i].Templates {
-			if first := t.byText[e.Key]; first != nil {
-				dup("resource template", e.Key, first, u)
-				continue
+			if first("resource template", t.byText, e.Key, u) {
+				t.templateList.items = append(t.templateList.items, e.Raw)
+				t.templates = append(t.templates, compileTemplate(e.Key, u, log, prev))
 			}
-			t.byText[e.Key] = u
-			t.templateList.items = append(t.templateList.items, e.Raw)
-			t.templates = append(t.templates, compileTemplate(e.Key, u, log, prev))
 		}
 	}
 	return t

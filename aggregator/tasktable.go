@@ -58,25 +58,21 @@ const (
 const taskPollInterval = 500
 
 func (l TaskLimits) withDefaults() TaskLimits {
-	if l.PerCaller <= 0 {
-		l.PerCaller = DefaultTasksPerCaller
-	}
-	if l.Total <= 0 {
-		l.Total = DefaultTasksTotal
-	}
-	if l.ResultBytes <= 0 {
-		l.ResultBytes = DefaultTaskResultBytes
-	}
-	if l.DefaultTTL <= 0 {
-		l.DefaultTTL = DefaultTaskTTL
-	}
-	if l.MinTTL <= 0 {
-		l.MinTTL = DefaultTaskMinTTL
-	}
-	if l.MaxTTL <= 0 {
-		l.MaxTTL = DefaultTaskMaxTTL
-	}
+	l.PerCaller = positiveOr(l.PerCaller, DefaultTasksPerCaller)
+	l.Total = positiveOr(l.Total, DefaultTasksTotal)
+	l.ResultBytes = positiveOr(l.ResultBytes, DefaultTaskResultBytes)
+	l.DefaultTTL = positiveOr(l.DefaultTTL, DefaultTaskTTL)
+	l.MinTTL = positiveOr(l.MinTTL, DefaultTaskMinTTL)
+	l.MaxTTL = positiveOr(l.MaxTTL, DefaultTaskMaxTTL)
 	return l
+}
+
+// positiveOr is v, or def when v is not positive (an option left unset).
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // ttl clamps a requested task ttl (ms; nil or null: none asked for).

@@ -76,25 +76,22 @@ type Envelope struct {
 // only if obj is not an object.
 func ReadEnvelope(obj []byte) (Envelope, error) {
 	var e Envelope
+	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
 	err := Members(obj, func(k, v []byte) bool {
-		switch string(k) {
-		case "jsonrpc":
-			e.Version = v
-		case "id":
-			e.ID = v
-		case "method":
-			e.Method = v
-		case "params":
-			e.Params = v
-		case "result":
-			e.Result = v
-		case "error":
-			e.Error = v
+		for i, key := range envelopeKeys {
+			if string(k) == key {
+				*members[i] = v
+				break
+			}
 		}
 		return true
 	})
 	return e, err
 }
+
+// envelopeKeys are the members of a JSON-RPC message, in the order of
+// ReadEnvelope's members.
+var envelopeKeys = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // Member returns the raw value of obj's member key (the last one, as
 // encoding/json and JavaScript's JSON.parse take it), or false.

@@ -107,6 +107,7 @@ func newConn(name string, log *logfile.Log) *conn {
 		name:    name,
 		log:     log,
 		pending: map[int64]*pendingCall{},
+		listens: map[int64]*subscription{},
 		dead:    make(chan struct{}),
 	}
 }

@@ -65,9 +65,6 @@ func (c *conn) listen(params, uri string) (*subscription, error) {
 	}
 	sub := &subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
 	c.mu.Lock()
-	if c.listens == nil {
-		c.listens = map[int64]*subscription{}
-	}
 	c.listens[sub.id] = sub
 	c.mu.Unlock()
 	if uri == "" {
@@ -90,13 +87,8 @@ func (c *conn) cancelListen(sub *subscription) {
 	}
 }
 
-func (c *conn) dropListen(id int64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.listens[id]
-	delete(c.listens, id)
-	return ok
-}
+// dropListen forgets subscription id; it reports whether it was live.
+func (c *conn) dropListen(id int64) bool { return drop(c, c.listens, id) }
 
 // listenByID returns the live subscription with id, or nil.
 func (c *conn) listenByID(id int64) *subscription {

@@ -93,11 +93,15 @@ func (c *conn) take(id int64) *pendingCall {
 }
 
 // forget drops a pending call; it reports whether it was still pending.
-func (c *conn) forget(id int64) bool {
+func (c *conn) forget(id int64) bool { return drop(c, c.pending, id) }
+
+// drop deletes id from m, one of c's maps by request id, under c.mu, and
+// reports whether it was there.
+func drop[V any](c *conn, m map[int64]V, id int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.pending[id]
-	delete(c.pending, id)
+	_, ok := m[id]
+	delete(m, id)
 	return ok
 }
 

@@ -51,13 +51,13 @@ func Parse(argv []string) (Run, bool) {
 	}
 	switch prog := filepath.Base(argv[0]); {
 	case prog == "npx":
-		return parseNPM(argv[1:])
+		return npmRunner.parse(argv[1:])
 	case prog == "npm" && len(argv) > 1 && (argv[1] == "exec" || argv[1] == "x"):
-		return parseNPM(argv[2:])
+		return npmRunner.parse(argv[2:])
 	case prog == "uvx":
-		return parseUV(argv[1:])
+		return uvRunner.parse(argv[1:])
 	case prog == "uv" && len(argv) > 2 && argv[1] == "tool" && argv[2] == "run":
-		return parseUV(argv[3:])
+		return uvRunner.parse(argv[3:])
 	}
 	return Run{}, false
 }
@@ -112,22 +112,6 @@ var npmSpec = regexp.MustCompile(`^(@[A-Za-z0-9._~-]+/)?[A-Za-z0-9._~-]+(@[^\s/:
 // binName is an executable's name: no path.
 var binName = regexp.MustCompile(`^[A-Za-z0-9._~+-]+$`)
 
-func parseNPM(args []string) (Run, bool) {
-	pkg, rest, ok := options(args, npmQuiet, "--package", "-p")
-	if !ok || len(rest) == 0 {
-		return Run{}, false
-	}
-	r := Run{Manager: NPM, Spec: pkg, Args: rest[1:]}
-	if pkg == "" {
-		r.Spec = rest[0]
-	} else if r.Bin = rest[0]; !binName.MatchString(r.Bin) {
-		return Run{}, false
-	}
-	if !npmSpec.MatchString(r.Spec) || strings.HasSuffix(r.Spec, ".tgz") {
-		return Run{}, false
-	}
-	return r, true
-}
 
 // uvName is a Python package's name at the start of a requirement;
 // uvSpec a requirement uv tool install takes from an index: a name,
@@ -137,19 +121,37 @@ var (
 	uvSpec = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?((@|==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!_-]+)?$`)
 )
 
-func parseUV(args []string) (Run, bool) {
-	from, rest, ok := options(args, uvQuiet, "--from", "")
+// runner is how a package manager's runner names what it runs: its
+// options that change nothing (quiet), the option that names the package
+// (long, short) with the executable as the first argument, or else the
+// package as the first argument, whose spec must be valid.
+type runner struct {
+	manager     Manager
+	quiet       map[string]bool
+	long, short string
+	valid       func(spec string) bool
+}
+
+var (
+	npmRunner = runner{manager: NPM, quiet: npmQuiet, long: "--package", short: "-p",
+		valid: func(spec string) bool { return npmSpec.MatchString(spec) && !strings.HasSuffix(spec, ".tgz") }}
+	// "uvx name@1.2": the package named by the command, at a version.
+	uvRunner = runner{manager: UV, quiet: uvQuiet, long: "--from", valid: uvSpec.MatchString}
+)
+
+// parse reads the runner's arguments (after the command).
+func (p runner) parse(args []string) (Run, bool) {
+	pkg, rest, ok := options(args, p.quiet, p.long, p.short)
 	if !ok || len(rest) == 0 {
 		return Run{}, false
 	}
-	r := Run{Manager: UV, Spec: from, Args: rest[1:]}
-	if from == "" {
-		// "uvx name@1.2": the package named by the command, at a version.
+	r := Run{Manager: p.manager, Spec: pkg, Args: rest[1:]}
+	if pkg == "" {
 		r.Spec = rest[0]
 	} else if r.Bin = rest[0]; !binName.MatchString(r.Bin) {
 		return Run{}, false
 	}
-	if !uvSpec.MatchString(r.Spec) {
+	if !p.valid(r.Spec) {
 		return Run{}, false
 	}
 	return r, true
