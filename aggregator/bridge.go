@@ -10,8 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -81,6 +84,9 @@ type bridgeCall struct {
 	// inline: the client can be asked nothing, so the call never detaches
 	// (callInline); Detach is nil.
 	inline bool
+	// trace is the server span of the request that began the call: its
+	// retries join that trace (SPEC §11.3); invalid when tracing is off.
+	trace trace.SpanContext
 
 	// detach is closed by the first ask (detachNow): the request that
 	// runs the call hands its wait to a goroutine (callParkable). ctx,
@@ -184,8 +190,9 @@ func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, to
 	bc.out, bc.inline = out, true
 	out.ArmSSE()
 	c.peer = bc
-	o := h.g.call(r.Context(), c)
+	o := h.g.call(req.rec.context(r.Context()), c)
 	if r.Context().Err() != nil {
+		req.rec.cancelled()
 		out.Close()
 		return
 	}
@@ -215,6 +222,7 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 			return
 		case <-done: // the client left while the round gathered
 			bc.cancel(errClientCancelled)
+			req.rec.cancelled()
 			out.Close()
 			return
 		default:
@@ -223,9 +231,10 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.Finish(wire.ResultParts(req.ID, bc.inputRequired(asks))...)
+		out.Finish(req.rec.inputRequired(req.ID, bc.inputRequired(asks))...)
 	case <-done:
 		bc.cancel(errClientCancelled)
+		req.rec.cancelled()
 		out.Close()
 	}
 }
@@ -237,16 +246,17 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
 	switch {
 	case err != nil:
 	case kind == "input_required":
-		res, err = bc.passInputRequired(o)
+		res, err = bc.passInputRequired(o, req.rec)
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
-		res, err = bc.h.relayModernTask("token:"+bc.token(), o, res, bc) // taskmodern.go
+		res, err = bc.h.relayModernTask(req.rec.context(bc.h.baseCtx), "token:"+bc.token(), o, res, bc) // taskmodern.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
 		res = withCacheHints(res, readCache) // modernsurface.go
 	}
 	if err != nil {
-		out.FinishStatus(modernErrorStatus(err), wire.ErrorParts(req.ID, err)...)
+		out.FinishStatus(modernErrorStatus(err), req.rec.errorParts(req.ID, err)...)
 		return
 	}
+	req.rec.resultKind(res, kind)
 	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 
@@ -269,7 +279,7 @@ func modernErrorStatus(err error) int {
 // caller has read its resultType): it seals the server's requestState with
 // its process (SPEC §4.6), and refuses input requests the client cannot answer with
 // -32021 (MissingRequiredClientCapability).
-func (bc *bridgeCall) passInputRequired(o callOutcome) (json.RawMessage, error) {
+func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record) (json.RawMessage, error) {
 	if reqs, ok := jsonrpc.Member(o.res, "inputRequests"); ok {
 		if missing := bc.missingCapabilities(reqs); missing != nil {
 			data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
@@ -283,7 +293,8 @@ func (bc *bridgeCall) passInputRequired(o callOutcome) (json.RawMessage, error) 
 		return o.res, nil
 	}
 	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
-		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state})
+		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state,
+		Trace: telemetry.Traceparent(rec.origin())})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }
 

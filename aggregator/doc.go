@@ -9,7 +9,8 @@
 //
 // Where to find a rule, in the order a request meets them:
 //
-//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3);
+//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3),
+//	              /metrics (§11.2);
 //	              authlog.go logs 401s at a bounded rate
 //	transport.go  /mcp by HTTP method, version header, Accept
 //	post.go       POST: session rule, batches, 202; body.go reads the body
@@ -42,6 +43,14 @@
 //	              results carried to each client
 //	capabilities.go  what the gateway advertises: what its servers offer (§3.8)
 //	health.go     the /health document (§3.3)
+//	record.go     what an operator sees of each request (§11): its record,
+//	              begun where it is routed and ended where its answer is
+//	              written, one place per front (serveSession, serveModern);
+//	              a call line and the call series for tools/call,
+//	              prompts/get, resources/read; span.go its server span,
+//	              which continues the caller's trace (SEP-414) and which an
+//	              MRTR retry or a task's methods join; metrics.go what
+//	              /metrics reads at each scrape (§11.2)
 //	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session

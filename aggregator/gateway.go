@@ -20,6 +20,7 @@ type Gateway struct {
 	reg     atomic.Pointer[registry]
 	states  *reqstate.Sealer // requestStates of the MRTR bridge
 	h       *handler         // the endpoint: its sessions, calls, tasks and streams
+	tel     Telemetry        // what it tells of its requests (record.go)
 
 	rebuildMu sync.Mutex
 }
@@ -27,14 +28,21 @@ type Gateway struct {
 // New builds the gateway over the upstreams, in config-key order, and its
 // endpoint with options o (zero fields take their defaults; a nil
 // o.Health serves Gateway.Health). Call Rebuild after the upstreams have
-// started.
+// started. With o.Telemetry.Metrics, the servers' and the endpoint's
+// state are registered there (metrics.go); a registry that has them
+// already (from another Gateway) is logged and left as it is.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOptions) *Gateway {
-	g := &Gateway{ups: ups, byName: map[string]*supervisor.Upstream{}, log: log, version: version, states: reqstate.NewSealer()}
+	g := &Gateway{ups: ups, byName: map[string]*supervisor.Upstream{}, log: log, version: version, states: reqstate.NewSealer(), tel: o.Telemetry}
 	for _, u := range ups {
 		g.byName[u.Name()] = u
 	}
 	g.reg.Store(emptyRegistry())
 	g.h = newHandler(g, o)
+	if m := o.Telemetry.Metrics; m != nil {
+		if err := m.Register(stateCollector{g}); err != nil {
+			log.Error("register the gateway's metrics", "error", err)
+		}
+	}
 	return g
 }
 

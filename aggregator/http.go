@@ -48,6 +48,9 @@ type HTTPOptions struct {
 	Tasks TaskLimits
 	// Health produces the /health document (default: Gateway.Health).
 	Health func() any
+	// Telemetry is what the endpoint tells of its requests: the call
+	// log, /metrics, traces (SPEC §11; record.go). Zero: nothing.
+	Telemetry Telemetry
 }
 
 // Defaults for HTTPOptions.
@@ -87,7 +90,8 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 
 // Handler returns the HTTP handler: /mcp (Origin, auth, then the
 // gateway's own Streamable HTTP relay, transport.go), /health (no auth),
-// and 404 for anything else. Every handler it returns serves the one
+// /metrics (auth; with HTTPOptions.Telemetry.Metrics), and 404 for
+// anything else. Every handler it returns serves the one
 // endpoint New made: the same sessions, calls and tasks.
 func (g *Gateway) Handler() http.Handler {
 	o := g.h.o
@@ -103,6 +107,7 @@ func (g *Gateway) Handler() http.Handler {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(o.Health())
 	})
+	mux.Handle("GET /metrics", g.metricsHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		skipBody(w)
 		http.NotFound(w, r)

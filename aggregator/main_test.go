@@ -41,6 +41,14 @@ func startGateway(t testing.TB, servers map[string]map[string]string) (*httptest
 // Health are set here).
 func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway) {
 	t.Helper()
+	srv, gw, _ := startGatewayLog(t, servers, o)
+	return srv, gw
+}
+
+// startGatewayLog is startGatewayOpts that also returns the gateway's
+// log so far, on each call.
+func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPOptions) (*httptest.Server, *Gateway, func() string) {
+	t.Helper()
 	var names []string
 	for n := range servers {
 		names = append(names, n)
@@ -61,6 +69,9 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		defer logMu.Unlock()
 		return logBuf.Write(p)
 	}))
+	if o.Telemetry.CallLog == testCallLog {
+		o.Telemetry.CallLog = log // the call lines go to this gateway's log
+	}
 	var gw *Gateway
 	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
 		if gw != nil {
@@ -99,8 +110,16 @@ func startGatewayOpts(t testing.TB, servers map[string]map[string]string, o HTTP
 		defer cancel()
 		sup.Shutdown(ctx)
 	})
-	return srv, gw
+	return srv, gw, func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.String()
+	}
 }
+
+// testCallLog, as HTTPOptions.Telemetry.CallLog, sends the call lines to
+// the gateway's own log (startGatewayLog).
+var testCallLog = logfile.New(io.Discard)
 
 // testLogs maps each test's *Gateway to a reader of its log.
 var testLogs sync.Map

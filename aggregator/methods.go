@@ -84,8 +84,9 @@ func (g *Gateway) initializeResult(version string) json.RawMessage {
 }
 
 // request answers one request of a session and returns the response as
-// the parts of one message, or nil when the client cancelled it.
-func (h *handler) request(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+// the parts of one message, or nil when the client cancelled it; rec is
+// its record (record.go), told what the call does.
+func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
 	switch m.Method {
 	case "ping":
 		return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
@@ -95,14 +96,14 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream) [][]byt
 		return listPage(m, h.g.reg.Load().tools)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
-		return h.surface(s, m, out) // surface.go
+		return h.surface(s, m, out, rec) // surface.go
 	case "tools/call":
 		if taskParams(m.Params) {
-			return h.callTask(s, m, out) // tasklegacy.go (SPEC §4.7)
+			return h.callTask(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
 		}
-		return h.toolsCall(s, m, out)
+		return h.toolsCall(s, m, out, rec)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
-		return h.taskMethod(s, m, out) // tasklegacy.go (SPEC §4.7)
+		return h.taskMethod(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
 	case "initialize":
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
@@ -112,28 +113,30 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream) [][]byt
 // toolsCall is a legacy session's tools/call (call.go): routed and
 // checked, it runs with the session's peer (peer.go) until it ends; a
 // modern server's task made of it is followed to its end (follow).
-func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
+		rec.failed(errDuplicateID)
 		return refused
 	}
 	defer end()
 	c, err := h.g.routeTool(m.Params)
 	if err == nil {
+		rec.routed(c)
 		err = c.check()
 	}
 	if err != nil {
-		return wire.ErrorParts(m.ID, err)
+		return rec.errorParts(m.ID, err)
 	}
 	c.peer, c.mem = &peer{h: h, s: s, out: out}, &s.uris
-	res, err := h.follow(ctx, c, false) // taskfollow.go
+	res, err := h.follow(rec.context(ctx), c, false) // taskfollow.go
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
 		}
-		return wire.ErrorParts(m.ID, err)
+		return rec.errorParts(m.ID, err)
 	}
-	return wire.ResultParts(m.ID, res)
+	return rec.resultParts(m.ID, res)
 }
 
 // setLevel is logging/setLevel: the session's minimum level for the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -61,6 +62,7 @@ type modernReq struct {
 	// progressErr is checkProgressToken's verdict on params, from the
 	// same scan (the call then skips upstreamCall.check).
 	progressErr error
+	rec         *record // what the operator is told of it (record.go)
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.
@@ -89,13 +91,16 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
+	rec := h.begin(m, nil, r) // record.go: ends once the answer is written
+	defer rec.end()
 	req, herr := validateModern(r, m, version)
 	if herr != nil {
+		rec.httpFailed(herr)
 		herr.ID = m.ID
 		wire.WriteError(w, herr)
 		return
 	}
-	req.accept = acc
+	req.accept, req.rec = acc, rec
 	switch m.Method {
 	case "server/discover":
 		wire.WriteResult(w, m.ID, h.g.discoverResult())
@@ -142,13 +147,15 @@ func (g *Gateway) discoverResult() json.RawMessage {
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, err := h.modernRoute(req)
 	if err == nil {
+		req.rec.routed(c)
 		if e := checkParamHeaders(r, req.Params, c.route.headers); e != nil {
+			req.rec.httpFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
 			return
 		}
 		if e := taskRequired(req.caps, c.name, c.route); e != nil {
-			wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, e))
+			wire.WriteParts(w, http.StatusBadRequest, req.rec.errorParts(req.ID, e))
 			return
 		}
 	}
@@ -164,28 +171,30 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
+		req.rec.cancelled()
 		return
 	}
 	if err != nil {
-		out.Finish(wire.ErrorParts(req.ID, err)...)
+		out.Finish(req.rec.errorParts(req.ID, err)...)
 		return
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
 	if req.hasState {
 		st, err := h.openState(req.state, tokenDigest(token), c.stateKey(), c.route)
 		if err != nil {
-			out.Finish(wire.ErrorParts(req.ID, err)...)
+			out.Finish(req.rec.errorParts(req.ID, err)...)
 			return
 		}
 		if st.Kind == reqstate.KindPark {
 			h.resumeCall(req, st, out, r.Context().Done())
 			return
 		}
+		req.rec.follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
 		c.params, _ = jsonrpc.Replace(c.params, "requestState", jsonrpc.Quote(st.ServerState))
 		c.run = st.Run
 	}
 	if req.progressErr != nil {
-		out.Finish(wire.ErrorParts(req.ID, req.progressErr)...)
+		out.Finish(req.rec.errorParts(req.ID, req.progressErr)...)
 		return
 	}
 	if !canBeAsked(req.caps) || c.method == "completion/complete" {
@@ -227,16 +236,17 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (
 func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
 	bc, err := h.resume(st)
 	if err != nil {
-		out.Finish(wire.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
+		out.Finish(req.rec.errorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
 		return
 	}
+	req.rec.follows(bc.trace) // a parked call and its retries are one trace
 	responses, _ := jsonrpc.Member(req.Params, "inputResponses")
 	if missing := bc.answer(responses); len(missing) > 0 {
 		if !bc.park(missing) { // shutting down: the call ends
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.Finish(wire.ResultParts(req.ID, bc.inputRequired(missing))...)
+		out.Finish(req.rec.inputRequired(req.ID, bc.inputRequired(missing))...)
 		return
 	}
 	bc.mu.Lock()

@@ -63,7 +63,9 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			wire.WriteError(w, e)
 			return
 		}
+		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (record.go)
 		h.initialize(w, msgs[0], sseOK && !jsonOK)
+		rec.end()
 		return
 	}
 	s := h.sessions.get(sid)
@@ -140,15 +142,18 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if !batch {
-		reply := h.request(s, requests[0], out)
+		rec := h.begin(requests[0], s, r) // record.go: ends once the answer is written
+		defer rec.end()
+		reply := h.request(s, requests[0], out, rec)
 		if reply == nil {
+			rec.cancelled()
 			out.Close() // cancelled by the client: no response (MCP Cancellation)
 			return
 		}
 		out.Finish(reply...)
 		return
 	}
-	out.Finish(h.batch(s, requests, out)...)
+	out.Finish(h.batch(s, requests, out, r)...)
 }
 
 // batchConcurrency bounds the requests of one batch (2025-03-26; at most
@@ -160,7 +165,7 @@ const batchConcurrency = 16
 // batch runs a batch's requests concurrently and returns their responses
 // as the parts of one JSON array, in request order (a 2025-03-26 client;
 // cancelled requests have none).
-func (h *handler) batch(s *session, requests []*wire.Message, out *wire.Stream) [][]byte {
+func (h *handler) batch(s *session, requests []*wire.Message, out *wire.Stream, hr *http.Request) [][]byte {
 	replies := make([][][]byte, len(requests))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, batchConcurrency)
@@ -170,7 +175,11 @@ func (h *handler) batch(s *session, requests []*wire.Message, out *wire.Stream) 
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			replies[i] = h.request(s, m, out)
+			rec := h.begin(m, s, hr)
+			defer rec.end()
+			if replies[i] = h.request(s, m, out, rec); replies[i] == nil {
+				rec.cancelled()
+			}
 		}()
 	}
 	wg.Wait()

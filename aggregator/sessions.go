@@ -210,11 +210,15 @@ func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func()
 func (s *session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end func(), refused [][]byte) {
 	ctx, end, ok := s.startCall(m.ID)
 	if !ok {
-		return nil, nil, wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"})
+		return nil, nil, wire.ErrorParts(m.ID, errDuplicateID)
 	}
 	out.ArmSSE()
 	return ctx, end, nil
 }
+
+// errDuplicateID refuses a request whose id a running request of the
+// session has.
+var errDuplicateID = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already running"}
 
 // cancelCall cancels the running request with the raw id (the client's
 // notifications/cancelled), if it runs.

@@ -16,9 +16,9 @@ import (
 
 // surface answers a session's request of the surface beyond tools; a
 // method whose capability no server offers is -32601.
-func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
 	if !h.g.capabilities().serves(m.Method) {
-		return wire.ErrorParts(m.ID, notOffered(m.Method))
+		return rec.errorParts(m.ID, notOffered(m.Method))
 	}
 	switch m.Method {
 	case "resources/subscribe":
@@ -26,7 +26,7 @@ func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream) [][]byt
 	case "resources/unsubscribe":
 		return h.unsubscribe(s, m)
 	case "prompts/get", "resources/read", "completion/complete":
-		return h.relay(s, m, out)
+		return h.relay(s, m, out, rec)
 	}
 	l, _ := h.g.reg.Load().listOf(m.Method)
 	return listPage(m, l)
@@ -58,29 +58,32 @@ func (r *registry) listOf(method string) (list, bool) {
 
 // relay is a session's prompts/get, resources/read or
 // completion/complete: routed and checked, it runs with the session's
-// peer (peer.go) until it ends, as a tools/call does.
-func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream) [][]byte {
+// peer (peer.go) until it ends, as a tools/call does; rec is its record
+// (record.go).
+func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
+		rec.failed(errDuplicateID)
 		return refused
 	}
 	defer end()
 	c, err := h.g.routeRequest(m.Method, m.Params, &s.uris)
 	if err == nil {
+		rec.routed(c)
 		err = c.check()
 	}
 	if err != nil {
-		return wire.ErrorParts(m.ID, err)
+		return rec.errorParts(m.ID, err)
 	}
 	c.peer = &peer{h: h, s: s, out: out}
-	o := h.g.call(ctx, c)
+	o := h.g.call(rec.context(ctx), c)
 	if o.err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
 		}
-		return wire.ErrorParts(m.ID, o.err)
+		return rec.errorParts(m.ID, o.err)
 	}
-	return wire.ResultParts(m.ID, o.res)
+	return rec.resultParts(m.ID, o.res)
 }
 
 // subscribe is resources/subscribe: the URI is routed as resources/read

@@ -87,15 +87,17 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	c.mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
 	t := newMadeTask(tokenOwner(r), h.tasks.lim.DefaultTTL, taskModern)
-	t.out = out
+	t.out, t.trace = out, req.rec.spanContext()
 	t.modernTask = &modernTask{caps: req.caps, asked: make(chan struct{}, 1), onAsk: h.taskChanged, inline: true, level: req.level}
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
+	req.rec.routed(c)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		h.tasks.remove(t, errClientCancelled)
+		req.rec.cancelled()
 		return true
 	}
 	wait := time.NewTimer(taskAfter)
@@ -106,11 +108,14 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	case <-t.asked:
 	case <-r.Context().Done():
 		h.tasks.remove(t, errClientCancelled)
+		req.rec.cancelled()
 		out.Close()
 		return true
 	}
 	if t.announce() {
-		out.Finish(wire.ResultParts(req.ID, t.renderModern("task", false))...)
+		res := t.renderModern("task", false)
+		req.rec.task(t.id, res)
+		out.Finish(wire.ResultParts(req.ID, res)...)
 		return true
 	}
 	h.answerInline(t, req, out)
@@ -126,9 +131,10 @@ func (h *handler) answerInline(t *task, req *modernReq, out *wire.Stream) {
 	t.mu.Unlock()
 	h.tasks.remove(t, nil)
 	if rpcErr != nil {
-		out.FinishStatus(modernErrorStatus(rpcErr), wire.ErrorParts(req.ID, rpcErr)...)
+		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.errorParts(req.ID, rpcErr)...)
 		return
 	}
+	req.rec.result(res)
 	out.Finish(modernResultParts(req.ID, res)...)
 }
 
@@ -326,10 +332,11 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
+	req.rec.follows(t.trace) // the task's methods join the trace of the call that made it
 	var res json.RawMessage
 	switch {
 	case t.kind == taskRelayed:
-		res, err = h.relayTask(r.Context(), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
+		res, err = h.relayTask(req.rec.context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.renderModern("complete", true)
 	case req.Method == "tasks/update":
@@ -351,9 +358,10 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 
 // relayModernTask registers a modern server's CreateTaskResult
 // ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
-// resultType) for the caller (owner) and rewrites its taskId.
-func (h *handler) relayModernTask(owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+// resultType) for the caller (owner) and rewrites its taskId; parent is
+// the context of the call that made it (its trace, the gateway's base).
+func (h *handler) relayModernTask(parent context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(parent, relayTimeout)
 	defer cancel()
 	t, err := h.registerRelayed(ctx, owner, res, "ttlMs", o, p)
 	if t == nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -82,6 +84,9 @@ func newMadeTask(owner string, ttl time.Duration, kind taskKind) *task {
 func (h *handler) startTask(t *task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(h.baseCtx)
 	t.ctx, t.cancel = ctx, cancel
+	if t.trace.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, t.trace) // its call is in the trace of the call that made it
+	}
 	if err := h.tasks.add(t); err != nil {
 		cancel(nil)
 		return err

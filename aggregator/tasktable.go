@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -122,6 +124,10 @@ type task struct {
 	created time.Time
 	timer   *time.Timer // expiry
 	unbind  func() bool // stops the session-end hook
+	// trace is the server span of the call that made the task: its
+	// calls and methods join that trace (SPEC §11.3); invalid when
+	// tracing is off.
+	trace trace.SpanContext
 
 	*relayedTask // taskRelayed
 	*madeTask    // taskMade, taskModern

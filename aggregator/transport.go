@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -57,6 +58,9 @@ type handler struct {
 	subs    *subTable  // resource subscriptions (subscriptions.go)
 	levels  levels     // the servers' log level (loglevel.go)
 	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
+	// lastClient is the last modern caller's token and its call-line
+	// client (record.go).
+	lastClient atomic.Pointer[[2]string]
 	// modernURIs is the URI memory of modern callers, who share the
 	// token (urimemory.go).
 	modernURIs uriMemory

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -23,6 +27,10 @@ type conn struct {
 	name      string
 	log       *logfile.Log
 	transport transport // set once, before the first message
+	// tracer makes the client spans of traced calls, nil when tracing is
+	// off; metrics gets each request's duration (telemetry.go).
+	tracer  trace.Tracer
+	metrics *telemetry.Metrics
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -142,8 +150,11 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	detach, gone := detachOf(peer)
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
-	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx}
+	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx, method: method, start: time.Now()}
 	params, err = c.stamp(pc, id, params)
+	if err == nil {
+		params, err = c.traced(ctx, pc, method, id, params) // telemetry.go
+	}
 	if err != nil {
 		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
 	}
@@ -151,6 +162,7 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
+		c.finished(pc, method, err)
 		return nil, nil, err
 	}
 	c.pending[id] = pc
@@ -159,6 +171,7 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	if err := c.hand(ctx, id, method, params, detach == nil && gone == nil); err != nil {
 		c.forget(id)
 		c.endNotes(pc)
+		c.finished(pc, method, err)
 		return nil, nil, err
 	}
 	return c.await(ctx, id, pc, detach, gone)
@@ -205,6 +218,7 @@ func (c *conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 		return nil, &detachedWait{c: c, id: id, pc: pc}, nil
 	}
 	c.endNotes(pc)
+	c.finished(pc, pc.method, r.err)
 	return r.result, nil, r.err
 }
 

@@ -47,6 +47,13 @@
 //     retries itself (mrtr.go, SPEC §4.6). A caller may stop waiting for a
 //     call that goes on (a Detacher peer; detach.go): the wait then passes
 //     to a goroutine of the caller's, through DetachedCall.Wait.
+//   - Telemetry (SPEC §11, telemetry.go): each request's duration goes to
+//     Options.Metrics; a request of a traced call (its ctx carries the
+//     call's span, Options.Tracer) gets a client span, whose W3C context
+//     replaces traceparent in the params._meta the server receives (and
+//     sets tracestate and baggage), above the transport, so stdio and
+//     HTTP servers of both eras get it alike. Without tracing, params are
+//     not touched.
 //   - The server surface beyond tools (§3.8, §4.8): each run lists the
 //     prompts, resources and resource templates its server declares,
 //     again on their list_changed (lists.go, capabilities.go); the

@@ -169,6 +169,9 @@ func (t *httpTransport) end(id int64, cancel context.CancelFunc) {
 // send POSTs a notification or an answer to the server's request, which
 // the server acknowledges (202); a 404 for the session is answered as for
 // a request (renew).
+// network is the client spans' network.transport (telemetry.go).
+func (t *httpTransport) network() string { return "tcp" }
+
 func (t *httpTransport) send(msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)

@@ -196,4 +196,5 @@ func (u *Upstream) wire(r *run) {
 	if f := u.opts.OnTaskStatus; f != nil {
 		r.conn.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
 	}
+	r.conn.tracer, r.conn.metrics = u.opts.Tracer, u.opts.Metrics // telemetry.go
 }

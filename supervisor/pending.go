@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -19,9 +22,12 @@ type note struct {
 }
 
 type pendingCall struct {
-	reply chan reply // buffered 1
-	peer  Peer
-	ctx   context.Context
+	reply  chan reply // buffered 1
+	peer   Peer
+	ctx    context.Context
+	method string
+	start  time.Time  // when it was sent (mcp_client_operation_duration_seconds)
+	span   trace.Span // its client span; nil when not traced (telemetry.go)
 	// token is the client's own progressToken, raw; nil when none.
 	token json.RawMessage
 	// logs says the request's _meta asks a modern server for log messages

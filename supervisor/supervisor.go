@@ -10,9 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
@@ -58,6 +61,12 @@ type Options struct {
 	// Budget is the memory budget what servers send is read from (SPEC
 	// §3.9, internal/budget), shared with the clients' side. nil: none.
 	Budget *budget.Budget
+	// Tracer makes a client span for each request of a traced call, and
+	// its context goes to the server in _meta (SPEC §11.3); nil: tracing
+	// is off and params pass as they are. Metrics gets each request's
+	// duration (§11.2); nil: none.
+	Tracer  trace.Tracer
+	Metrics *telemetry.Metrics
 
 	ctx        context.Context
 	httpClient *http.Client // every HTTP server's (newHTTPClient)

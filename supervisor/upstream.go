@@ -178,6 +178,20 @@ func (u *Upstream) Status() Status {
 	return st
 }
 
+// InFlight returns how many requests for clients wait for the running
+// process's answer (0 when none runs), for /metrics.
+func (u *Upstream) InFlight() int {
+	u.mu.Lock()
+	r := u.cur
+	u.mu.Unlock()
+	if r == nil {
+		return 0
+	}
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	return r.conn.clientCalls()
+}
+
 // Start starts the server if it is not running, and waits until it has
 // answered initialize and tools/list. Concurrent callers share one start.
 func (u *Upstream) Start(ctx context.Context) error {

@@ -30,7 +30,8 @@ const (
 //	{"k": "park"|"upstream", "id": parked call id, "r": round,
 //	 "tool": exported tool name, "tok": caller's token digest (hex, 16),
 //	 "exp": expiry (Unix ms), "srv": server, "run": its process,
-//	 "s": the server's own requestState}
+//	 "s": the server's own requestState,
+//	 "tp": the W3C traceparent of the call that began it, when traced}
 type State struct {
 	Kind        string `json:"k"`
 	ID          string `json:"id,omitempty"`
@@ -41,6 +42,10 @@ type State struct {
 	Server      string `json:"srv,omitempty"`
 	Run         uint64 `json:"run,omitempty"`
 	ServerState string `json:"s,omitempty"`
+	// Trace is the traceparent of the server span of the call that began
+	// the rounds (SPEC §11.3): the retry's span joins that trace. "" when
+	// tracing is off.
+	Trace string `json:"tp,omitempty"`
 }
 
 // Sealer seals and opens States with one key, made by NewSealer for the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -147,3 +148,27 @@ func controlActor(ctl *ipc.ControlServer, handle ipc.Handler) actor {
 // errStopCommand ends the run group on `mcp-gateway stop`: a stop, not a
 // failure (serve logs it as the reason and returns nil).
 var errStopCommand = errors.New("requested with mcp-gateway stop")
+
+// traceShutdownTimeout bounds the export of the spans still queued when
+// the daemon stops: a collector that hangs costs the stop no more.
+const traceShutdownTimeout = 3 * time.Second
+
+// traceActor exports spans (SPEC §11.3) until its interrupt, which
+// exports what is queued, within traceShutdownTimeout, and stops the
+// exporter. With tracing off (nil) it only waits for its interrupt.
+func traceActor(tr *telemetry.Tracing) actor {
+	done := make(chan struct{})
+	return actor{func() error {
+		if tr == nil {
+			<-done
+			return nil
+		}
+		tr.Run()
+		return nil
+	}, func(error) {
+		ctx, cancel := context.WithTimeout(context.Background(), traceShutdownTimeout)
+		defer cancel()
+		_ = tr.Shutdown(ctx)
+		close(done)
+	}}
+}

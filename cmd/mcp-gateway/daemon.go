@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -95,7 +96,13 @@ func (d *daemon) serve() error {
 	defer lock.Release()
 	mem := newBudget(d.settings.MemoryBudget, logger)
 	defer mem.Close()
-	t := taken{sup: d.newSupervisor(servers, log, mem), mem: mem, servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	tel, err := newTelemetry(logger)
+	if err != nil {
+		return err
+	}
+	defer tel.shutdown() // spans a failed start made; a started daemon's actor has flushed them already
+	t := taken{mem: mem, tel: tel, servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
+	t.sup = d.newSupervisor(t)
 	var ready bool
 	if d.warm {
 		ready, err = d.serveWarm(t)
@@ -109,6 +116,12 @@ func (d *daemon) serve() error {
 	if !ready {
 		return err
 	}
+	return stopped(err, logger)
+}
+
+// stopped logs why a ready daemon stopped: a signal or the stop command
+// is a clean stop (nil), anything else the error it returns.
+func stopped(err error, logger *slog.Logger) error {
 	// oklog/run: compare with errors.Is(err, run.ErrSignal); a value
 	// SignalError target matches errors.As without being filled in.
 	if errors.Is(err, run.ErrSignal) || errors.Is(err, errStopCommand) {
@@ -154,7 +167,7 @@ func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 	}
 	defer ln.Close()
 	t.ln = ln
-	t.gw = d.newAggregator(t.sup, t.log, t.mem)
+	t.gw = d.newAggregator(t)
 	t.log.Logger().Info("starting servers", "servers", len(t.servers), "addr", ln.Addr().String(), "pid", os.Getpid())
 	return d.startAndRun(t)
 }
@@ -162,13 +175,15 @@ func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 // newSupervisor prepares the supervisor (nothing starts yet). A change of
 // one of a server's lists rebuilds the endpoint's, and a resource update
 // reaches its subscribers, once there is an endpoint (newAggregator).
-func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem *budget.Budget) *supervisor.Supervisor {
-	return supervisor.New(servers, supervisor.Options{
-		Log:          log,
-		Logger:       log.Logger(),
+func (d *daemon) newSupervisor(t taken) *supervisor.Supervisor {
+	return supervisor.New(t.servers, supervisor.Options{
+		Log:          t.log,
+		Logger:       t.log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
-		Budget:       mem,
+		Budget:       t.mem,
+		Tracer:       t.tel.tracing.Tracer(),
+		Metrics:      t.tel.metrics,
 		OnListChanged: func(string) {
 			if gw := d.gw.Load(); gw != nil {
 				gw.Rebuild()
@@ -189,14 +204,19 @@ func (d *daemon) newSupervisor(servers []adapters.Server, log *logfile.Log, mem 
 
 // newAggregator makes the endpoint over sup's servers, which reads what
 // it is sent under mem.
-func (d *daemon) newAggregator(sup *supervisor.Supervisor, log *logfile.Log, mem *budget.Budget) *aggregator.Gateway {
-	gw := aggregator.New(sup.Upstreams(), version, log.Logger(), aggregator.HTTPOptions{
+func (d *daemon) newAggregator(t taken) *aggregator.Gateway {
+	var callLog *logfile.Log // nil: --call-log=false
+	if d.settings.CallLog {
+		callLog = t.log
+	}
+	gw := aggregator.New(t.sup.Upstreams(), version, t.log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
 		MaxSessions:    d.settings.MaxSessions,
 		BodyTimeout:    d.settings.BodyTimeout,
-		Budget:         mem,
+		Budget:         t.mem,
+		Telemetry:      aggregator.Telemetry{Metrics: t.tel.metrics, Tracer: t.tel.tracing.Tracer(), CallLog: callLog},
 	})
 	d.gw.Store(gw)
 	return gw
@@ -213,6 +233,7 @@ type taken struct {
 	log       *logfile.Log
 	ln        net.Listener
 	sigs, hup <-chan os.Signal // SIGTERM/SIGINT, and SIGHUP
+	tel       *telemetryParts  // metrics, and the tracer when tracing is on (SPEC §11)
 }
 
 // startAndRun starts the servers, makes the daemon ready (tool list,
@@ -258,6 +279,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	// restart short, since their interrupts wait for a reload in progress.
 	for _, a := range []actor{
 		httpActor(d.httpServer(gw), t.ln, gw),
+		traceActor(t.tel.tracing), // after HTTP: the drained calls' spans are flushed
 		signalActor(t.sigs),
 		supervisorActor(sup),
 		watcherActor(rl, d.settings.CatalogFile, logger),

@@ -42,6 +42,9 @@ type Settings struct {
 	LogShare int64 `json:"logShare"`
 	// BodyTimeout bounds reading one request body.
 	BodyTimeout time.Duration `json:"bodyTimeout"`
+	// CallLog writes one log line per tools/call, prompts/get and
+	// resources/read (SPEC §11.1).
+	CallLog bool `json:"callLog"`
 }
 
 // Addr is the listen address, host:port.
@@ -68,7 +71,7 @@ type settingsFlags struct {
 	port          string
 	origins       string
 	budget, share byteSize
-	envErr        error // a size flag's environment variable that does not parse
+	envErr        error // a size or switch flag's environment variable that does not parse
 }
 
 func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
@@ -86,7 +89,9 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	fs.IntVar(&sf.s.MaxSessions, "max-sessions", aggregator.DefaultMaxSessions, "most concurrent MCP sessions")
 	fs.DurationVar(&sf.s.BodyTimeout, "body-timeout", aggregator.DefaultBodyTimeout, "how long one request body may take to arrive (408 past it)")
 	sf.budget, sf.share = budget.Default, logfile.DefaultShare
-	sf.envErr = errors.Join(sf.budget.setEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.setEnv("MCP_GATEWAY_LOG_SHARE"))
+	callLog, callLogErr := envSwitch("MCP_GATEWAY_CALL_LOG", true)
+	sf.envErr = errors.Join(sf.budget.setEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.setEnv("MCP_GATEWAY_LOG_SHARE"), callLogErr)
+	fs.BoolVar(&sf.s.CallLog, "call-log", callLog, "one log line per tools/call, prompts/get and resources/read; --call-log=false for very busy gateways (env MCP_GATEWAY_CALL_LOG: on, off)")
 	fs.Var(&sf.budget, "memory-budget", "memory for request bodies and servers' answers held at once, e.g. 256MiB; "+
 		"the runtime's memory limit is set above it unless GOMEMLIMIT is (env MCP_GATEWAY_MEMORY_BUDGET)")
 	fs.Var(&sf.share, "log-share", "bytes per second each server may write to the log, e.g. 64KiB; 0: no limit (env MCP_GATEWAY_LOG_SHARE)")
@@ -151,6 +156,22 @@ func (sf *settingsFlags) daemonLimits(s *Settings) error {
 		return errors.New("--body-timeout must be positive")
 	}
 	return nil
+}
+
+// envSwitch reads an on/off environment variable (on, off, true, false,
+// 1, 0); unset is def.
+func envSwitch(name string, def bool) (bool, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "1", "yes":
+		return true, nil
+	case "off", "false", "0", "no":
+		return false, nil
+	}
+	return def, fmt.Errorf("%s=%q: want on or off", name, v)
 }
 
 func envOr(name, def string) string {

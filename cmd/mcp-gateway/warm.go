@@ -167,7 +167,7 @@ func (d *daemon) takeOver(t taken, ho *handedOver) (ready bool, err error) {
 	}
 	t.log.Logger().Info("warm: a config was handed over", attrs...)
 	t.servers, t.cat, t.ln = ho.servers, ho.cat, ho.ln
-	t.gw = d.newAggregator(t.sup, t.log, t.mem)
+	t.gw = d.newAggregator(t)
 	return d.startAndRun(t)
 }
 

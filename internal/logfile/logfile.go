@@ -7,7 +7,9 @@
 // is written by the gateway or passed through from a server's stderr.
 //
 // Writes never block on a reader: the file is written synchronously, under
-// one mutex, a line at a time. Each source other than the gateway writes
+// one mutex, a line at a time; or, for LineLater's lines (the gateway's
+// call lines), by a goroutine of the Log's, as many at a time as have
+// queued (later.go). Each source other than the gateway writes
 // within its share of the log (share.go): past it, its lines are dropped
 // and counted, so one chatty server cannot rotate the others' lines out. A stream (a server's stderr, install and
 // clone output) becomes lines through Writer or CopyLines, which split an
@@ -53,6 +55,7 @@ type Log struct {
 	mask    atomic.Pointer[strings.Replacer]
 	forms   atomic.Pointer[[]string] // the secret forms alone, longest first
 	shares  shares                   // each source's share (share.go)
+	later   later                    // lines written by a goroutine of the Log's (later.go)
 }
 
 // Open opens (creating its directory, mode 0755, and the file, mode 0600)
@@ -78,9 +81,11 @@ func Open(path string) (*Log, error) {
 // New logs to w, unbounded (tests, a caller that bounds w itself).
 func New(w io.Writer) *Log { return &Log{out: w} }
 
-// Close reports the lines dropped but not yet reported, and closes the
-// file; a Log made by New has nothing to close.
+// Close writes the lines queued by LineLater, reports the lines dropped
+// but not yet reported, and closes the file; a Log made by New has nothing
+// to close.
 func (l *Log) Close() error {
+	l.closeLater()
 	l.flushDrops()
 	if l.closer != nil {
 		return l.closer.Close()
@@ -90,17 +95,27 @@ func (l *Log) Close() error {
 
 // Line writes one line from source. Newlines in text are escaped.
 func (l *Log) Line(source, text string) {
-	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
 	var b strings.Builder
+	l.format(&b, time.Now(), source, text)
+	l.write(b.String())
+}
+
+// format appends the line of text from source at at to b, masked.
+func (l *Log) format(b *strings.Builder, at time.Time, source, text string) {
+	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
 	b.Grow(len(text) + len(source) + 32)
-	b.WriteString(time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	b.WriteString(at.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 	b.WriteString(" [")
 	b.WriteString(source)
 	b.WriteString("] ")
 	b.WriteString(text)
 	b.WriteByte('\n')
+}
+
+// write writes formatted lines in one write.
+func (l *Log) write(lines string) {
 	l.mu.Lock()
-	_, _ = io.WriteString(l.out, b.String())
+	_, _ = io.WriteString(l.out, lines)
 	l.mu.Unlock()
 }
 

@@ -10,6 +10,7 @@
 //        [--task TOOL [--args 'JSON'] [--listen]]...
 //        [--elicit 'JSON' | --decline] [--sample TEXT] [--root URI]...
 //        [--log-level LEVEL] [--timeout SECONDS]
+//        [--traceparent TP [--tracestate TS] [--baggage B]] [--trace-header TP]
 //        [--list-prompts] [--get-prompt NAME [--args 'JSON']]... [--list-resources]
 //        [--list-templates] [--read URI]... [--complete-prompt NAME ARG VALUE [--context 'JSON']]...
 //        [--complete-resource TEMPLATE ARG VALUE]... [--subscribe URI]... [--await-update URI]...
@@ -45,6 +46,10 @@
 // TaskClient below keeps the raw CreateTaskResult in the documented
 // _onresponse override before the codec refuses it.
 //
+// --traceparent (with --tracestate and --baggage) puts the W3C trace
+// context in the _meta of every tools/call, as MCP 2026-07-28 SEP-414 has
+// it; --trace-header sends it as the HTTP traceparent header of every
+// request instead.
 // --subscribe subscribes to a resource: resources/subscribe in legacy mode,
 // a subscriptions/listen with notifications.resourceSubscriptions in modern
 // mode (closed at the end); --await-update waits for a
@@ -79,7 +84,8 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
 const USAGE = `usage: modern-client.mjs --url URL (--token TOKEN | --token-file PATH) [--mode modern|legacy|auto]
        [--list] [--call TOOL [--args JSON] [--progress]]... [--task TOOL [--args JSON] [--listen]]...
        [--elicit JSON | --decline]
-       [--sample TEXT] [--root URI]... [--log-level LEVEL] [--timeout SECONDS (default 60)]`;
+       [--sample TEXT] [--root URI]... [--log-level LEVEL] [--timeout SECONDS (default 60)]
+       [--traceparent TP [--tracestate TS] [--baggage B]] [--trace-header TP]`;
 
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 
@@ -92,6 +98,7 @@ function parseArgv(argv) {
     const o = {
         url: null, token: null, mode: 'modern', steps: [], timeout: 60,
         elicit: { name: 'modern-client' }, decline: false, sample: 'sampled by modern-client', roots: [], logLevel: null,
+        trace: {}, traceHeader: null,
     };
     for (let i = 0; i < argv.length; i++) {
         const flag = argv[i];
@@ -160,6 +167,10 @@ function parseArgv(argv) {
             case '--root': o.roots.push(value()); break;
             case '--log-level': o.logLevel = value(); break;
             case '--timeout': o.timeout = Number(value()); break;
+            case '--traceparent': o.trace.traceparent = value(); break;
+            case '--tracestate': o.trace.tracestate = value(); break;
+            case '--baggage': o.trace.baggage = value(); break;
+            case '--trace-header': o.traceHeader = value(); break;
             case '-h': case '--help': process.stdout.write(USAGE + '\n'); process.exit(0);
             default: fail(`unknown argument ${JSON.stringify(flag)}\n${USAGE}`);
         }
@@ -235,15 +246,21 @@ class TaskClient extends Client {
     }
 }
 
+// withMeta adds the --traceparent trace context to tools/call params.
+function withMeta(params, trace) {
+    if (Object.keys(trace).length === 0) return params;
+    return { ...params, _meta: { ...(params._meta ?? {}), ...trace } };
+}
+
 // createTask calls s.tool as a task and returns the CreateTaskResult as
 // received and its task id.
-async function createTask(client, s, timeout) {
+async function createTask(client, s, timeout, trace) {
     if (client.getProtocolEra() === 'modern') {
-        const created = await client.callToolAsTask({ name: s.tool, arguments: s.args }, { timeout });
+        const created = await client.callToolAsTask(withMeta({ name: s.tool, arguments: s.args }, trace), { timeout });
         if (created.complete) throw new Error(`${s.tool} answered without a task: ${JSON.stringify(created.complete)}`);
         return { task: created.task, taskId: created.task.taskId };
     }
-    const params = { name: s.tool, arguments: s.args, task: { ttl: 60000 } };
+    const params = withMeta({ name: s.tool, arguments: s.args, task: { ttl: 60000 } }, trace);
     const task = await client.request({ method: 'tools/call', params }, anyResult, { timeout });
     if (typeof task?.task?.taskId !== 'string') throw new Error(`${s.tool} answered without a task: ${JSON.stringify(task)}`);
     return { task, taskId: task.task.taskId };
@@ -251,9 +268,9 @@ async function createTask(client, s, timeout) {
 
 // runTask runs one --task step: the call, an optional listen, then tasks/get
 // until the task ends, then (legacy) tasks/result.
-async function runTask(client, s, timeout) {
+async function runTask(client, s, timeout, trace) {
     const modern = client.getProtocolEra() === 'modern';
-    const { task, taskId } = await createTask(client, s, timeout);
+    const { task, taskId } = await createTask(client, s, timeout, trace);
     out({ step: 'task-created', tool: s.tool, taskId, task });
     const sub = s.listen ? await client.listen({ taskIds: [taskId] }, { timeout }) : undefined;
     const statuses = [];
@@ -327,6 +344,7 @@ async function surfaceStep(client, s, timeout, subs, updated) {
 async function main() {
     const o = parseArgv(process.argv.slice(2));
     const headers = o.token ? { Authorization: `Bearer ${o.token}` } : {};
+    if (o.traceHeader) headers.traceparent = o.traceHeader;
     const transport = new StreamableHTTPClientTransport(new URL(o.url), { requestInit: { headers } });
     const tasks = o.steps.some((s) => s.step === 'task');
     const client = new TaskClient(
@@ -382,7 +400,7 @@ async function main() {
         for (const s of o.steps) {
             step = s.step;
             if (s.step === 'task') {
-                await runTask(client, s, timeout);
+                await runTask(client, s, timeout, o.trace);
                 continue;
             }
             if (s.step !== 'list' && s.step !== 'call') {
@@ -394,10 +412,11 @@ async function main() {
                 out({ step: 'list', tools: r.tools.map((t) => t.name) });
                 continue;
             }
-            const params = { name: s.tool, arguments: s.args };
+            let params = { name: s.tool, arguments: s.args };
             if (o.logLevel && client.getProtocolEra() === 'modern') {
                 params._meta = { 'io.modelcontextprotocol/logLevel': o.logLevel };
             }
+            params = withMeta(params, o.trace);
             const options = { timeout };
             if (s.progress) {
                 options.onprogress = (p) => out({ event: 'progress', tool: s.tool, ...p });

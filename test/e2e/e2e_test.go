@@ -94,12 +94,19 @@ func startGateway(t *testing.T) *gateway {
 // test's end.
 func launch(t *testing.T, dir, config string) *gateway {
 	t.Helper()
+	return launchEnv(t, dir, config)
+}
+
+// launchEnv is launch with env (KEY=VALUE) added to the gateway's
+// environment.
+func launchEnv(t *testing.T, dir, config string, env ...string) *gateway {
+	t.Helper()
 	port := freePort(t)
 	token := "e2e-token-" + strconv.Itoa(port)
 	cmd := exec.Command(gatewayBin, "--config", config, "--port", strconv.Itoa(port), "--listen", "127.0.0.1",
 		"--token-file", filepath.Join(dir, "token"), "--log-file", filepath.Join(dir, "gateway.log"),
 		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json"))
-	cmd.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token)
+	cmd.Env = append(append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "gateway.log"))

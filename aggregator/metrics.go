@@ -1,0 +1,72 @@
+package aggregator
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// This file is what /metrics reads at each scrape besides the call
+// series (SPEC §11.2): each server's state, restarts, last start and
+// calls in flight, and the endpoint's sessions, parked calls and tasks.
+// Nothing on the call path updates them: they are read from where they
+// live.
+
+var (
+	descState = prometheus.NewDesc("mcp_gateway_server_state",
+		"1 for the state each server is in (starting, running, exited, failed, stopped), 0 for the others.", []string{"server", "state"}, nil)
+	descRestarts = prometheus.NewDesc("mcp_gateway_server_restarts_total",
+		"Times each server was started again after its first start.", []string{"server"}, nil)
+	descStarted = prometheus.NewDesc("mcp_gateway_server_start_time_seconds",
+		"When each server's running process started (Unix seconds); absent while none runs.", []string{"server"}, nil)
+	descInFlight = prometheus.NewDesc("mcp_gateway_calls_in_flight",
+		"Requests for clients waiting for each server's answer.", []string{"server"}, nil)
+	descSessions = prometheus.NewDesc("mcp_gateway_sessions", "Open legacy sessions.", nil, nil)
+	descParked   = prometheus.NewDesc("mcp_gateway_parked_calls", "Calls parked for a modern client's MRTR retry.", nil, nil)
+	descTasks    = prometheus.NewDesc("mcp_gateway_tasks", "Tasks the gateway holds for callers, running or kept.", nil, nil)
+)
+
+var serverStates = []supervisor.State{supervisor.StateStarting, supervisor.StateRunning, supervisor.StateExited, supervisor.StateFailed, supervisor.StateStopped}
+
+// stateCollector is the gateway's prometheus.Collector of those.
+type stateCollector struct{ g *Gateway }
+
+func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descState, descRestarts, descStarted, descInFlight, descSessions, descParked, descTasks} {
+		ch <- d
+	}
+}
+
+func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, u := range c.g.ups {
+		st := u.Status()
+		for _, s := range serverStates {
+			v := 0.0
+			if st.State == s {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, v, st.Name, string(s))
+		}
+		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, float64(st.Restarts), st.Name)
+		if !st.StartedAt.IsZero() {
+			ch <- prometheus.MustNewConstMetric(descStarted, prometheus.GaugeValue, float64(st.StartedAt.UnixMilli())/1000, st.Name)
+		}
+		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(u.InFlight()), st.Name)
+	}
+	h := c.g.h
+	tasks, _ := h.tasks.usage()
+	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.sessions.count()))
+	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.parkedCount()))
+	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(tasks))
+}
+
+// metricsHandler serves /metrics: the registry, behind the bearer token
+// (SPEC §11.2); 404 without one.
+func (g *Gateway) metricsHandler() http.Handler {
+	if g.tel.Metrics == nil {
+		return http.NotFoundHandler()
+	}
+	return requireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
+}

@@ -1,0 +1,158 @@
+package aggregator
+
+import (
+	"context"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file is a record's server span (SPEC §11.3; the MCP semantic
+// conventions' "Server" span): it continues the caller's trace, from
+// params._meta (SEP-414) or else the HTTP traceparent header, and its
+// context goes with the call to the server, whose client span is its
+// child (supervisor). A request that continues a call (an MRTR retry, a
+// task's methods) joins the trace of the call that began it (follows).
+// The span starts when the call first needs its context, dated from the
+// record's start, so that what is learnt on the way (the call it
+// continues) can still choose its parent.
+
+// spanState is a record's tracing part; its zero value is tracing off.
+type spanState struct {
+	remote context.Context   // the caller's trace context (and baggage)
+	link   trace.SpanContext // the HTTP header's, when _meta had one too
+	origin trace.SpanContext // the call this request continues
+	span   trace.Span
+	ctx    context.Context // remote with span
+}
+
+// follows makes the request part of the trace of the call that began
+// what it continues (sc, that call's span): its parent, unless the
+// caller's own context is in that trace already; the caller's context is
+// then linked.
+func (r *record) follows(sc trace.SpanContext) {
+	if r != nil && sc.IsValid() {
+		r.trace.origin = sc
+	}
+}
+
+// context returns ctx carrying the request's span (started now if it has
+// not been) and baggage: the context a call to a server is made in.
+func (r *record) context(ctx context.Context) context.Context {
+	if r == nil || r.h.g.tel.Tracer == nil {
+		return ctx
+	}
+	r.startSpan()
+	return telemetry.Carry(ctx, r.trace.ctx)
+}
+
+// spanContext is the request's span context (invalid when tracing is
+// off), for what continues it later: a parked call, a task.
+func (r *record) spanContext() trace.SpanContext {
+	if r == nil || r.h.g.tel.Tracer == nil {
+		return trace.SpanContext{}
+	}
+	r.startSpan()
+	return r.trace.span.SpanContext()
+}
+
+// origin is the span context a later request continuing this one should
+// join: the one this request continues itself, else its own.
+func (r *record) origin() trace.SpanContext {
+	if r != nil && r.trace.origin.IsValid() {
+		return r.trace.origin
+	}
+	return r.spanContext()
+}
+
+// traceID is the request's trace id, for its call line ("" when tracing
+// is off).
+func (r *record) traceID() string {
+	if sc := r.spanContext(); sc.IsValid() {
+		return sc.TraceID().String()
+	}
+	return ""
+}
+
+func (r *record) startSpan() {
+	st := &r.trace
+	if st.span != nil {
+		return
+	}
+	parent := st.remote
+	var links []trace.Link
+	if st.link.IsValid() {
+		links = append(links, trace.Link{SpanContext: st.link})
+	}
+	if st.origin.IsValid() {
+		if own := trace.SpanContextFromContext(parent); own.TraceID() != st.origin.TraceID() {
+			if own.IsValid() {
+				links = append(links, trace.Link{SpanContext: own})
+			}
+			parent = trace.ContextWithSpanContext(parent, st.origin)
+		}
+	}
+	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", r.method),
+		attribute.String("network.transport", "tcp"), attribute.String("network.protocol.name", "http")}
+	if id := requestID(r.id); id != "" {
+		attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+	}
+	if r.session != "" {
+		attrs = append(attrs, attribute.String("mcp.session.id", r.session))
+	}
+	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.method, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithTimestamp(r.start), trace.WithLinks(links...), trace.WithAttributes(attrs...))
+}
+
+// endSpan names the span for what it served and ends it.
+func (r *record) endSpan() {
+	if r.h.g.tel.Tracer == nil {
+		return
+	}
+	r.startSpan()
+	sp := r.trace.span
+	if r.name != "" {
+		sp.SetName(r.method + " " + r.name)
+		switch r.method {
+		case "tools/call":
+			sp.SetAttributes(attribute.String("gen_ai.tool.name", r.name), attribute.String("gen_ai.operation.name", "execute_tool"))
+		case "prompts/get":
+			sp.SetAttributes(attribute.String("gen_ai.prompt.name", r.name))
+		}
+	}
+	if r.server != "" {
+		sp.SetAttributes(attribute.String("mcp_gateway.server", r.server))
+	}
+	if r.outcome != "" && r.outcome != "unknown" {
+		sp.SetAttributes(attribute.String("mcp_gateway.outcome", r.outcome))
+	}
+	if r.taskID != "" {
+		sp.SetAttributes(attribute.String("mcp_gateway.task.id", r.taskID))
+	}
+	switch {
+	case r.outcome == telemetry.OutcomeError:
+		sp.SetAttributes(attribute.String("error.type", strconv.FormatInt(r.code, 10)), attribute.String("rpc.response.status_code", strconv.FormatInt(r.code, 10)))
+		sp.SetStatus(codes.Error, cut(r.message, 256))
+	case r.errType == telemetry.ErrorToolError:
+		sp.SetAttributes(attribute.String("error.type", telemetry.ErrorToolError))
+		sp.SetStatus(codes.Error, "")
+	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:
+		sp.SetAttributes(attribute.String("error.type", r.outcome))
+		sp.SetStatus(codes.Error, r.outcome)
+	}
+	sp.End()
+}
+
+// requestID is jsonrpc.request.id: a string id's text, a number as
+// written.
+func requestID(id []byte) string {
+	if s, ok := jsonrpc.Text(id); ok {
+		return s
+	}
+	return string(id)
+}

@@ -1,0 +1,56 @@
+package aggregator
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+)
+
+// BenchmarkHandlerCallTelemetry is BenchmarkHandlerCall's legacy call
+// with what the daemon tells of it (SPEC §11): nothing; the call line and
+// the metrics (the daemon's default); and those with tracing on, spans
+// made and dropped at once (the export's own cost is another
+// goroutine's).
+//
+//	go test ./aggregator -run '^$' -bench HandlerCallTelemetry -benchmem -count 5
+func BenchmarkHandlerCallTelemetry(b *testing.B) {
+	p := sdktrace.NewTracerProvider()
+	b.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+	for _, c := range []struct {
+		name string
+		tel  Telemetry
+	}{
+		{"none", Telemetry{}},
+		{"log+metrics", Telemetry{Metrics: telemetry.NewMetrics(), CallLog: testCallLog}},
+		{"log+metrics+tracing", Telemetry{Metrics: telemetry.NewMetrics(), CallLog: testCallLog, Tracer: p.Tracer("bench")}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			srv, _ := startGatewayOpts(b, map[string]map[string]string{"s": {}}, HTTPOptions{Telemetry: c.tel})
+			h := srv.Config.Handler
+			sid := benchSession(b, srv.URL+"/mcp")
+			body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}`
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+				r.Header.Set("Authorization", "Bearer "+testToken)
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Accept", "application/json, text/event-stream")
+				r.Header.Set("Mcp-Session-Id", sid)
+				r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("tools/call: %d %s", w.Code, w.Body.Bytes())
+				}
+			}
+		})
+	}
+	_ = os.Stderr
+}

@@ -1,0 +1,134 @@
+package logfile
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Lines written later (issue 24): a busy gateway writes one call line per
+// call, and a write(2) of one line cost the calling goroutine ~5 µs of a
+// ~45 µs call on the development machine, on the path of the next
+// request of a keep-alive connection. LineLater queues the line for a
+// goroutine of the Log's, which wakes once for what queues within
+// laterDelay, and masks and writes it in one write: a call costs a
+// channel send, and the writer a wake-up per batch, not per line. A line
+// is never dropped: when the queue is full the caller waits for room;
+// after Close it is written at once, as Line does.
+
+// laterQueue is how many lines may wait for the writer.
+const laterQueue = 4096
+
+// laterBatch bounds the bytes of one write of queued lines.
+const laterBatch = 64 << 10
+
+// laterDelay is how long the writer lets lines gather after the first.
+const laterDelay = 10 * time.Millisecond
+
+type laterLine struct {
+	at           time.Time
+	source, text string
+}
+
+// later is a Log's queue of lines to write and its writer.
+type later struct {
+	once    sync.Once
+	mu      sync.RWMutex // held for reading while a line is queued; Close takes it to end the queue
+	closed  bool
+	queue   chan laterLine
+	pending atomic.Bool   // a line is queued that the writer has not been woken for
+	wake    chan struct{} // buffered 1
+	done    chan struct{} // closed when the writer has written everything and returned
+}
+
+// LineLater is Line, written by the Log's writer goroutine (started by
+// the first call) shortly after, stamped with the time of the call; lines
+// keep their order among themselves. Close writes the lines still queued
+// and ends the writer.
+func (l *Log) LineLater(source, text string) {
+	lt := &l.later
+	lt.once.Do(func() {
+		lt.queue, lt.wake, lt.done = make(chan laterLine, laterQueue), make(chan struct{}, 1), make(chan struct{})
+		go l.writeLater()
+	})
+	at := time.Now()
+	lt.mu.RLock()
+	if lt.closed {
+		lt.mu.RUnlock()
+		l.Line(source, text)
+		return
+	}
+	lt.queue <- laterLine{at: at, source: source, text: text}
+	if !lt.pending.Swap(true) {
+		lt.signal()
+	}
+	lt.mu.RUnlock()
+}
+
+func (lt *later) signal() {
+	select {
+	case lt.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLater writes queued lines, woken by the first of a batch, until
+// the queue ends: what has queued after laterDelay, in writes of up to
+// laterBatch bytes.
+func (l *Log) writeLater() {
+	lt := &l.later
+	defer close(lt.done)
+	delay := time.NewTimer(laterDelay)
+	for range lt.wake {
+		delay.Reset(laterDelay)
+		<-delay.C
+		// Cleared before the queue is read: a line queued from here on
+		// wakes the writer again (LineLater swaps pending after it queues).
+		lt.pending.Store(false)
+		if !l.drainLater() {
+			return
+		}
+	}
+}
+
+// drainLater writes what is queued now; false once the queue has ended.
+func (l *Log) drainLater() bool {
+	var b strings.Builder
+	for {
+		select {
+		case next, ok := <-l.later.queue:
+			if !ok {
+				l.write(b.String())
+				return false
+			}
+			l.format(&b, next.at, next.source, next.text)
+			if b.Len() >= laterBatch {
+				l.write(b.String())
+				b.Reset()
+			}
+		default:
+			if b.Len() > 0 {
+				l.write(b.String())
+			}
+			return true
+		}
+	}
+}
+
+// closeLater ends the queue and waits for the writer to write it.
+func (l *Log) closeLater() {
+	lt := &l.later
+	lt.once.Do(func() {}) // a LineLater after this starts no writer, and writes at once
+	lt.mu.Lock()
+	started := lt.queue != nil && !lt.closed
+	lt.closed = true
+	if started {
+		close(lt.queue)
+		lt.signal()
+	}
+	lt.mu.Unlock()
+	if started {
+		<-lt.done
+	}
+}

@@ -1,0 +1,59 @@
+package logfile
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// LineLater's lines are all written, masked, in their order among
+// themselves; Close writes those still queued; after Close a line is
+// written at once.
+func TestLineLaterWritesEveryLineInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	l := New(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}))
+	l.AddSecrets("sekrit-value")
+	const n = 3 * laterQueue // more than the queue holds: callers wait, nothing is dropped
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				l.LineLater("gateway", fmt.Sprintf("g%d line %d sekrit-value", g, i))
+			}
+		}()
+	}
+	wg.Wait()
+	l.Close()
+	l.LineLater("gateway", "after close")
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if strings.Contains(out, "sekrit-value") {
+		t.Fatal("a secret reached the log")
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2*n+1 || !strings.HasSuffix(lines[len(lines)-1], "[gateway] after close") {
+		t.Fatalf("%d lines, want %d, the last one written after Close", len(lines), 2*n+1)
+	}
+	next := [2]int{}
+	for _, line := range lines[:2*n] {
+		var g, i int
+		if _, err := fmt.Sscanf(line[strings.Index(line, "] ")+2:], "g%d line %d", &g, &i); err != nil || i != next[g] {
+			t.Fatalf("line %q out of order (want g%d line %d)", line, g, next[g])
+		}
+		next[g]++
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

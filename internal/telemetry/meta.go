@@ -1,0 +1,192 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/otel/baggage"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// The W3C Trace Context and Baggage keys, which travel unprefixed in a
+// request's params._meta (MCP 2026-07-28 SEP-414; the MCP semantic
+// conventions' "Context propagation").
+const (
+	keyTraceparent = "traceparent"
+	keyTracestate  = "tracestate"
+	keyBaggage     = "baggage"
+)
+
+// propagator reads and writes W3C traceparent/tracestate and baggage.
+var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// metaCarrier is the three keys as a propagation.TextMapCarrier.
+type metaCarrier struct{ traceparent, tracestate, baggage string }
+
+func (c *metaCarrier) field(key string) *string {
+	switch key {
+	case keyTraceparent:
+		return &c.traceparent
+	case keyTracestate:
+		return &c.tracestate
+	case keyBaggage:
+		return &c.baggage
+	}
+	return nil
+}
+
+func (c *metaCarrier) Get(key string) string {
+	if f := c.field(key); f != nil {
+		return *f
+	}
+	return ""
+}
+
+func (c *metaCarrier) Set(key, value string) {
+	if f := c.field(key); f != nil {
+		*f = value
+	}
+}
+
+// metaKeys are the carrier's keys, in the order they are written.
+var metaKeys = []string{keyTraceparent, keyTracestate, keyBaggage}
+
+func (c *metaCarrier) Keys() []string { return metaKeys }
+
+// readMeta reads the three keys of params._meta (absent or not strings:
+// "").
+func readMeta(params json.RawMessage) metaCarrier {
+	var c metaCarrier
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		return c
+	}
+	_ = jsonrpc.Members(meta, func(k, v []byte) bool {
+		if f := c.field(string(k)); f != nil {
+			*f, _ = jsonrpc.Text(v)
+		}
+		return true
+	})
+	return c
+}
+
+// Remote returns ctx with the caller's trace context (SEP-414): the one
+// in params._meta if it holds a valid traceparent, else the HTTP
+// request's traceparent header; baggage comes with it. When both carry
+// one, the header's is returned as link, for the span to link (the MCP
+// semantic conventions: the server span's parent is _meta's, and it links
+// the transport's). Neither: ctx as it is.
+func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ context.Context, link trace.SpanContext) {
+	c := readMeta(params)
+	var fromHeader trace.SpanContext
+	if header != nil && header.Get(keyTraceparent) != "" {
+		fromHeader = trace.SpanContextFromContext(propagator.Extract(context.Background(), propagation.HeaderCarrier(header)))
+	}
+	if c.traceparent != "" {
+		if got := propagator.Extract(ctx, &c); trace.SpanContextFromContext(got).IsValid() {
+			return got, fromHeader
+		}
+	}
+	if fromHeader.IsValid() {
+		return propagator.Extract(ctx, propagation.HeaderCarrier(header)), trace.SpanContext{}
+	}
+	return ctx, trace.SpanContext{}
+}
+
+// InjectMeta returns params with ctx's span context as _meta's
+// traceparent (replacing the caller's), with tracestate and baggage set
+// from it, or removed when it has none; every other byte of params is
+// kept, _meta's other members too (jsonrpc.Replace: one scan, no
+// decoding). Absent params, or an absent or null _meta, become an object.
+// A ctx without a valid span context, or a _meta that is not an object:
+// params as they are.
+func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return params, nil
+	}
+	var c metaCarrier
+	propagation.TraceContext{}.Inject(ctx, &c)
+	if b := baggage.FromContext(ctx); b.Len() > 0 {
+		c.baggage = b.String()
+	}
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	meta, ok := jsonrpc.Member(params, "_meta")
+	switch {
+	case !ok || string(meta) == "null":
+		meta = json.RawMessage("{}")
+	case len(meta) == 0 || meta[0] != '{':
+		return params, nil
+	}
+	var err error
+	for _, key := range metaKeys {
+		if v := c.Get(key); v != "" {
+			meta, err = jsonrpc.Replace(meta, key, jsonrpc.Quote(v))
+		} else if _, had := jsonrpc.Member(meta, key); had {
+			meta, err = without(meta, key)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("inject trace context: %w", err)
+		}
+	}
+	return jsonrpc.Replace(params, "_meta", meta)
+}
+
+// without returns obj without its member key (re-encoded compact: the
+// rare case of a caller's tracestate or baggage the span has not).
+func without(obj json.RawMessage, key string) (json.RawMessage, error) {
+	fields, err := jsonrpc.Fields(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return jsonrpc.Encode(out), nil
+}
+
+// Traceparent renders a span context as a W3C traceparent ("" when it is
+// not valid), for a log line or a sealed requestState.
+func Traceparent(sc trace.SpanContext) string {
+	if !sc.IsValid() {
+		return ""
+	}
+	var c metaCarrier
+	propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), &c)
+	return c.traceparent
+}
+
+// ParseTraceparent is Traceparent's inverse: the span context a
+// traceparent names, as a remote one; not valid when s is not one.
+func ParseTraceparent(s string) trace.SpanContext {
+	if s == "" {
+		return trace.SpanContext{}
+	}
+	c := metaCarrier{traceparent: s}
+	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), &c))
+}
+
+// Carry returns dst with src's span and baggage: a call made apart from
+// its request (on a session's context, a task's) stays in the request's
+// trace.
+func Carry(dst, src context.Context) context.Context {
+	if src == nil {
+		return dst
+	}
+	if sp := trace.SpanFromContext(src); sp.SpanContext().IsValid() {
+		dst = trace.ContextWithSpan(dst, sp)
+	}
+	if b := baggage.FromContext(src); b.Len() > 0 {
+		dst = baggage.ContextWithBaggage(dst, b)
+	}
+	return dst
+}

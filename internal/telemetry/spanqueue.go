@@ -1,0 +1,198 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// spanQueue is the span processor: ended spans wait in a bounded queue
+// and are exported in batches by one goroutine, run, so that a collector
+// that is down or hangs costs the calls nothing (SPEC §11.3). A span
+// that finds the queue full is dropped at once, and so is a batch the
+// exporter fails or does not take within exportTimeout; both count in
+// mcp_gateway_trace_spans_dropped_total.
+//
+// It does what the SDK's BatchSpanProcessor does, but for the count: that
+// one keeps its dropped spans to itself (an experimental self-metric
+// aside), and an operator needs to see that traces are being lost.
+type spanQueue struct {
+	exp     sdktrace.SpanExporter
+	metrics *Metrics
+	log     *slog.Logger
+
+	queue   chan sdktrace.ReadOnlySpan
+	batch   int           // spans per export, at most
+	every   time.Duration // the longest a span waits for its batch
+	timeout time.Duration // one export's bound
+
+	flush    chan chan struct{}
+	exports  context.Context // every export's parent; Shutdown cancels it past its time
+	cancel   context.CancelFunc
+	stopOnce sync.Once
+	running  atomic.Bool // run has begun, or Shutdown came first and run never will
+	stop     chan struct{}
+	done     chan struct{} // closed when run has returned
+
+	lastWarn time.Time // run's own: failed exports are logged once a minute
+}
+
+// Queue sizes and times: the SDK's defaults, but a shorter export
+// timeout, so that a hanging collector holds one batch for 10 s, not 30.
+// The standard OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+// OTEL_BSP_SCHEDULE_DELAY and OTEL_BSP_EXPORT_TIMEOUT (milliseconds)
+// change them.
+const (
+	queueSize     = 2048
+	batchSize     = 512
+	batchDelay    = 5 * time.Second
+	exportTimeout = 10 * time.Second
+)
+
+var _ sdktrace.SpanProcessor = (*spanQueue)(nil)
+
+// newSpanQueue makes the queue in front of exp, sized from getenv's
+// OTEL_BSP_* (a value that is not a positive integer is ignored).
+func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
+	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
+	q := &spanQueue{exp: exp, metrics: m, log: log, queue: make(chan sdktrace.ReadOnlySpan, size),
+		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
+		every:   time.Duration(envInt(getenv, "OTEL_BSP_SCHEDULE_DELAY", int(batchDelay/time.Millisecond))) * time.Millisecond,
+		timeout: time.Duration(envInt(getenv, "OTEL_BSP_EXPORT_TIMEOUT", int(exportTimeout/time.Millisecond))) * time.Millisecond,
+		flush:   make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	q.exports, q.cancel = context.WithCancel(context.Background())
+	return q
+}
+
+func (q *spanQueue) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+// OnEnd queues a sampled span, or drops it if the queue is full; it never
+// waits.
+func (q *spanQueue) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return
+	}
+	select {
+	case q.queue <- s:
+	default:
+		q.metrics.SpansDropped(1)
+	}
+}
+
+// run exports batches until Shutdown; then it exports what is queued,
+// within the shutdown's time, and returns. Its owner is the daemon's
+// trace actor.
+func (q *spanQueue) run() {
+	if !q.running.CompareAndSwap(false, true) {
+		return // shut down already
+	}
+	defer close(q.done)
+	batch := make([]sdktrace.ReadOnlySpan, 0, q.batch)
+	tick := time.NewTicker(q.every)
+	defer tick.Stop()
+	for {
+		select {
+		case s := <-q.queue:
+			if batch = append(batch, s); len(batch) == q.batch {
+				batch = q.export(batch)
+			}
+		case <-tick.C:
+			batch = q.export(batch)
+		case reply := <-q.flush:
+			batch = q.export(q.drain(batch))
+			close(reply)
+		case <-q.stop:
+			q.export(q.drain(batch))
+			return
+		}
+	}
+}
+
+// drain moves what is queued into batch, exporting full batches.
+func (q *spanQueue) drain(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	for {
+		select {
+		case s := <-q.queue:
+			if batch = append(batch, s); len(batch) == q.batch {
+				batch = q.export(batch)
+			}
+		default:
+			return batch
+		}
+	}
+}
+
+// export sends batch within q.timeout and returns it emptied; spans the
+// exporter failed count as dropped.
+func (q *spanQueue) export(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	if len(batch) == 0 {
+		return batch
+	}
+	ctx, cancel := context.WithTimeout(q.exports, q.timeout)
+	err := q.exp.ExportSpans(ctx, batch)
+	cancel()
+	if err != nil {
+		q.metrics.SpansDropped(len(batch))
+		if now := time.Now(); now.Sub(q.lastWarn) >= time.Minute {
+			q.lastWarn = now
+			q.log.Warn("trace export failed; its spans are dropped (counted in mcp_gateway_trace_spans_dropped_total)",
+				"spans", len(batch), "error", err)
+		}
+	}
+	clear(batch)
+	return batch[:0]
+}
+
+// ForceFlush exports what is queued and waits for it, or for ctx.
+func (q *spanQueue) ForceFlush(ctx context.Context) error {
+	reply := make(chan struct{})
+	select {
+	case q.flush <- reply:
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-reply:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Shutdown stops run after it has exported what is queued, waiting for it
+// up to ctx (then the export in progress is cancelled, and run returns at
+// once), and shuts the exporter down. Spans ending after it are dropped
+// uncounted: the daemon is stopping.
+func (q *spanQueue) Shutdown(ctx context.Context) error {
+	q.stopOnce.Do(func() { close(q.stop) })
+	if q.running.CompareAndSwap(false, true) {
+		close(q.done) // run never began: nothing to wait for
+	}
+	var err error
+	select {
+	case <-q.done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		q.cancel()
+		<-q.done
+	}
+	q.cancel()
+	return errors.Join(err, q.exp.Shutdown(ctx))
+}
+
+func envInt(getenv func(string) string, name string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(getenv(name)))
+	if err != nil || n <= 0 {
+		return def
+	}
+	return n
+}

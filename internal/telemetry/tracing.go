@@ -1,0 +1,147 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Tracing is the gateway's OpenTelemetry tracer and its export (SPEC
+// §11.3): spans are exported over OTLP in batches from a bounded queue
+// (spanQueue). A nil *Tracing is tracing off: no span is made and
+// nothing is exported.
+type Tracing struct {
+	provider *sdktrace.TracerProvider
+	tracer   trace.Tracer
+	queue    *spanQueue
+}
+
+// ScopeName is the instrumentation scope of the gateway's spans.
+const ScopeName = "github.com/mcp-gateway/mcp-gateway"
+
+// FromEnv switches tracing on as the standard OpenTelemetry environment
+// asks (the OTel SDK environment variables specification), and returns
+// nil, tracing off, when it does not:
+//
+//   - on when OTEL_TRACES_EXPORTER names otlp, or is unset and
+//     OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
+//     set; off when it is "none", when OTEL_SDK_DISABLED is true, and when
+//     none of them is set (the gateway's default);
+//   - OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: http/protobuf (the default) or
+//     grpc; the exporter reads its endpoint, headers, timeout, compression
+//     and TLS from the environment itself;
+//   - OTEL_SERVICE_NAME (default "mcp-gateway") and
+//     OTEL_RESOURCE_ATTRIBUTES name the resource;
+//   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG choose the sampler
+//     (the SDK's default: parentbased_always_on);
+//   - OTEL_BSP_* size the export queue and its batches (spanQueue).
+//
+// Another exporter or protocol is an error naming the variable. Nothing
+// is exported before Run.
+func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.Logger) (*Tracing, error) {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return nil, nil
+	}
+	on, err := exporterOn(getenv)
+	if !on || err != nil {
+		return nil, err
+	}
+	exp, err := newExporter(getenv)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resource.New(context.Background(),
+		resource.WithAttributes(attribute.String("service.name", "mcp-gateway"), attribute.String("service.version", version)),
+		resource.WithTelemetrySDK(), resource.WithFromEnv())
+	if err != nil {
+		return nil, fmt.Errorf("make trace resource: %w", err)
+	}
+	q := newSpanQueue(exp, m, log, getenv)
+	p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q), sdktrace.WithResource(res))
+	return &Tracing{provider: p, tracer: p.Tracer(ScopeName, trace.WithInstrumentationVersion(version)), queue: q}, nil
+}
+
+// exporterOn reads OTEL_TRACES_EXPORTER (a comma-separated list) and the
+// endpoints.
+func exporterOn(getenv func(string) string) (bool, error) {
+	list := strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))
+	if list == "" {
+		return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "", nil
+	}
+	on := false
+	for e := range strings.SplitSeq(list, ",") {
+		switch e = strings.ToLower(strings.TrimSpace(e)); e {
+		case "otlp":
+			on = true
+		case "none", "":
+		default:
+			return false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: the gateway exports traces over OTLP only (otlp, or none)", list)
+		}
+	}
+	return on, nil
+}
+
+// newExporter makes the OTLP exporter OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
+// names.
+func newExporter(getenv func(string) string) (sdktrace.SpanExporter, error) {
+	name, protocol := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if protocol == "" {
+		name, protocol = "OTEL_EXPORTER_OTLP_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	var (
+		exp sdktrace.SpanExporter
+		err error
+	)
+	switch strings.TrimSpace(protocol) {
+	case "", "http/protobuf":
+		exp, err = otlptracehttp.New(context.Background())
+	case "grpc":
+		exp, err = otlptracegrpc.New(context.Background())
+	default:
+		return nil, fmt.Errorf("%s=%s: the gateway speaks OTLP as http/protobuf or grpc", name, protocol)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("make OTLP trace exporter: %w", err)
+	}
+	return exp, nil
+}
+
+// Tracer is the gateway's tracer; nil when tracing is off.
+func (t *Tracing) Tracer() trace.Tracer {
+	if t == nil {
+		return nil
+	}
+	return t.tracer
+}
+
+// Run exports spans until Shutdown (the daemon's trace actor runs it).
+func (t *Tracing) Run() {
+	if t != nil {
+		t.queue.run()
+	}
+}
+
+// Shutdown exports the spans still queued, within ctx, and stops the
+// exporter; Run returns.
+func (t *Tracing) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	return t.provider.Shutdown(ctx)
+}
+
+// ForceFlush exports the spans queued now and waits for it, within ctx.
+func (t *Tracing) ForceFlush(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	return t.provider.ForceFlush(ctx)
+}

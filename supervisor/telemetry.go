@@ -1,0 +1,95 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file is what a request to a server tells (SPEC §11): its
+// duration, as mcp_client_operation_duration_seconds, and, when the
+// request is made for a traced call (its ctx carries the call's span),
+// its client span (the MCP semantic conventions' "Client" span), whose
+// context replaces traceparent, and sets tracestate and baggage, in the
+// params._meta the server receives, over whatever transport carries them
+// and in either era (SEP-414). Without tracing, params are not touched.
+
+// traced starts pc's client span for request id and returns params with
+// its context in _meta; params as they are when ctx carries no span.
+func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
+	if c.tracer == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+		return params, nil
+	}
+	name := method
+	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", method), attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)),
+		attribute.String("network.transport", c.network()), attribute.String("mcp_gateway.server", c.name)}
+	switch method {
+	case "tools/call", "prompts/get":
+		if target, ok := jsonrpc.Text(memberOf(params, "name")); ok {
+			name += " " + target
+			key := "gen_ai.tool.name"
+			if method == "prompts/get" {
+				key = "gen_ai.prompt.name"
+			}
+			attrs = append(attrs, attribute.String(key, target))
+		}
+	}
+	if m := c.modern.Load(); m != nil {
+		attrs = append(attrs, attribute.String("mcp.protocol.version", m.version))
+	}
+	spanCtx, span := c.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	out, err := telemetry.InjectMeta(spanCtx, params)
+	if err != nil {
+		span.End()
+		return nil, err
+	}
+	pc.span = span
+	return out, nil
+}
+
+// network is network.transport for the connection's transport: "pipe"
+// for stdio; a transport that says otherwise has a network method.
+func (c *conn) network() string {
+	if n, ok := c.transport.(interface{ network() string }); ok {
+		return n.network()
+	}
+	return "pipe"
+}
+
+func memberOf(obj json.RawMessage, key string) json.RawMessage {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+// finished records the end of pc, request method, with err (nil: a
+// result): its duration, and its span's end.
+func (c *conn) finished(pc *pendingCall, method string, err error) {
+	c.metrics.ClientDuration(c.name, method, time.Since(pc.start))
+	if pc.span == nil {
+		return
+	}
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &rpcErr):
+		code := strconv.FormatInt(rpcErr.Code, 10)
+		pc.span.SetAttributes(attribute.String("error.type", code), attribute.String("rpc.response.status_code", code))
+		pc.span.SetStatus(codes.Error, rpcErr.Message)
+	case errors.Is(err, context.Canceled):
+		pc.span.SetAttributes(attribute.String("error.type", "cancelled"))
+		pc.span.SetStatus(codes.Error, "cancelled")
+	default:
+		pc.span.SetAttributes(attribute.String("error.type", "_OTHER"))
+		pc.span.SetStatus(codes.Error, err.Error())
+	}
+	pc.span.End()
+}
