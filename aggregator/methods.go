@@ -114,13 +114,27 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 // checked, it runs with the session's peer (peer.go) until it ends; a
 // modern server's task made of it is followed to its end (follow).
 func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+	route := func() (upstreamCall, error) { return h.g.routeTool(m.Params) }
+	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
+		c.mem = &s.uris
+		return h.follow(ctx, c, false) // taskfollow.go
+	})
+}
+
+// sessionCall is the one course of a session's routed request (call.go's
+// spine): begun (a duplicate id refused), routed, checked, run
+// with the session's peer until it ends, and answered; rec is its record
+// (record.go). A request the client cancelled gets no answer (MCP,
+// Cancellation).
+func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec *record,
+	route func() (upstreamCall, error), run func(context.Context, upstreamCall) (json.RawMessage, error)) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		rec.failed(errDuplicateID)
 		return refused
 	}
 	defer end()
-	c, err := h.g.routeTool(m.Params)
+	c, err := route()
 	if err == nil {
 		rec.routed(c)
 		err = c.check()
@@ -128,8 +142,8 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 	if err != nil {
 		return rec.errorParts(m.ID, err)
 	}
-	c.peer, c.mem = &peer{h: h, s: s, out: out}, &s.uris
-	res, err := h.follow(rec.context(ctx), c, false) // taskfollow.go
+	c.peer = &peer{h: h, s: s, out: out}
+	res, err := run(rec.context(ctx), c)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil

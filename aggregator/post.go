@@ -43,6 +43,15 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.serveModern(w, r, msgs, batch, accepted{jsonOK, sseOK}, version)
 		return
 	}
+	h.serveLegacy(w, r, msgs, batch, accepted{jsonOK, sseOK}, version)
+}
+
+// serveLegacy serves a POST of the session era (MCP 2024-11-05 …
+// 2025-11-25, SPEC §3.2): an initialize without a session opens one;
+// anything else names its session in Mcp-Session-Id (400 without it, 404
+// for one unknown or ended). version is the request's
+// Mcp-Protocol-Version ("" for none: defaultVersion).
+func (h *handler) serveLegacy(w http.ResponseWriter, r *http.Request, msgs []*wire.Message, batch bool, acc accepted, version string) {
 	if version == "" {
 		version = defaultVersion
 	}
@@ -64,7 +73,7 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (record.go)
-		h.initialize(w, msgs[0], sseOK && !jsonOK)
+		h.initialize(w, msgs[0], acc.sse && !acc.json)
 		rec.end()
 		return
 	}
@@ -73,7 +82,7 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		unknownSession(w, id)
 		return
 	}
-	h.serveSession(w, r, s, msgs, batch, jsonOK, sseOK)
+	h.serveSession(w, r, s, msgs, batch, acc.json, acc.sse)
 }
 
 // unknownSession answers a request (id, if one) of an unknown or ended

@@ -61,29 +61,11 @@ func (r *registry) listOf(method string) (list, bool) {
 // peer (peer.go) until it ends, as a tools/call does; rec is its record
 // (record.go).
 func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
-	ctx, end, refused := s.beginRequest(m, out)
-	if refused != nil {
-		rec.failed(errDuplicateID)
-		return refused
-	}
-	defer end()
-	c, err := h.g.routeRequest(m.Method, m.Params, &s.uris)
-	if err == nil {
-		rec.routed(c)
-		err = c.check()
-	}
-	if err != nil {
-		return rec.errorParts(m.ID, err)
-	}
-	c.peer = &peer{h: h, s: s, out: out}
-	o := h.g.call(rec.context(ctx), c)
-	if o.err != nil {
-		if errors.Is(context.Cause(ctx), errClientCancelled) {
-			return nil
-		}
-		return rec.errorParts(m.ID, o.err)
-	}
-	return rec.resultParts(m.ID, o.res)
+	route := func() (upstreamCall, error) { return h.g.routeRequest(m.Method, m.Params, &s.uris) }
+	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
+		o := h.g.call(ctx, c)
+		return o.res, o.err
+	})
 }
 
 // subscribe is resources/subscribe: the URI is routed as resources/read
