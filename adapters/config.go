@@ -121,7 +121,7 @@ func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, 
 			return spec, warns, nil
 		}
 	}
-	return LaunchSpec{}, nil, unknownServerError(list)
+	return LaunchSpec{}, nil, unknownServerError(list, e)
 }
 
 // secrets returns the values to mask in the log: the adapter's own (for
@@ -143,15 +143,27 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // unknownServerError lists what the name could have been (SPEC §5.1): each
 // adapter with a Help method describes its form.
-func unknownServerError(list []Adapter) error {
+// A property that is a shared field's name in another case (a misspelt
+// "runcmd") is named first: the entry, not the name, is what is wrong.
+func unknownServerError(list []Adapter, e Entry) error {
 	var forms []string
 	for _, a := range list {
 		if h, ok := a.(interface{ Help() string }); ok {
 			forms = append(forms, h.Help())
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(e.Props)) {
+		for _, field := range sharedFields {
+			if strings.EqualFold(k, field) {
+				return fmt.Errorf("unknown property %q: did you mean %q? (without it the name is no server's: use %s)", k, field, strings.Join(forms, "; or "))
+			}
+		}
+	}
 	return fmt.Errorf("unknown server name; use %s", strings.Join(forms, "; or "))
 }
+
+// sharedFields are the entry fields every kind reads (decodeField).
+var sharedFields = []string{"runCmd", "installCmd", "url", "envs", "headers"}
 
 func decodeConfig(doc []byte) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(doc)

@@ -93,6 +93,7 @@ var rejectCases = []struct {
 	{"unknown name", `{"nope": {}}`, append([]string{`server "nope"`, "unknown server name", `"github/<owner>/<repo>"`, `{"runCmd": `}, catalogNames...)},
 	{"unknown name null", `{"nope": null}`, append([]string{`server "nope"`, "unknown server name", "github/<owner>/<repo>", "runCmd"}, catalogNames...)},
 	{"catalog name wrong case", `{"Time": {}}`, []string{`server "Time"`, "unknown server name", "time"}},
+	{"shared field misspelt", `{"notes": {"runcmd": "x"}}`, []string{`server "notes"`, `unknown property "runcmd": did you mean "runCmd"?`}},
 	{"local without runCmd", `{"mine": {"installCmd": "make"}}`, []string{`server "mine"`, "unknown server name", "runCmd"}},
 	{"local with null runCmd", `{"mine": {"runCmd": null}}`, []string{`server "mine"`, "unknown server name", "runCmd"}},
 	{"local with only envs", `{"mine": {"envs": {"A": "b"}}}`, []string{`server "mine"`, "unknown server name", "runCmd"}},

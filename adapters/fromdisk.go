@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
 )
@@ -28,14 +31,20 @@ func (a *catalogAdapter) fromDisk(key string, spec *LaunchSpec) {
 		spec.Pulled = p.Record.Package + "@" + p.Record.Version
 		return
 	}
-	spec.Prepare = reachRegistry(key, run)
+	spec.Prepare = reachRegistry(key, spec.Argv[0], run)
 }
 
 // reachRegistry is the Prepare of a package run that was not pulled: it
-// fails, saying so and how to fix it, if the run's registry cannot be
-// reached (pulled.Reach).
-func reachRegistry(key string, run pulled.Run) func(ctx context.Context, env []string, out io.Writer) error {
+// fails, saying so and how to fix it, if the runner (npx, uvx) is not on
+// the server's PATH, or if the run's registry cannot be reached
+// (pulled.Reach). The runner comes first: without it neither a start nor
+// a pull can work, whatever the network.
+func reachRegistry(key, runner string, run pulled.Run) func(ctx context.Context, env []string, out io.Writer) error {
 	return func(ctx context.Context, env []string, _ io.Writer) error {
+		if !onPath(runner, env) {
+			return fmt.Errorf("its package runner %s is not installed (not on PATH): install %s in the template, then pre-install the package with `mcp-gateway pull %s`",
+				runner, run.Manager, key)
+		}
 		err := pulled.Reach(ctx, run.Manager, env)
 		var ue *pulled.UnreachableError
 		if !errors.As(err, &ue) {
@@ -59,3 +68,23 @@ func (e *NotPulledError) Error() string {
 }
 
 func (e *NotPulledError) Unwrap() error { return e.Err }
+
+// onPath reports whether name is an executable file in a directory of
+// env's PATH (the server's environment), or is itself a path.
+func onPath(name string, env []string) bool {
+	if strings.Contains(name, "/") {
+		return true // the spawn checks a path
+	}
+	var path string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
+}

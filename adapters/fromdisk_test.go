@@ -115,7 +115,7 @@ func TestNotPulledAndOfflineFailsFast(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	err = specs["time"].Prepare(context.Background(), []string{"UV_INDEX_URL=http://" + closed + "/simple"}, nil)
+	err = specs["time"].Prepare(context.Background(), []string{"PATH=" + fakeRunner(t, "uvx"), "UV_INDEX_URL=http://" + closed + "/simple"}, nil)
 	var np *adapters.NotPulledError
 	if !errors.As(err, &np) || np.Server != "time" {
 		t.Fatalf("Prepare = %v, want a NotPulledError for time", err)
@@ -125,4 +125,34 @@ func TestNotPulledAndOfflineFailsFast(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
+}
+
+// A server that was not pulled and whose runner is not installed: its
+// start says that first, whatever the network, and how to fix it (a pull
+// needs the runner's manager too).
+func TestNotPulledWithoutRunnerSaysSo(t *testing.T) {
+	specs := resolveIn(t, t.TempDir(), "", `{"time": {}}`)
+	err := specs["time"].Prepare(context.Background(), []string{"PATH=" + t.TempDir()}, nil)
+	if err == nil {
+		t.Fatal("Prepare succeeded without uvx on PATH")
+	}
+	var np *adapters.NotPulledError
+	if errors.As(err, &np) {
+		t.Errorf("Prepare = %v: the registry was blamed, not the missing runner", err)
+	}
+	for _, want := range []string{"uvx is not installed", "install uv in the template", "`mcp-gateway pull time`"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+// fakeRunner is a directory holding an executable named name, for a PATH.
+func fakeRunner(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -16,7 +16,8 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-const usage = `mcp-gateway serves the tools of stdio MCP servers on one MCP endpoint.
+const usage = `mcp-gateway serves the tools, prompts and resources of MCP servers (stdio
+and HTTP) on one MCP endpoint.
 
 Usage:
   mcp-gateway --config '<json>' [flags]   start the daemon; exit 0 once it is ready
@@ -130,7 +131,7 @@ func readConfig(inline, file string) ([]byte, error) {
 		}
 		return bytes.TrimPrefix(b, utf8BOM), nil
 	default:
-		return nil, usageError(`no config: give --config '<json>' (e.g. '{"time": {}}') or --config-file FILE`)
+		return nil, usageError(`no config: give --config '<json>' (e.g. '{"memory": {}}') or --config-file FILE`)
 	}
 }
 

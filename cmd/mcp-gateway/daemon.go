@@ -161,9 +161,10 @@ func (d *daemon) openLog() (*logfile.Log, error) {
 // t.sup's servers (which serve stops).
 func (d *daemon) serveConfig(t taken) (ready bool, err error) {
 	ipc.RemoveStaleHandover(d.settings.RunDir) // a warm daemon killed with -9 left it
-	ln, err := net.Listen("tcp", d.settings.Addr())
+	ln, err := listen(d.settings.Addr())
 	if err != nil {
-		return false, fmt.Errorf("listen on %s: %w", d.settings.Addr(), err)
+		t.log.Logger().Error("start failed", "error", err)
+		return false, err
 	}
 	defer ln.Close()
 	t.ln = ln
@@ -304,4 +305,17 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 // which prints the ready line.
 func (d *daemon) reportReady(addr string, servers, tools int) error {
 	return d.report.Send(ipc.Report{Event: ipc.EventReady, Addr: addr, PID: os.Getpid(), Servers: servers, Tools: tools})
+}
+
+// listen opens the endpoint's port (SPEC §3); a port in use says how to
+// choose another (SPEC §10).
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen on %s: %w (another gateway, or another program, has the port: `mcp-gateway status` shows a gateway; or choose another port with --port or MCP_GATEWAY_PORT)", addr, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }

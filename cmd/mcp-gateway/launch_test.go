@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -146,6 +148,30 @@ func TestSecondLaunchFails(t *testing.T) {
 	// The hint works as written: it carries the run dir the test uses.
 	if code == 0 || !strings.Contains(errOut, "already running (pid ") || !strings.Contains(errOut, "`mcp-gateway stop --run-dir "+e.path("run")+"`") {
 		t.Errorf("second launch: exit %d, %q", code, errOut)
+	}
+}
+
+// A port another program holds fails the launch with the way out, and
+// the log says so too (the operator reads the log, SPEC §10).
+func TestPortInUseSaysHowToChooseAnother(t *testing.T) {
+	e := newEnv(t)
+	held, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", e.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	code, _, errOut := e.launch(fakeConfig(map[string][]string{"a": nil}), "GATEWAY_ACCESS_TOKEN=t")
+	if code == 0 {
+		t.Fatal("launch succeeded on a port in use")
+	}
+	for _, want := range []string{"address already in use", "--port or MCP_GATEWAY_PORT"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	log, _ := os.ReadFile(e.path("gateway.log"))
+	if !strings.Contains(string(log), `msg="start failed"`) || !strings.Contains(string(log), "address already in use") {
+		t.Errorf("the log does not say why the start failed:\n%s", log)
 	}
 }
 

@@ -1,4 +1,4 @@
-// Command mcp-gateway serves the tools of stdio MCP servers on one MCP
+// Command mcp-gateway serves the tools, prompts and resources of MCP servers (stdio and HTTP) on one MCP
 // Streamable HTTP endpoint (SPEC §1). This package owns the command line:
 // the launcher (SPEC §2, launch.go, spawning the daemon in spawn.go), `serve`
 // (SPEC §8.2, serve.go; what both take is in input.go), the daemon (daemon.go,

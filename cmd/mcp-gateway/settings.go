@@ -60,7 +60,7 @@ var pathFlags = []struct {
 	{"catalog-file", "MCP_GATEWAY_CATALOG_FILE", "/etc/mcp-gateway/catalog.json", "catalog override file", func(s *Settings) *string { return &s.CatalogFile }},
 	{"log-file", "MCP_GATEWAY_LOG_FILE", "/var/log/mcp-gateway.log", "log file (rotated at 10 MB)", func(s *Settings) *string { return &s.LogFile }},
 	{"run-dir", "MCP_GATEWAY_RUN_DIR", ipc.DefaultRunDir, "run dir: pid file and control socket", func(s *Settings) *string { return &s.RunDir }},
-	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where GitHub servers are cloned", func(s *Settings) *string { return &s.ServersDir }},
+	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where pulled packages and GitHub clones live", func(s *Settings) *string { return &s.ServersDir }},
 	{"github-url", "MCP_GATEWAY_GITHUB_URL", "https://github.com", "GitHub base URL (tests, mirrors)", func(s *Settings) *string { return &s.GitHubURL }},
 	{"adapters-dir", "MCP_GATEWAY_ADAPTERS_DIR", "/etc/mcp-gateway/adapters", "external adapter binaries", func(s *Settings) *string { return &s.AdaptersDir }},
 }

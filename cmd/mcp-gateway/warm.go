@@ -140,9 +140,9 @@ func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*hande
 		}
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", s.Addr())
+	ln, err := listen(s.Addr())
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", s.Addr(), err)
+		return nil, err
 	}
 	return &handedOver{pending: p, settings: s, servers: servers, cat: cat, ln: ln}, nil
 }
