@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // The upstream's definition: keys out of alphabetical order, a big number,
@@ -270,17 +273,14 @@ func TestSessionCap(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
 		t.Fatalf("DELETE: %v %v", resp, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	status := 0
+	if !testwait.Until(5*time.Second, func() bool {
 		resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("initialize after DELETE: %d", resp.StatusCode)
-		}
-		time.Sleep(50 * time.Millisecond)
+		status = resp.StatusCode
+		return status == 200
+	}) {
+		t.Fatalf("initialize after DELETE: %d", status)
 	}
 }
 
@@ -290,15 +290,19 @@ func TestPingWhileCallsRun(t *testing.T) {
 	var wg sync.WaitGroup
 	start := time.Now()
 	var firstCall atomic.Int64 // when the first call ended, ns since start
-	for i := range 16 {
+	started := make([]string, 16)
+	for i := range started {
+		started[i] = filepath.Join(t.TempDir(), "started")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			result(t, c.rpc(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":1500}}}`, 100+i)))
+			result(t, c.rpc(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":1500,"started":%s}}}`, 100+i, mustQuote(started[i]))))
 			firstCall.CompareAndSwap(0, int64(time.Since(start)))
 		}()
 	}
-	time.Sleep(200 * time.Millisecond)
+	for _, f := range started {
+		fakeserver.WaitFile(t, f) // every call runs at the server
+	}
 	result(t, c.rpc(`{"jsonrpc":"2.0","id":99,"method":"ping"}`))
 	if ended := firstCall.Load(); ended != 0 {
 		t.Errorf("ping answered only after a call ended (%v in)", time.Duration(ended))

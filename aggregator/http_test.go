@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -255,15 +257,7 @@ func TestDeleteCancelsCallsAndClosesStreams(t *testing.T) {
 			t.Errorf("%s is still open 10 s after DELETE", what)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	var got []byte
-	for len(got) == 0 && time.Now().Before(deadline) {
-		got, _ = os.ReadFile(cancelFile)
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !strings.Contains(string(got), `"requestId"`) {
-		t.Errorf("the upstream got no notifications/cancelled after DELETE (file: %q)", got)
-	}
+	waitRecord(t, cancelFile, `"requestId"`) // the upstream got notifications/cancelled after DELETE
 }
 
 // drain reads a response body to its end in the background and sends what
@@ -292,7 +286,8 @@ func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
 		t.Errorf("503 without Retry-After")
 	}
 
-	// Activity keeps the session: pings every idle/4 for 2×idle.
+	// Activity keeps the session: pings every idle/4 for 2×idle. The sleep
+	// is the client's pace, shorter than the idle timeout, not a wait.
 	for end := time.Now().Add(2 * idle); time.Now().Before(end); time.Sleep(idle / 4) {
 		result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
 	}
@@ -300,11 +295,7 @@ func TestIdleSessionExpiresAndFreesItsSlot(t *testing.T) {
 		t.Fatalf("%d sessions after the pings, want 1", n)
 	}
 	// Idle, it expires (watched without requests, which would reset it).
-	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(idle / 4) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the session is still open 10 s into a %v idle timeout", idle)
-		}
-	}
+	testwait.For(t, 10*time.Second, fmt.Sprintf("the idle session to expire (%v idle timeout)", idle), func() bool { return countSessions(gw) == 0 })
 	resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, sessionHeaders(c))
 	wantRPCError(t, "expired session", resp, b, 404, 0)
 	// Its slot is free again.
@@ -345,11 +336,7 @@ func TestIdleSessionWithARunningCallExpires(t *testing.T) {
 	drop()                          // the client goes away without DELETE
 	<-posted
 
-	for deadline := time.Now().Add(10 * time.Second); countSessions(gw) != 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the session is still open 10 s into a %v idle timeout", idle)
-		}
-	}
+	testwait.For(t, 10*time.Second, fmt.Sprintf("the idle session with a running call to expire (%v idle timeout)", idle), func() bool { return countSessions(gw) == 0 })
 	fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
 	resp, b := send(t, "POST", c.url, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
@@ -904,7 +891,14 @@ func TestDeleteWhileAResponseIsStuck(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"bytes":20000000}}}`
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: %s\r\nMcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n%s",
 		testToken, acceptBoth, c.session, len(body), body)
-	time.Sleep(2 * time.Second) // the 20 MB answer fills the socket buffers and blocks; the client never reads
+	// The 20 MB answer fills the socket buffers and blocks: the client,
+	// which never reads, holds bytes, and the gateway has more queued.
+	cport, sport := conn.LocalAddr().(*net.TCPAddr).Port, conn.RemoteAddr().(*net.TCPAddr).Port
+	testwait.For(t, 0, "the answer to be stuck on the socket (unread bytes at the client, more queued at the gateway)", func() bool {
+		_, rx := tcpQueues(t, cport, sport)
+		tx, _ := tcpQueues(t, sport, cport)
+		return rx > 0 && tx > 0
+	})
 
 	done := make(chan int, 1)
 	go func() {
@@ -919,4 +913,32 @@ func TestDeleteWhileAResponseIsStuck(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("DELETE still waits 10 s later, on the stuck response")
 	}
+}
+
+// tcpQueues reads, from /proc/net/tcp, the queues of the IPv4 socket with
+// local port local connected to port remote: tx, the bytes it has queued
+// that its peer has not taken; rx, the bytes it holds unread. Both are 0
+// when there is no such socket.
+func tcpQueues(t *testing.T, local, remote int) (tx, rx int64) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(addr string) int64 {
+		_, hex, _ := strings.Cut(addr, ":")
+		n, _ := strconv.ParseInt(hex, 16, 32)
+		return n
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 || port(f[1]) != int64(local) || port(f[2]) != int64(remote) {
+			continue
+		}
+		txs, rxs, _ := strings.Cut(f[4], ":")
+		tx, _ = strconv.ParseInt(txs, 16, 64)
+		rx, _ = strconv.ParseInt(rxs, 16, 64)
+		return tx, rx
+	}
+	return 0, 0
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Tests of tasks across eras (SPEC §4.7, taskfollow.go): a task lives in
@@ -26,18 +27,19 @@ func extClient(t *testing.T, url string) *rawClient {
 	return c
 }
 
-// waitRecord waits until the server's record file holds want, within 10 s.
+// waitRecord waits, 10 s at most, until a file the fake server appends to
+// (its MCP_FAKE_RECORD_FILE or MCP_FAKE_CANCEL_FILE) holds want, and
+// returns the file.
 func waitRecord(t *testing.T, rec, want string) string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(rec)
-		if strings.Contains(string(b), want) {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server's record lacks %s after 10 s: %s", want, b)
-		}
+	var b []byte
+	if !testwait.Until(10*time.Second, func() bool {
+		b, _ = os.ReadFile(rec)
+		return strings.Contains(string(b), want)
+	}) {
+		t.Fatalf("%s lacks %s after 10 s: %q", rec, want, b)
 	}
+	return string(b)
 }
 
 // (1) A legacy session that declares the extension, a modern server, no

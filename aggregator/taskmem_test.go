@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Memory stays flat over 10,000 short gateway-made tasks (issue 14): four
@@ -81,14 +83,9 @@ func shortTask(c *rawClient, i int) string {
 // returns the heap in use after a collection.
 func drainedHeap(t *testing.T, tasks *taskTable) uint64 {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if n, b := tasks.usage(); n == 0 && b == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			n, b := tasks.usage()
-			t.Fatalf("%d tasks and %d bytes still kept 10 s after the last ttl", n, b)
-		}
+	if !testwait.Until(10*time.Second, func() bool { n, b := tasks.usage(); return n == 0 && b == 0 }) {
+		n, b := tasks.usage()
+		t.Fatalf("%d tasks and %d bytes still kept 10 s after the last ttl", n, b)
 	}
 	var ms runtime.MemStats
 	runtime.GC()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Tests of the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks;
@@ -49,15 +50,14 @@ func decodeTask(t *testing.T, msg []byte) modernTaskView {
 // pollModern polls tasks/get until status, within 10 s.
 func pollModern(t *testing.T, url, taskID, status string) modernTaskView {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		v := decodeTask(t, postModernTask(t, url, tasksCaps, "tasks/get", taskID, ""))
-		if v.Status == status {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s: %+v after 10 s, want status %s", taskID, v, status)
-		}
+	var v modernTaskView
+	if !testwait.Until(10*time.Second, func() bool {
+		v = decodeTask(t, postModernTask(t, url, tasksCaps, "tasks/get", taskID, ""))
+		return v.Status == status
+	}) {
+		t.Fatalf("task %s: %+v after 10 s, want status %s", taskID, v, status)
 	}
+	return v
 }
 
 // A modern caller with the extension, a legacy server: a quick call is

@@ -84,14 +84,7 @@ func TestRelayedTaskCrash(t *testing.T) {
 	go func() {
 		waiting <- postRaw(c, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`)
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(rec); strings.Contains(string(b), "tasks/result") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("tasks/result did not reach the server within 10 s")
-		}
-	}
+	waitRecord(t, rec, "tasks/result") // tasks/result reached the server
 	c.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"crash","arguments":{}}}`)
 	select {
 	case got := <-waiting:

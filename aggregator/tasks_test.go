@@ -3,7 +3,6 @@ package aggregator
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Tests of tasks (MCP 2025-11-25 basic/utilities/tasks; SPEC §4.7,
@@ -56,15 +56,11 @@ func getTask(t *testing.T, c *rawClient, taskID string) taskView {
 // waitStatus polls tasks/get until the task has status, within 10 s.
 func waitStatus(t *testing.T, c *rawClient, taskID, status string) taskView {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		v := getTask(t, c, taskID)
-		if v.Status == status {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s: status %q after 10 s, want %q", taskID, v.Status, status)
-		}
+	var v taskView
+	if !testwait.Until(10*time.Second, func() bool { v = getTask(t, c, taskID); return v.Status == status }) {
+		t.Fatalf("task %s: status %q after 10 s, want %q", taskID, v.Status, status)
 	}
+	return v
 }
 
 // A task-augmented call to a tool its server did not mark: the gateway
@@ -112,14 +108,7 @@ func TestGatewayTaskCancel(t *testing.T) {
 		t.Fatalf("tasks/cancel: %+v %v", v, err)
 	}
 	fakeserver.WaitFile(t, cancelled)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(cancelled); strings.Contains(string(b), `"requestId"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server got no notifications/cancelled within 10 s")
-		}
-	}
+	waitRecord(t, cancelled, `"requestId"`) // the server got notifications/cancelled
 	if v := getTask(t, c, tk.TaskID); v.Status != "cancelled" {
 		t.Errorf("tasks/get after cancel: %+v", v)
 	}
@@ -205,14 +194,9 @@ func TestTaskTTL(t *testing.T) {
 	if tk.TTL != 100 {
 		t.Errorf("ttl of 1 ms: %d ms, want the 100 ms minimum", tk.TTL)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if msg := taskCall(c, 4, "tasks/get", tk.TaskID); strings.Contains(string(msg), `"error"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the task outlived its ttl by 10 s")
-		}
-	}
+	testwait.For(t, 10*time.Second, "the 100 ms task to be dropped at its ttl (tasks/get an error)", func() bool {
+		return strings.Contains(string(taskCall(c, 4, "tasks/get", tk.TaskID)), `"error"`)
+	})
 	fakeserver.WaitFile(t, cancelled)
 	if n, _ := gw.h.tasks.usage(); n != 1 {
 		t.Errorf("%d tasks kept, want 1 (the one with a minute to live)", n)

@@ -2,11 +2,11 @@ package aggregator
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // A legacy session's end, by DELETE or by idle expiry, cancels its relayed
@@ -29,15 +29,7 @@ func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
 				}
 			}
 			want := `tasks/cancel {"taskId":"1"}`
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if b, _ := os.ReadFile(rec); strings.Contains(string(b), want) {
-					break
-				}
-				if time.Now().After(deadline) {
-					b, _ := os.ReadFile(rec)
-					t.Fatalf("the server's record %q lacks %s 10 s after the session ended", b, want)
-				}
-			}
+			waitRecord(t, rec, want) // 10 s after the session ended
 			if n, _ := gw.h.tasks.usage(); n != 0 {
 				t.Errorf("%d tasks kept after their session ended", n)
 			}
@@ -68,12 +60,8 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 			t.Fatal("the task of an ended session still runs 10 s later")
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if n, _ := h.tasks.usage(); n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("tasks of ended sessions are still kept 10 s later")
-		}
-	}
+	testwait.For(t, 10*time.Second, "the tasks of ended sessions to be dropped", func() bool {
+		n, _ := h.tasks.usage()
+		return n == 0
+	})
 }

@@ -123,7 +123,7 @@ func TestWatchDebouncesBursts(t *testing.T) {
 	// An editor-like burst: truncate, several writes, 20 ms apart.
 	for i := range 5 {
 		write(t, path, `{"burst":`+string(rune('0'+i))+`}`)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the burst's pace, under the debounce: the scenario, not a wait
 	}
 	wantChange(t, changes, "burst")
 	wantQuiet(t, changes, "after burst")

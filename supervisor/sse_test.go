@@ -141,8 +141,9 @@ func TestSSEStallMidEventOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Quiet between events for longer than the stall time, with a
-	// keep-alive comment on the way. The sleeps are the server's silence,
-	// on purpose: nothing is to happen, so there is nothing to wait on.
+	// keep-alive comment on the way. The sleeps are not waits: they are the
+	// server's silence, 3× the stall time each, during which the stream
+	// must NOT end (a negative check: nothing is to happen to wait on).
 	time.Sleep(300 * time.Millisecond)
 	pw.Write([]byte(": ping\n"))
 	time.Sleep(300 * time.Millisecond)

@@ -41,11 +41,11 @@ var fakes = map[string]func(){
 		os.Exit(3)
 	},
 	// Never makes its handshake.
-	"hang": func() { time.Sleep(time.Hour) },
+	"hang": func() { time.Sleep(time.Hour) }, // a hang, not a wait
 	// Prints something that is not a handshake, then waits.
 	"garbage": func() {
 		fmt.Println("hello, I am not an adapter")
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // a hang, not a wait
 	},
 	// A go-plugin program expecting another cookie: it refuses to run.
 	"badcookie": func() {
@@ -73,7 +73,7 @@ var fakes = map[string]func(){
 	"badpre":   func() { Serve(fakeAdapter{prefixes: []string{"no slash"}}) },
 	// Fail in Resolve, after a good handshake.
 	"crash-resolve": func() { Serve(fakeAdapter{prefixes: []string{"cr/"}, resolve: func() { os.Exit(2) }}) },
-	"hang-resolve":  func() { Serve(fakeAdapter{prefixes: []string{"hr/"}, resolve: func() { time.Sleep(time.Hour) }}) },
+	"hang-resolve":  func() { Serve(fakeAdapter{prefixes: []string{"hr/"}, resolve: func() { time.Sleep(time.Hour) }}) }, // a hang, not a wait
 	"badspec": func() {
 		Serve(fakeAdapter{prefixes: []string{"bs/"}, spec: &adapters.LaunchSpec{Dir: "relative", Env: map[string]string{"BAD NAME": "x"}}})
 	},
@@ -85,7 +85,7 @@ var fakes = map[string]func(){
 		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotAfter: time.Now().Add(time.Hour)}
 		der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 		fmt.Printf("1|1|unix|/nonexistent.sock|grpc|%s\n", base64.RawStdEncoding.EncodeToString(der))
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // a hang, not a wait
 	},
 	// Makes its handshake, then accepts connections and never speaks.
 	"mute": func() {

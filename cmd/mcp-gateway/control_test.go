@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -41,18 +42,6 @@ func (e *env) mustLaunch(config string, extraArgs ...string) {
 	e.t.Helper()
 	if code, out, errOut := e.launchWith(config, []string{"GATEWAY_ACCESS_TOKEN=t"}, extraArgs...); code != 0 {
 		e.t.Fatalf("launch: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
-	}
-}
-
-// waitFor polls cond every 50 ms for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -271,7 +260,7 @@ func TestStopWhileStarting(t *testing.T) {
 		code, _, _ := e.run([]string{"GATEWAY_ACCESS_TOKEN=t"}, append([]string{"--config", cfg}, e.flags()...)...)
 		launched <- code
 	}()
-	waitFor(t, 20*time.Second, "the daemon's pid file", func() bool { return ipc.Running(e.path("run")) > 0 })
+	testwait.For(t, 20*time.Second, "the daemon's pid file", func() bool { return ipc.Running(e.path("run")) > 0 })
 	daemon := e.daemonPID()
 	code, _, errOut := e.ctl("status")
 	if code == 0 || !strings.Contains(errOut, "may be starting or stopping") {
@@ -305,10 +294,8 @@ func TestSIGHUPReloads(t *testing.T) {
 	if err := syscall.Kill(daemon, syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(e.logText(), "SIGHUP: reloading the catalog"); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no reload logged 10 s after SIGHUP:\n%s", e.logText())
-		}
+	if !testwait.Until(10*time.Second, func() bool { return strings.Contains(e.logText(), "SIGHUP: reloading the catalog") }) {
+		t.Fatalf("no reload logged 10 s after SIGHUP:\n%s", e.logText())
 	}
 	if !alive(daemon) {
 		t.Fatal("SIGHUP killed the daemon")

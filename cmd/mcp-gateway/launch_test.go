@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -76,7 +77,7 @@ func TestLaunchServeAndStop(t *testing.T) {
 	_ = syscall.Kill(pidA, syscall.SIGKILL)
 	waitExit(t, pidA, 5*time.Second)
 	// The gateway has seen the exit: the call below starts a again.
-	waitFor(t, 10*time.Second, "a's exit to show in /health", func() bool { return serverPID(e.health(), "a") != pidA })
+	testwait.For(t, 10*time.Second, "a's exit to show in /health", func() bool { return serverPID(e.health(), "a") != pidA })
 	if res := mcpCall(t, e.url(), "t", "echo", `{"text":"again"}`); !strings.Contains(res, "again from a") {
 		t.Errorf("call after kill -9: %s", res)
 	}
@@ -262,12 +263,10 @@ func TestLauncherStoppedWhileStartingLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			var daemon int
-			for deadline := time.Now().Add(10 * time.Second); daemon == 0; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("no daemon pid file within 10 s")
-				}
+			testwait.For(t, 10*time.Second, "the daemon's pid file", func() bool {
 				daemon, _ = ipc.ReadPID(e.path("run"))
-			}
+				return daemon != 0
+			})
 			_ = cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			if err == nil {

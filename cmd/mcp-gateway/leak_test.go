@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // TestSecretsDoNotLeak starts the real binary with a distinctive token and
@@ -53,7 +54,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	// A reload with a catalog file that changes nothing for these servers.
 	os.WriteFile(e.path("catalog.json"), []byte(`{}`), 0o644)
 	e.run(nil, "reload", "--run-dir", e.path("run"))
-	waitFor(t, 10*time.Second, "the reload's log line", func() bool {
+	testwait.For(t, 10*time.Second, "the reload's log line", func() bool {
 		return strings.Contains(e.logText(), `msg="catalog reloaded" trigger="mcp-gateway reload"`)
 	})
 

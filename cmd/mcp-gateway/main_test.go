@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -124,15 +125,10 @@ func (e *env) daemonPID() int {
 // alive reports whether any thread of pid still runs (ipc.Gone).
 func alive(pid int) bool { return !ipc.Gone(pid) }
 
+// waitExit reports whether pid is gone within d.
 func waitExit(t *testing.T, pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
+	t.Helper()
+	return testwait.Until(d, func() bool { return !alive(pid) })
 }
 
 // descendants lists the pids whose ancestry reaches pid.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // fakeEntry is a catalog entry that runs the fake server as name, with env
@@ -114,7 +115,7 @@ func catalogEnv(t *testing.T) (*env, string) {
 func (e *env) waitRestarted(name string, old int) int {
 	e.t.Helper()
 	var pid int
-	waitFor(e.t, 15*time.Second, name+" restarted", func() bool {
+	testwait.For(e.t, 15*time.Second, name+" restarted", func() bool {
 		pid = serverPID(e.health(), name)
 		return pid != 0 && pid != old
 	})
@@ -129,7 +130,7 @@ func (e *env) stillRuns(name string, pid int, d time.Duration) {
 		if got := serverPID(e.health(), name); got != pid {
 			e.t.Fatalf("server %s: pid %d, want %d unchanged", name, got, pid)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // the check's pace over d: a negative check, nothing to wait for
 	}
 }
 
@@ -202,7 +203,7 @@ func TestReloadDeleteKeepsServers(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the warnings in the log", func() bool {
+	testwait.For(t, 10*time.Second, "the warnings in the log", func() bool {
 		log := e.logText()
 		return strings.Contains(log, "no longer resolves") && strings.Contains(log, "server=fa") && strings.Contains(log, "server=fb")
 	})
@@ -235,7 +236,7 @@ func TestReloadRemovedOverrideFallsBackToBuiltin(t *testing.T) {
 		t.Fatalf("call: %s", res)
 	}
 	writeInPlace(t, path, []byte(`{}`))
-	waitFor(t, 30*time.Second, "the reload to the built-in time", func() bool {
+	testwait.For(t, 30*time.Second, "the reload to the built-in time", func() bool {
 		return strings.Contains(e.logText(), "updated=time")
 	})
 	if strings.Contains(e.logText(), "no longer resolves") {
@@ -254,7 +255,7 @@ func TestReloadInvalidThenValid(t *testing.T) {
 		`{"fa": {"description": "no command"}}`, // a bad entry
 	} {
 		writeInPlace(t, path, []byte(bad))
-		waitFor(t, 10*time.Second, "the error in the log", func() bool {
+		testwait.For(t, 10*time.Second, "the error in the log", func() bool {
 			return strings.Count(e.logText(), "catalog reload failed") > i
 		})
 	}
@@ -297,7 +298,7 @@ func TestReloadFileCreatedLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeRenameOver(t, path, catalogJSON(t, map[string]any{"fz": fakeEntry("fz")}))
-	waitFor(t, 10*time.Second, "the reload in the log", func() bool {
+	testwait.For(t, 10*time.Second, "the reload in the log", func() bool {
 		return strings.Contains(e.logText(), "added=fz")
 	})
 	if got := serverPID(e.health(), "a"); got != pidA {
@@ -365,11 +366,10 @@ func TestReloadChangeDuringStartup(t *testing.T) {
 	})
 	written := make(chan error, 1)
 	go func() {
-		for deadline := time.Now().Add(15 * time.Second); !strings.Contains(e.logText(), "starting servers"); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				written <- errors.New(`the log did not say "starting servers" within 15 s`)
-				return
-			}
+		// Until, not For: this goroutine may not fail the test.
+		if !testwait.Until(15*time.Second, func() bool { return strings.Contains(e.logText(), "starting servers") }) {
+			written <- errors.New(`the log did not say "starting servers" within 15 s`)
+			return
 		}
 		written <- os.WriteFile(path, v2, 0o644)
 	}()
@@ -382,7 +382,7 @@ func TestReloadChangeDuringStartup(t *testing.T) {
 	default:
 		t.Fatal("the gateway was ready before the catalog changed: nothing was tested")
 	}
-	waitFor(t, 15*time.Second, "fb on its new command", func() bool {
+	testwait.For(t, 15*time.Second, "fb on its new command", func() bool {
 		return strings.Contains(mcpCall(t, e.url(), "t", "fb_echo", `{"text":"x"}`), "x from fb-v2")
 	})
 	if strings.Contains(e.logText(), "updated=fa") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -107,7 +108,7 @@ func TestWarmHandOver(t *testing.T) {
 	}
 	pids := pidsOf(warm)
 	_ = syscall.Kill(pids["dead"], syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "dead's exit in status", func() bool { return pidsOf(e.statusJSON())["dead"] == 0 })
+	testwait.For(t, 10*time.Second, "dead's exit in status", func() bool { return pidsOf(e.statusJSON())["dead"] == 0 })
 
 	start := time.Now()
 	code, out, errOut = e.launch(`{"kept": {}, "dead": {}, "fresh": {}}`, "GATEWAY_ACCESS_TOKEN="+token)

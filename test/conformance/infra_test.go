@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 )
 
@@ -150,25 +151,25 @@ func (g *gatewayProc) logFile() string { return filepath.Join(g.dir, "gateway.lo
 // awaitReady polls /health until the gateway reports ok with its tools.
 func (g *gatewayProc) awaitReady() error {
 	client := &http.Client{Timeout: 2 * time.Second}
-	for deadline := time.Now().Add(readyTimeout); ; time.Sleep(50 * time.Millisecond) {
+	var err error // set when the wait is over without the gateway ready
+	ready := testwait.Until(readyTimeout, func() bool {
 		select {
-		case err := <-g.exited:
-			g.exited <- err
-			return fmt.Errorf("the gateway exited before it was ready: %v", err)
+		case exit := <-g.exited:
+			g.exited <- exit
+			err = fmt.Errorf("the gateway exited before it was ready: %v", exit)
+			return true
 		default:
 		}
-		if h, ok := getHealth(client, g.base); ok {
-			if h.Status == "degraded" {
-				return fmt.Errorf("the gateway reports status degraded: %+v", h)
-			}
-			if h.Status == "ok" && h.Tools > 0 {
-				return nil
-			}
+		h, ok := getHealth(client, g.base)
+		if ok && h.Status == "degraded" {
+			err = fmt.Errorf("the gateway reports status degraded: %+v", h)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the gateway was not ready within %s", readyTimeout)
-		}
+		return ok && (h.Status == "degraded" || h.Status == "ok" && h.Tools > 0)
+	})
+	if !ready {
+		return fmt.Errorf("the gateway was not ready within %s", readyTimeout)
 	}
+	return err
 }
 
 // dump is the gateway's output and log, for a failure's report.
@@ -213,11 +214,7 @@ func (g *gatewayProc) stop() error {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if alive(pid) {
+		if !testwait.Until(5*time.Second, func() bool { return !alive(pid) }) {
 			errs = append(errs, fmt.Errorf("fixture process %d outlived the gateway; killing it", pid))
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // TestModernFixtureHTTP runs the 2026-07-28 and tasks scenarios against the
@@ -219,19 +221,17 @@ func TestModernFixtureStdio(t *testing.T) {
 	if r.decode(&task) != nil || task.ResultType != "task" || task.TaskID == "" {
 		t.Fatalf("tools/call start_task: want a CreateTaskResult, got %s", r.raw())
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testwait.Until(10*time.Second, func() bool {
 		r, _ = call("tasks/get", map[string]any{"taskId": task.TaskID, "_meta": meta})
 		if r.decode(&task) != nil {
 			t.Fatalf("tasks/get: %s", r.raw())
 		}
-		if task.Status == "completed" {
-			break
+		if task.Status != "working" && task.Status != "completed" {
+			t.Fatalf("tasks/get: want working, then completed; got %s", r.raw())
 		}
-		if task.Status != "working" || time.Now().After(deadline) {
-			t.Fatalf("tasks/get: want working, then completed within 10 s; got %s", r.raw())
-		}
-		time.Sleep(50 * time.Millisecond) // polling interval, not synchronisation
+		return task.Status == "completed"
+	}) {
+		t.Fatalf("tasks/get: want working, then completed within 10 s; got %s", r.raw())
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // TestNPMAdapter runs the example external adapter (examples/adapters/npm)
@@ -64,10 +66,7 @@ exec node %q "$@"
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	t.Cleanup(func() {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
-		deadline := time.Now().Add(15 * time.Second)
-		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
+		testwait.Until(15*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) // the daemon's exit
 		if t.Failed() {
 			log, _ := os.ReadFile(logFile)
 			t.Logf("gateway log:\n%s", log)

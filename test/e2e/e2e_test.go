@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 var (
@@ -117,10 +119,7 @@ func launchEnv(t *testing.T, dir, config string, env ...string) *gateway {
 	g := &gateway{dir: dir, url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), token: token, pid: pid}
 	t.Cleanup(func() {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
-		deadline := time.Now().Add(15 * time.Second)
-		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
+		testwait.Until(15*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) // the daemon's exit
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "gateway.log"))
 			t.Logf("gateway log:\n%s", log)

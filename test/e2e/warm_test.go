@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // TestWarmStart is SPEC §2.9 end to end with the real npm servers: a
@@ -46,8 +48,7 @@ func TestWarmStart(t *testing.T) {
 	daemon, _ := strconv.Atoi(strings.TrimSpace(string(pidFile)))
 	t.Cleanup(func() {
 		_ = syscall.Kill(daemon, syscall.SIGTERM)
-		for deadline := time.Now().Add(15 * time.Second); syscall.Kill(daemon, 0) == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		}
+		testwait.Until(15*time.Second, func() bool { return syscall.Kill(daemon, 0) != nil }) // the daemon's exit
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "gateway.log"))
 			t.Logf("gateway log:\n%s", log)
@@ -90,14 +91,14 @@ func TestWarmStart(t *testing.T) {
 	if now["memory"] != warm["memory"] || now["filesystem"] == 0 || len(now) != 2 {
 		t.Errorf("after the hand-over: %v (warm: %v); want memory adopted, filesystem new", now, warm)
 	}
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(warm["sequentialthinking"], 0) == nil; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", warm["sequentialthinking"])); strings.Contains(string(b), ") Z ") {
-			break
+	left := warm["sequentialthinking"]
+	testwait.For(t, 10*time.Second, fmt.Sprintf("sequentialthinking (pid %d), left out of the config, to end", left), func() bool {
+		if syscall.Kill(left, 0) != nil {
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sequentialthinking (pid %d), left out of the config, still runs", warm["sequentialthinking"])
-		}
-	}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", left))
+		return strings.Contains(string(b), ") Z ") // a zombie: it has exited
+	})
 	g := &gateway{dir: dir, url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), token: token, pid: daemon}
 	steps := tsClient(t, g, "--call", "create_entities", "--args", `{"entities":[{"name":"Warm","entityType":"server","observations":["adopted"]}]}`,
 		"--call", "list_directory", "--args", fmt.Sprintf(`{"path":%q}`, data))
