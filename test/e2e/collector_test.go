@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"io"
 	"net"
 	"net/http"
@@ -61,26 +62,20 @@ func TestCollectorDownOrHangingCostsCallsNothing(t *testing.T) {
 				t.Errorf("%d calls took %v with the collector %s", calls, took, name)
 			}
 			dropped := regexp.MustCompile(`(?m)^mcp_gateway_trace_spans_dropped_total (\S+)$`)
-			deadline := time.Now().Add(15 * time.Second)
-			for {
-				if m := dropped.FindStringSubmatch(s.get("/metrics")); m != nil {
-					if n, _ := strconv.ParseFloat(m[1], 64); n > 0 {
-						break
-					}
+			if !testwait.Until(15*time.Second, func() bool {
+				m := dropped.FindStringSubmatch(s.get("/metrics"))
+				n := 0.0
+				if m != nil {
+					n, _ = strconv.ParseFloat(m[1], 64)
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("mcp_gateway_trace_spans_dropped_total still 0 15 s after %d traced calls to a collector %s", calls, name)
-				}
-				time.Sleep(100 * time.Millisecond)
+				return n > 0
+			}) {
+				t.Fatalf("mcp_gateway_trace_spans_dropped_total still 0 15 s after %d traced calls to a collector %s", calls, name)
 			}
-			stopped := time.Now()
 			_ = syscall.Kill(g.pid, syscall.SIGTERM)
-			for syscall.Kill(g.pid, 0) == nil && !zombie(g.pid) {
-				if time.Since(stopped) > 10*time.Second {
-					t.Fatalf("the daemon still runs 10 s after SIGTERM with the collector %s", name)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testwait.For(t, 10*time.Second, "the daemon to end after SIGTERM with the collector "+name, func() bool {
+				return syscall.Kill(g.pid, 0) != nil || zombie(g.pid)
+			})
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -64,9 +65,9 @@ func (rc *otlpReceiver) env() []string {
 // returns the trace's spans.
 func (rc *otlpReceiver) spans(t *testing.T, trace string, what string, done func([]*tracepb.Span) bool) []*tracepb.Span {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var in []*tracepb.Span
+	var in []*tracepb.Span
+	if !testwait.Until(15*time.Second, func() bool {
+		in = nil
 		rc.mu.Lock()
 		for _, s := range rc.got {
 			if hex.EncodeToString(s.TraceId) == trace {
@@ -74,14 +75,11 @@ func (rc *otlpReceiver) spans(t *testing.T, trace string, what string, done func
 			}
 		}
 		rc.mu.Unlock()
-		if done(in) {
-			return in
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("trace %s: no %s within 15 s; its spans:\n%s", trace, what, describe(in))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return done(in)
+	}) {
+		t.Fatalf("trace %s: no %s within 15 s; its spans:\n%s", trace, what, describe(in))
 	}
+	return in
 }
 
 func describe(spans []*tracepb.Span) string {
