@@ -87,22 +87,22 @@ func (h *handler) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, e
 }
 
 // readChunked reads a body of unknown length in pieces from the budget,
-// then joins them in one buffer of its size (the pieces are then
-// garbage, and the budget gets their bytes back when they are collected).
+// then joins them in one buffer of its size, which holds the pieces'
+// charge (budget.Join): a chunked body costs the budget what one of
+// Content-Length does.
 func (h *handler) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
-	var (
-		pieces [][]byte
-		total  int
-		size   = firstPiece
-	)
+	var pieces []budget.Piece
+	size := firstPiece
 	for {
-		// Each piece is charged twice too: the joined body will need it.
-		piece, err := h.o.Budget.Alloc(ctx, budget.Clients, size, 2*int64(size))
+		// Each piece is charged twice, as a body of Content-Length is:
+		// Join moves the charge to the joined body.
+		piece, err := h.o.Budget.AllocPiece(ctx, budget.Clients, size, 2*int64(size))
 		if err != nil {
 			return nil, err
 		}
-		n, err := io.ReadFull(rd, piece)
-		pieces, total = append(pieces, piece[:n]), total+n
+		n, err := io.ReadFull(rd, piece.Buf)
+		piece.Buf = piece.Buf[:n]
+		pieces = append(pieces, piece)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			break
 		}
@@ -111,18 +111,7 @@ func (h *handler) readChunked(ctx context.Context, rd io.Reader) ([]byte, error)
 		}
 		size = min(2*size, maxPiece)
 	}
-	if len(pieces) == 1 {
-		return pieces[0], nil
-	}
-	body, err := h.o.Budget.Alloc(ctx, budget.Clients, total, int64(total))
-	if err != nil {
-		return nil, err
-	}
-	at := 0
-	for _, p := range pieces {
-		at += copy(body[at:], p)
-	}
-	return body, nil
+	return h.o.Budget.Join(pieces), nil
 }
 
 // bodyError is the answer to a body that could not be read: 413 past the

@@ -135,6 +135,32 @@ func TestChunkedBody(t *testing.T) {
 	wantRPCError(t, "chunked body over the limit", resp, b, 413, 0)
 }
 
+// A chunked body costs the budget what one of Content-Length does: one
+// of 6 MiB passes a budget whose clients' half is 16 MiB (before, its
+// pieces and their join were charged three times its size: 503).
+func TestChunkedBodyChargedAsOneOfLength(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{Budget: budget.New(32 << 20)})
+	c := newClient(t, srv)
+	text := strings.Repeat("c", 6<<20)
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`
+	req, _ := http.NewRequest("POST", c.url, io.MultiReader(strings.NewReader(body))) // no length: chunked
+	for k, v := range sessionHeaders(c) {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"text":"`+text+`"`)) {
+		t.Errorf("chunked 6 MiB call in a 32 MiB budget: %d, %.200s", resp.StatusCode, b)
+	}
+}
+
 // 401s are logged at once, then as one count per interval, never with the
 // token tried.
 func TestUnauthorizedLoggedAtABoundedRate(t *testing.T) {

@@ -39,3 +39,56 @@ func (b *Budget) track(p *byte, side Side, n int64) {
 }
 
 func (b *Budget) collected(c charge) { b.release(c.side, c.n) }
+
+// Piece is a counted buffer whose charge Join can move to another.
+type Piece struct {
+	Buf     []byte // the bytes read into it (a prefix of what was allocated)
+	side    Side
+	n       int64 // its charge; 0 for an uncounted buffer
+	cleanup runtime.Cleanup
+}
+
+// AllocPiece is Alloc for a buffer that will be joined with others
+// (Join): a chunked request body, read in pieces of growing size.
+func (b *Budget) AllocPiece(ctx context.Context, side Side, size int, n int64) (Piece, error) {
+	if b == nil || size < CountFrom {
+		return Piece{Buf: make([]byte, size), side: side}, nil
+	}
+	n = max(n, int64(size))
+	if err := b.take(ctx, side, n); err != nil {
+		return Piece{}, err
+	}
+	buf := make([]byte, size)
+	return Piece{Buf: buf, side: side, n: n, cleanup: runtime.AddCleanup(&buf[0], b.collected, charge{side, n})}, nil
+}
+
+// Join returns one buffer of the pieces' bytes, in order, which takes
+// over their charges: it waits for nothing, and the budget gets the
+// bytes back when the joined buffer is collected, not the pieces (which
+// are garbage after it). The charge moves rather than adds: pieces
+// charged twice their size leave the joined body charged twice its own,
+// as Alloc's would be, instead of three times.
+func (b *Budget) Join(pieces []Piece) []byte {
+	if len(pieces) == 1 {
+		return pieces[0].Buf // it keeps its own charge
+	}
+	var total int
+	var charged int64
+	for _, p := range pieces {
+		total += len(p.Buf)
+		charged += p.n
+	}
+	body := make([]byte, 0, total)
+	for _, p := range pieces {
+		body = append(body, p.Buf...)
+		if p.n > 0 {
+			p.cleanup.Stop()
+		}
+	}
+	if charged > 0 && total > 0 {
+		b.track(&body[0], pieces[0].side, charged)
+	} else if charged > 0 {
+		b.release(pieces[0].side, charged) // nothing was read: nothing holds it
+	}
+	return body
+}

@@ -136,3 +136,42 @@ func TestReclaimAfterBurst(t *testing.T) {
 	}
 	b.Close()
 }
+
+// Join moves the pieces' charge to the joined buffer: the count neither
+// grows at the join nor falls when the pieces are collected, and comes
+// back when the joined buffer is.
+func TestJoinMovesTheCharge(t *testing.T) {
+	b := New(64 * mib)
+	var pieces []Piece
+	for _, size := range []int{1 * mib, 2 * mib, 4 * mib} {
+		p, err := b.AllocPiece(context.Background(), Clients, size, 2*int64(size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p.Buf {
+			p.Buf[i] = byte(size >> 20)
+		}
+		pieces = append(pieces, p)
+	}
+	pieces[2].Buf = pieces[2].Buf[:mib] // the last piece partly read
+	body := b.Join(pieces)
+	if len(body) != 4*mib || body[0] != 1 || body[mib] != 2 || body[4*mib-1] != 4 {
+		t.Fatalf("joined %d bytes, wrong contents", len(body))
+	}
+	if got := b.InUse(Clients); got != 14*mib {
+		t.Fatalf("in use after the join = %d MiB, want the pieces' 14 MiB", got/mib)
+	}
+	pieces = nil
+	for range 3 {
+		runtime.GC()
+	}
+	if got := b.InUse(Clients); got != 14*mib {
+		t.Errorf("in use once the pieces are collected = %d MiB, want 14: the joined body holds it", got/mib)
+	}
+	runtime.KeepAlive(body)
+	body = nil
+	testwait.For(t, 0, "the joined buffer's bytes to come back", func() bool {
+		runtime.GC()
+		return b.InUse(Clients) == 0
+	})
+}
