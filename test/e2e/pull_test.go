@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,7 +84,14 @@ func TestStartFromDisk(t *testing.T) {
 	})
 	t.Run("not pulled", func(t *testing.T) {
 		// memory was pulled and time was not: the advice is time's alone.
-		code, _, stderr, took := l.try(t, `{"memory": {}, "time": {}}`)
+		// uv is not installed here: a stand-in uvx on PATH lets the start
+		// go on to the registry, as it would in a template with uv.
+		bin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bin, "uvx"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		withUV := &offlineLauncher{dir: l.dir, servers: l.servers, catalog: l.catalog, env: append(slices.Clone(l.env), "PATH="+bin+":"+os.Getenv("PATH"))}
+		code, _, stderr, took := withUV.try(t, `{"memory": {}, "time": {}}`)
 		if code != 1 || took > 10*time.Second {
 			t.Fatalf("exit %d after %v, want 1 within 10 s; stderr:\n%s", code, took, stderr)
 		}
