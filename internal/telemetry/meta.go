@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
@@ -25,17 +26,20 @@ const (
 // propagator reads and writes W3C traceparent/tracestate and baggage.
 var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
-// metaCarrier is the three keys as a propagation.TextMapCarrier.
-type metaCarrier struct{ traceparent, tracestate, baggage string }
+// metaCarrier is the three keys of metaKeys, in its order, as a
+// propagation.TextMapCarrier.
+type metaCarrier [3]string
+
+// Indexes of metaCarrier and metaKeys.
+const (
+	traceparentAt = iota
+	tracestateAt
+	baggageAt
+)
 
 func (c *metaCarrier) field(key string) *string {
-	switch key {
-	case keyTraceparent:
-		return &c.traceparent
-	case keyTracestate:
-		return &c.tracestate
-	case keyBaggage:
-		return &c.baggage
+	if i := slices.Index(metaKeys, key); i >= 0 {
+		return &c[i]
 	}
 	return nil
 }
@@ -54,7 +58,7 @@ func (c *metaCarrier) Set(key, value string) {
 }
 
 // metaKeys are the carrier's keys, in the order they are written.
-var metaKeys = []string{keyTraceparent, keyTracestate, keyBaggage}
+var metaKeys = []string{traceparentAt: keyTraceparent, tracestateAt: keyTracestate, baggageAt: keyBaggage}
 
 func (c *metaCarrier) Keys() []string { return metaKeys }
 
@@ -87,7 +91,7 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 	if header != nil && header.Get(keyTraceparent) != "" {
 		fromHeader = trace.SpanContextFromContext(propagator.Extract(context.Background(), propagation.HeaderCarrier(header)))
 	}
-	if c.traceparent != "" {
+	if c[traceparentAt] != "" {
 		if got := propagator.Extract(ctx, &c); trace.SpanContextFromContext(got).IsValid() {
 			return got, fromHeader
 		}
@@ -112,7 +116,7 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	var c metaCarrier
 	propagation.TraceContext{}.Inject(ctx, &c)
 	if b := baggage.FromContext(ctx); b.Len() > 0 {
-		c.baggage = b.String()
+		c[baggageAt] = b.String()
 	}
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
@@ -162,7 +166,7 @@ func Traceparent(sc trace.SpanContext) string {
 	}
 	var c metaCarrier
 	propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), &c)
-	return c.traceparent
+	return c[traceparentAt]
 }
 
 // ParseTraceparent is Traceparent's inverse: the span context a
@@ -171,7 +175,8 @@ func ParseTraceparent(s string) trace.SpanContext {
 	if s == "" {
 		return trace.SpanContext{}
 	}
-	c := metaCarrier{traceparent: s}
+	var c metaCarrier
+	c[traceparentAt] = s
 	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), &c))
 }
 
