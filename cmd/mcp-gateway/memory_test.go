@@ -252,11 +252,15 @@ func TestMemoryCeilingUnderLargePosts(t *testing.T) {
 	}
 	slowest, calls, fails := probe.end()
 	t.Logf("other client: %d calls and health probes, slowest %v", calls, slowest)
-	// A bound on a wait, not a speed figure (that is make bench's): the
-	// large posts never hold another client's call for long (under -race
-	// on 2 CPUs the slowest was 3.4 s; unloaded, 0.45 s).
-	if slowest > 10*time.Second {
-		t.Errorf("another client's call took %v: the large posts held it", slowest)
+	// Issue 25's bound: no call of another client's takes over 2 s while
+	// the large posts are read (unloaded, the slowest is ~0.45 s). Under
+	// the race detector, 10 s (3.4 s seen on 2 CPUs).
+	bound := 2 * time.Second
+	if raceEnabled {
+		bound = 10 * time.Second
+	}
+	if slowest > bound {
+		t.Errorf("another client's call took %v, want under %v", slowest, bound)
 	}
 	for _, f := range fails {
 		t.Errorf("another client's call failed: %s", f)
