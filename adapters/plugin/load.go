@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -251,8 +252,10 @@ func (p *proc) startError(ctx context.Context, timeout time.Duration, err error)
 // callError explains why a call failed: the adapter crashed, did not
 // answer in time, or answered garbage.
 func (p *proc) callError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("no answer in time: %w", ctx.Err())
+	// gRPC's own timer for the call's deadline may fire just before ctx's
+	// does (grpc-go 1.83): its DeadlineExceeded is the same timeout.
+	if ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded {
+		return fmt.Errorf("no answer in time: %w", cmp.Or(ctx.Err(), context.DeadlineExceeded))
 	}
 	if _, garbage := errors.AsType[*garbageError](err); garbage {
 		return err
