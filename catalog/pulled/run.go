@@ -112,7 +112,6 @@ var npmSpec = regexp.MustCompile(`^(@[A-Za-z0-9._~-]+/)?[A-Za-z0-9._~-]+(@[^\s/:
 // binName is an executable's name: no path.
 var binName = regexp.MustCompile(`^[A-Za-z0-9._~+-]+$`)
 
-
 // uvName is a Python package's name at the start of a requirement;
 // uvSpec a requirement uv tool install takes from an index: a name,
 // optional extras, and an optional version (@1.2, ==1.2, >=1.2, …).
