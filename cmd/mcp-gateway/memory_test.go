@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -220,6 +221,11 @@ func TestMemoryCeilingUnderLargePosts(t *testing.T) {
 				case err == nil && status == 200 && strings.Contains(head, `"result"`) && (tool == "sleep" || got > size):
 					ok.Add(1)
 				case err == nil && status == 503:
+					refused.Add(1)
+				case raceEnabled && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)):
+					// Under the race detector the 503 and its close can
+					// overtake the client still sending its 60 MiB: its
+					// write fails before it reads the refusal.
 					refused.Add(1)
 				default:
 					mu.Lock()
