@@ -97,17 +97,28 @@ func (r *record) startSpan() {
 			parent = trace.ContextWithSpanContext(parent, st.origin)
 		}
 	}
-	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", r.method),
-		attribute.String("network.transport", "tcp"), attribute.String("network.protocol.name", "http")}
+	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.method, serverSpan, trace.WithTimestamp(r.start), trace.WithLinks(links...))
+	if !st.span.IsRecording() {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs = append(attrs, attribute.String("mcp.method.name", r.method), attrTCP, attrHTTP)
 	if id := requestID(r.id); id != "" {
 		attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
 	}
 	if r.session != "" {
 		attrs = append(attrs, attribute.String("mcp.session.id", r.session))
 	}
-	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithTimestamp(r.start), trace.WithLinks(links...), trace.WithAttributes(attrs...))
+	st.span.SetAttributes(attrs...)
 }
+
+// The server spans' options and attributes that never change, made once.
+var (
+	serverSpan = trace.WithSpanKind(trace.SpanKindServer)
+	attrTCP    = attribute.String("network.transport", "tcp")
+	attrHTTP   = attribute.String("network.protocol.name", "http")
+	attrTool   = attribute.String("gen_ai.operation.name", "execute_tool")
+)
 
 // endSpan names the span for what it served and ends it.
 func (r *record) endSpan() {
@@ -116,35 +127,42 @@ func (r *record) endSpan() {
 	}
 	r.startSpan()
 	sp := r.trace.span
+	if !sp.IsRecording() {
+		sp.End()
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
 	if r.name != "" {
 		sp.SetName(r.method + " " + r.name)
 		switch r.method {
 		case "tools/call":
-			sp.SetAttributes(attribute.String("gen_ai.tool.name", r.name), attribute.String("gen_ai.operation.name", "execute_tool"))
+			attrs = append(attrs, attribute.String("gen_ai.tool.name", r.name), attrTool)
 		case "prompts/get":
-			sp.SetAttributes(attribute.String("gen_ai.prompt.name", r.name))
+			attrs = append(attrs, attribute.String("gen_ai.prompt.name", r.name))
 		}
 	}
 	if r.server != "" {
-		sp.SetAttributes(attribute.String("mcp_gateway.server", r.server))
+		attrs = append(attrs, attribute.String("mcp_gateway.server", r.server))
 	}
 	if r.outcome != "" && r.outcome != "unknown" {
-		sp.SetAttributes(attribute.String("mcp_gateway.outcome", r.outcome))
+		attrs = append(attrs, attribute.String("mcp_gateway.outcome", r.outcome))
 	}
 	if r.taskID != "" {
-		sp.SetAttributes(attribute.String("mcp_gateway.task.id", r.taskID))
+		attrs = append(attrs, attribute.String("mcp_gateway.task.id", r.taskID))
 	}
 	switch {
 	case r.outcome == telemetry.OutcomeError:
-		sp.SetAttributes(attribute.String("error.type", strconv.FormatInt(r.code, 10)), attribute.String("rpc.response.status_code", strconv.FormatInt(r.code, 10)))
+		code := strconv.FormatInt(r.code, 10)
+		attrs = append(attrs, attribute.String("error.type", code), attribute.String("rpc.response.status_code", code))
 		sp.SetStatus(codes.Error, cut(r.message, 256))
 	case r.errType == telemetry.ErrorToolError:
-		sp.SetAttributes(attribute.String("error.type", telemetry.ErrorToolError))
+		attrs = append(attrs, attribute.String("error.type", telemetry.ErrorToolError))
 		sp.SetStatus(codes.Error, "")
 	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:
-		sp.SetAttributes(attribute.String("error.type", r.outcome))
+		attrs = append(attrs, attribute.String("error.type", r.outcome))
 		sp.SetStatus(codes.Error, r.outcome)
 	}
+	sp.SetAttributes(attrs...)
 	sp.End()
 }
 

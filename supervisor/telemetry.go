@@ -24,29 +24,38 @@ import (
 // and in either era (SEP-414). Without tracing, params are not touched.
 
 // traced starts pc's client span for request id and returns params with
-// its context in _meta; params as they are when ctx carries no span.
+// its context in _meta; params as they are when ctx carries no span. The
+// attributes are set after the start (the sampler reads none of them),
+// and only on a span that records.
 func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
 	if c.tracer == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil
 	}
-	name := method
-	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", method), attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)),
-		attribute.String("network.transport", c.network()), attribute.String("mcp_gateway.server", c.name)}
+	name, target, key := method, "", ""
 	switch method {
 	case "tools/call", "prompts/get":
-		if target, ok := jsonrpc.Text(memberOf(params, "name")); ok {
+		var ok bool
+		if target, ok = jsonrpc.Text(memberOf(params, "name")); ok {
 			name += " " + target
-			key := "gen_ai.tool.name"
+			key = "gen_ai.tool.name"
 			if method == "prompts/get" {
 				key = "gen_ai.prompt.name"
 			}
-			attrs = append(attrs, attribute.String(key, target))
 		}
 	}
-	if m := c.modern.Load(); m != nil {
-		attrs = append(attrs, attribute.String("mcp.protocol.version", m.version))
+	spanCtx, span := c.tracer.Start(ctx, name, clientSpan)
+	if span.IsRecording() {
+		attrs := make([]attribute.KeyValue, 0, 6)
+		attrs = append(attrs, attribute.String("mcp.method.name", method), attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)),
+			attribute.String("network.transport", c.network()), attribute.String("mcp_gateway.server", c.name))
+		if key != "" {
+			attrs = append(attrs, attribute.String(key, target))
+		}
+		if m := c.modern.Load(); m != nil {
+			attrs = append(attrs, attribute.String("mcp.protocol.version", m.version))
+		}
+		span.SetAttributes(attrs...)
 	}
-	spanCtx, span := c.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	out, err := telemetry.InjectMeta(spanCtx, params)
 	if err != nil {
 		span.End()
@@ -55,6 +64,9 @@ func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id in
 	pc.span = span
 	return out, nil
 }
+
+// clientSpan is the client spans' start option, made once.
+var clientSpan = trace.WithSpanKind(trace.SpanKindClient)
 
 // network is network.transport for the connection's transport: "pipe"
 // for stdio; a transport that says otherwise has a network method.
