@@ -28,7 +28,8 @@ type spanState struct {
 	link   trace.SpanContext // the HTTP header's, when _meta had one too
 	origin trace.SpanContext // the call this request continues
 	span   trace.Span
-	ctx    context.Context // remote with span
+	ctx    context.Context // remote with span and later
+	later  *telemetry.Later // the client spans of its calls, ended with it
 }
 
 // follows makes the request part of the trace of the call that began
@@ -101,6 +102,7 @@ func (r *record) startSpan() {
 	if !st.span.IsRecording() {
 		return
 	}
+	st.ctx, st.later = telemetry.WithLater(st.ctx)
 	attrs := make([]attribute.KeyValue, 0, 5)
 	attrs = append(attrs, attribute.String("mcp.method.name", r.method), attrTCP, attrHTTP)
 	if id := requestID(r.id); id != "" {
@@ -163,6 +165,7 @@ func (r *record) endSpan() {
 		sp.SetStatus(codes.Error, r.outcome)
 	}
 	sp.SetAttributes(attrs...)
+	r.trace.later.Flush()
 	sp.End()
 }
 

@@ -103,5 +103,5 @@ func (c *conn) finished(pc *pendingCall, method string, err error) {
 		pc.span.SetAttributes(attribute.String("error.type", "_OTHER"))
 		pc.span.SetStatus(codes.Error, err.Error())
 	}
-	pc.span.End()
+	telemetry.EndLater(pc.ctx, pc.span) // once the call's answer is written
 }

@@ -180,9 +180,9 @@ func ParseTraceparent(s string) trace.SpanContext {
 	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), &c))
 }
 
-// Carry returns dst with src's span and baggage: a call made apart from
-// its request (on a session's context, a task's) stays in the request's
-// trace.
+// Carry returns dst with src's span, baggage and Later: a call made
+// apart from its request (on a session's context, a task's) stays in the
+// request's trace.
 func Carry(dst, src context.Context) context.Context {
 	if src == nil {
 		return dst
@@ -192,6 +192,9 @@ func Carry(dst, src context.Context) context.Context {
 	}
 	if b := baggage.FromContext(src); b.Len() > 0 {
 		dst = baggage.ContextWithBaggage(dst, b)
+	}
+	if l, ok := src.Value(laterKey{}).(*Later); ok {
+		dst = context.WithValue(dst, laterKey{}, l)
 	}
 	return dst
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
@@ -134,5 +135,36 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 			t.Errorf("shutdown: %v", err)
 		}
 		cancel()
+	}
+}
+
+// A span ended within a request waits for the request's Flush and keeps
+// the time it ended; one that ends after the Flush ends at once, and so
+// does one without a Later.
+func TestEndLater(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("t")
+	ctx, later := WithLater(context.Background())
+	ctx = Carry(context.Background(), ctx) // as a call's context gets it
+	_, held := tr.Start(ctx, "held")
+	EndLater(ctx, held)
+	ended := time.Now()
+	if n := len(rec.Ended()); n != 0 {
+		t.Fatalf("%d spans ended before the flush", n)
+	}
+	_, alone := tr.Start(context.Background(), "alone")
+	EndLater(context.Background(), alone)
+	if n := len(rec.Ended()); n != 1 {
+		t.Fatalf("a span without a Later: %d spans ended, want 1", n)
+	}
+	later.Flush()
+	got := rec.Ended()
+	if len(got) != 2 || got[1].Name() != "held" || got[1].EndTime().After(ended) {
+		t.Fatalf("after the flush: %d spans, the held one ended %v (EndLater returned %v)", len(got), got[len(got)-1].EndTime(), ended)
+	}
+	_, late := tr.Start(ctx, "late")
+	EndLater(ctx, late)
+	if n := len(rec.Ended()); n != 3 {
+		t.Errorf("a span ending after the flush: %d spans ended, want 3", n)
 	}
 }
