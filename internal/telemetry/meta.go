@@ -88,7 +88,7 @@ func readMeta(params json.RawMessage) metaCarrier {
 func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ context.Context, link trace.SpanContext) {
 	c := readMeta(params)
 	var fromHeader trace.SpanContext
-	if header != nil && header.Get(keyTraceparent) != "" {
+	if header != nil && header.Get("Traceparent") != "" { // canonical: no allocation
 		fromHeader = trace.SpanContextFromContext(propagator.Extract(context.Background(), propagation.HeaderCarrier(header)))
 	}
 	if c[traceparentAt] != "" {
