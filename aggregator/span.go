@@ -28,7 +28,7 @@ type spanState struct {
 	link   trace.SpanContext // the HTTP header's, when _meta had one too
 	origin trace.SpanContext // the call this request continues
 	span   trace.Span
-	ctx    context.Context // remote with span and later
+	ctx    context.Context  // remote with span and later
 	later  *telemetry.Later // the client spans of its calls, ended with it
 }
 
