@@ -111,22 +111,7 @@ func TestChunkedBody(t *testing.T) {
 	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{Budget: budget.New(budget.Default), MaxBodyBytes: 4 << 20})
 	c := newClient(t, srv)
 	text := strings.Repeat("c", 3<<20+12345)
-	post := func(body string) (*http.Response, []byte) {
-		req, _ := http.NewRequest("POST", c.url, io.MultiReader(strings.NewReader(body))) // no length: chunked
-		for k, v := range sessionHeaders(c) {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
-	}
+	post := func(body string) (*http.Response, []byte) { return postChunked(t, c, body) }
 	resp, b := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`)
 	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"text":"`+text+`"`)) {
 		t.Errorf("chunked 3 MiB call: %d, %d bytes", resp.StatusCode, len(b))
@@ -143,7 +128,17 @@ func TestChunkedBodyChargedAsOneOfLength(t *testing.T) {
 	c := newClient(t, srv)
 	text := strings.Repeat("c", 6<<20)
 	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`
-	req, _ := http.NewRequest("POST", c.url, io.MultiReader(strings.NewReader(body))) // no length: chunked
+	resp, b := postChunked(t, c, body)
+	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"text":"`+text+`"`)) {
+		t.Errorf("chunked 6 MiB call in a 32 MiB budget: %d, %.200s", resp.StatusCode, b)
+	}
+}
+
+// postChunked POSTs body in c's session without a Content-Length (so
+// chunked), and returns the answer read whole.
+func postChunked(t *testing.T, c *rawClient, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", c.url, io.MultiReader(strings.NewReader(body)))
 	for k, v := range sessionHeaders(c) {
 		req.Header.Set(k, v)
 	}
@@ -156,9 +151,7 @@ func TestChunkedBodyChargedAsOneOfLength(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"text":"`+text+`"`)) {
-		t.Errorf("chunked 6 MiB call in a 32 MiB budget: %d, %.200s", resp.StatusCode, b)
-	}
+	return resp, b
 }
 
 // 401s are logged at once, then as one count per interval, never with the
