@@ -108,6 +108,15 @@ func blockP50s(lat []float64) []float64 {
 	return out
 }
 
+// measure makes Warmup untimed calls with each of callers, then n timed
+// ones, interleaved.
+func (r *runner) measure(ctx context.Context, callers []seqCaller, n int) ([][]float64, [][]float64, error) {
+	if err := r.warmUp(ctx, callers); err != nil {
+		return nil, nil, err
+	}
+	return interleaved(ctx, callers, n)
+}
+
 // warmUp makes Warmup untimed calls with each of callers.
 func (r *runner) warmUp(ctx context.Context, callers []seqCaller) error {
 	for _, c := range callers {
@@ -233,10 +242,7 @@ func (r *runner) sequentialLegacy(ctx context.Context, name string, es []*endpoi
 		}
 		callers[i] = seqCaller{call: echoTimed(s.Call)}
 	}
-	if err := r.warmUp(ctx, callers); err != nil {
-		return err
-	}
-	lat, _, err := interleaved(ctx, callers, r.cfg.Calls)
+	lat, _, err := r.measure(ctx, callers, r.cfg.Calls)
 	if err != nil {
 		return err
 	}
@@ -282,10 +288,7 @@ func (r *runner) sequentialEras(ctx context.Context, name string, sides []seqSid
 			callers = append(callers, seqCaller{echoTimed(s.Call), side.pids})
 		}
 	}
-	if err := r.warmUp(ctx, callers); err != nil {
-		return err
-	}
-	lat, cpu, err := interleaved(ctx, callers, r.cfg.Calls)
+	lat, cpu, err := r.measure(ctx, callers, r.cfg.Calls)
 	if err != nil {
 		return err
 	}
@@ -341,10 +344,7 @@ func (r *runner) tcpClientP50(ctx context.Context, name string, sides []seqSide)
 		defer s.Close()
 		callers[i] = seqCaller{call: echoTimed(s.Call)}
 	}
-	if err := r.warmUp(ctx, callers); err != nil {
-		return err
-	}
-	lat, _, err := interleaved(ctx, callers, r.cfg.Calls)
+	lat, _, err := r.measure(ctx, callers, r.cfg.Calls)
 	if err != nil {
 		return err
 	}

@@ -84,10 +84,7 @@ func (r *runner) sdkFigures(ctx context.Context, sides []sdkSide, modern bool) e
 		defer cs.Close()
 		callers[i] = seqCaller{call: sdkCall(cs)}
 	}
-	if err := r.warmUp(ctx, callers); err != nil {
-		return err
-	}
-	lat, cpu, err := interleaved(ctx, callers, r.cfg.SDKCalls)
+	lat, cpu, err := r.measure(ctx, callers, r.cfg.SDKCalls)
 	if err != nil {
 		return err
 	}
