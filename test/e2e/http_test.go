@@ -39,12 +39,20 @@ type health struct {
 		LastError string `json:"lastError"`
 		Era       string `json:"era"`
 		Transport string `json:"transport"`
+		Calls     int    `json:"calls"`
 	} `json:"servers"`
 }
 
+// getHealth reads g's /health: the part these tests read, and all of it.
 func getHealth(t *testing.T, g *gateway) (health, string) {
 	t.Helper()
-	resp, err := http.Get(strings.TrimSuffix(g.url, "/mcp") + "/health")
+	return readHealth(t, strings.TrimSuffix(g.url, "/mcp")+"/health")
+}
+
+// readHealth reads the /health at url.
+func readHealth(t *testing.T, url string) (health, string) {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +62,9 @@ func getHealth(t *testing.T, g *gateway) (health, string) {
 		t.Fatal(err)
 	}
 	var h health
-	_ = json.Unmarshal(raw, &h)
+	if err := json.Unmarshal(raw, &h); err != nil {
+		t.Fatalf("/health: %v: %s", err, raw)
+	}
 	return h, string(raw)
 }
 

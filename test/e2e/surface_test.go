@@ -12,8 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,24 +115,10 @@ func checkSurfaceLines(t *testing.T, lines []map[string]any) {
 	has("updated", `"uri":"`+staticDoc+`"`)
 }
 
-// health reads the gateway's /health servers: name → calls.
+// serverCalls reads the calls of each server from g's /health.
 func serverCalls(t *testing.T, g *gateway) map[string]int {
 	t.Helper()
-	resp, err := http.Get(strings.TrimSuffix(g.url, "/mcp") + "/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var h struct {
-		Servers []struct {
-			Name  string `json:"name"`
-			Calls int    `json:"calls"`
-		} `json:"servers"`
-	}
-	b, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(b, &h); err != nil {
-		t.Fatalf("/health: %v: %s", err, b)
-	}
+	h, _ := getHealth(t, g)
 	calls := map[string]int{}
 	for _, s := range h.Servers {
 		calls[s.Name] = s.Calls

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,20 +133,7 @@ func statusPIDs(t *testing.T, paths []string) map[string]int {
 // healthPIDs reads each server's pid from /health.
 func healthPIDs(t *testing.T, port int) map[string]int {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var h struct {
-		Servers []struct {
-			Name string `json:"name"`
-			PID  int    `json:"pid"`
-		} `json:"servers"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
+	h, _ := readHealth(t, fmt.Sprintf("http://127.0.0.1:%d/health", port))
 	pids := map[string]int{}
 	for _, s := range h.Servers {
 		pids[s.Name] = s.PID
