@@ -107,13 +107,19 @@ func String(raw json.RawMessage) (string, bool) {
 }
 
 // Quote encodes s as a raw JSON string.
-func Quote(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
+func Quote(s string) json.RawMessage { return appendString(nil, s) }
 
-// appendString appends s as a JSON string.
+// appendString appends s as a JSON string, as encoding/json writes it:
+// printable ASCII but '"', '\\', '<', '>' and '&' as it is, anything else
+// through json.Marshal.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // This file reads members of a JSON object without decoding it: the relay
@@ -24,11 +25,12 @@ var errSyntax = errors.New("scan JSON: malformed or not an object")
 // the raw key (without its quotes, escapes kept) and the raw value. It
 // stops early when fn returns false.
 func Members(obj []byte, fn func(key, value []byte) bool) error {
-	return members(obj, func(key []byte, start, end int) bool { return fn(key, obj[start:end]) })
+	return members(obj, func(key []byte, _, start, end int) bool { return fn(key, obj[start:end]) })
 }
 
-// members is Members with the value's offsets in obj.
-func members(obj []byte, fn func(key []byte, start, end int) bool) error {
+// members is Members with offsets in obj: the member's (its key's opening
+// quote, keyAt) and its value's (start, end).
+func members(obj []byte, fn func(key []byte, keyAt, start, end int) bool) error {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return errSyntax
@@ -45,6 +47,7 @@ func members(obj []byte, fn func(key []byte, start, end int) bool) error {
 		if obj[i] == '}' {
 			return nil
 		}
+		keyAt := i
 		keyEnd, err := skipString(obj, i)
 		if err != nil {
 			return err
@@ -59,7 +62,7 @@ func members(obj []byte, fn func(key []byte, start, end int) bool) error {
 		if err != nil {
 			return err
 		}
-		if !fn(key, i, end) {
+		if !fn(key, keyAt, i, end) {
 			return nil
 		}
 		i = end
@@ -113,13 +116,7 @@ func Member(obj []byte, key string) (json.RawMessage, bool) {
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.
 func Replace(obj []byte, key string, value []byte) ([]byte, error) {
-	start, end := -1, -1
-	err := members(obj, func(k []byte, s, e int) bool {
-		if keyIs(k, key) {
-			start, end = s, e
-		}
-		return true
-	})
+	start, end, err := Find(obj, key)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +127,77 @@ func Replace(obj []byte, key string, value []byte) ([]byte, error) {
 	out = append(out, obj[:start]...)
 	out = append(out, value...)
 	return append(out, obj[end:]...), nil
+}
+
+// Find returns the offsets in obj of the value of its member key (the
+// last one, as Member takes it): obj[start:end]; -1, -1 when it has none.
+// It fails only if obj is not an object.
+func Find(obj []byte, key string) (start, end int, err error) {
+	start, end = -1, -1
+	err = members(obj, func(k []byte, _, s, e int) bool {
+		if keyIs(k, key) {
+			start, end = s, e
+		}
+		return true
+	})
+	return start, end, err
+}
+
+// Edit is one member SetMembers writes: Key with the raw JSON Value, or,
+// with a nil Value, Key removed.
+type Edit struct {
+	Key   string
+	Value []byte
+}
+
+// SetMembers returns obj with each edit applied in one scan, every other
+// byte unchanged: the value of the edit's first member of that key
+// replaced, its other members of that key removed (with the comma that
+// joined each), and an edit obj has no member for added as the last
+// member; a nil Value removes every member of the key. obj itself is not
+// modified; it fails only if obj is not an object.
+func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
+	out := make([]byte, 0, len(obj)+64)
+	var (
+		written  uint64 // bit j: edits[j] is out (at most 64 edits)
+		last     int    // obj is out up to here
+		prevEnd  = -1   // the end of the last member kept, or -1
+		dropNext bool   // a first member was removed: the next one's comma goes too
+	)
+	err := members(obj, func(k []byte, at, s, e int) bool {
+		j := slices.IndexFunc(edits, func(ed Edit) bool { return keyIs(k, ed.Key) })
+		switch {
+		case j >= 0 && (edits[j].Value == nil || written&(1<<j) != 0): // removed
+			switch {
+			case prevEnd >= 0: // its comma is before it
+				if last < prevEnd { // else a member removed before it took the bytes from there
+					out = append(out, obj[last:prevEnd]...)
+				}
+			case !dropNext: // the first: its comma is after it
+				out, dropNext = append(out, obj[last:at]...), true
+			}
+			last = e
+			return true
+		case dropNext:
+			last, dropNext = at, false
+		}
+		if j >= 0 {
+			out = append(append(out, obj[last:s]...), edits[j].Value...)
+			last, written = e, written|1<<j
+		}
+		prevEnd = e
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, obj[last:]...)
+	for j, ed := range edits {
+		if ed.Value != nil && written&(1<<j) == 0 {
+			out = appendMember(out, ed.Key, ed.Value)
+		}
+	}
+	return out, nil
 }
 
 // appendMember adds "key":value before the closing brace of obj.

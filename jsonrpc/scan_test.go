@@ -78,3 +78,74 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+// SetMembers replaces, removes and adds members in one scan, and keeps
+// every other byte, the space and the commas of the members kept too.
+func TestSetMembers(t *testing.T) {
+	tp, gone := Edit{Key: "tp", Value: []byte(`"new"`)}, Edit{Key: "ts"}
+	for _, c := range []struct{ in, want string }{
+		{`{}`, `{"tp":"new"}`},
+		{` { } `, ` { "tp":"new"}`},
+		{`{ "a": 1, "tp" : "old", "z":[2] }`, `{ "a": 1, "tp" : "new", "z":[2] }`},
+		{`{"ts":"x", "a":1}`, `{"a":1,"tp":"new"}`},
+		{`{"ts":"x","ts":"y" , "a":1}`, `{"a":1,"tp":"new"}`},
+		{`{"a":1 , "ts":"x","b":2}`, `{"a":1,"b":2,"tp":"new"}`},
+		{`{"a":1,"ts":"x"}`, `{"a":1,"tp":"new"}`},
+		{`{"tp":"old","a":1,"tp":"dup"}`, `{"tp":"new","a":1}`},
+		{`{"t\u0070":"old"}`, `{"t\u0070":"new"}`},
+		{`{"ts":1}`, `{"tp":"new"}`},
+	} {
+		got, err := SetMembers([]byte(c.in), tp, gone)
+		if err != nil || string(got) != c.want {
+			t.Errorf("SetMembers(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+		if !json.Valid(got) {
+			t.Errorf("SetMembers(%s) = %s: not JSON", c.in, got)
+		}
+	}
+	if _, err := SetMembers([]byte(`[1]`), tp); err == nil {
+		t.Error("SetMembers on an array did not fail")
+	}
+}
+
+// FuzzSetMembers: on any JSON object, SetMembers keeps the JSON valid,
+// the replaced key holds its value once, the removed one is gone, and
+// every other member is as it was.
+func FuzzSetMembers(f *testing.F) {
+	f.Add([]byte(`{"a":1,"tp":"x","ts":[{"tp":2}],"ts":3}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"ts":1, "ts":2}`))
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		var before map[string]json.RawMessage
+		if json.Unmarshal(obj, &before) != nil {
+			return
+		}
+		out, err := SetMembers(obj, Edit{Key: "tp", Value: []byte(`"new"`)}, Edit{Key: "ts"})
+		if err != nil {
+			t.Fatalf("SetMembers(%q): %v", obj, err)
+		}
+		var after map[string]json.RawMessage
+		if err := json.Unmarshal(out, &after); err != nil {
+			t.Fatalf("SetMembers(%q) = %q: %v", obj, out, err)
+		}
+		n := 0
+		_ = Members(out, func(k, _ []byte) bool {
+			if KeyIs(k, "tp") {
+				n++
+			}
+			return true
+		})
+		if n != 1 || string(after["tp"]) != `"new"` {
+			t.Fatalf("SetMembers(%q) = %q: tp %d times", obj, out, n)
+		}
+		if _, ok := after["ts"]; ok {
+			t.Fatalf("SetMembers(%q) = %q: ts kept", obj, out)
+		}
+		delete(before, "tp")
+		delete(before, "ts")
+		delete(after, "tp")
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Fatalf("SetMembers(%q) = %q: other members (-before +after):\n%s", obj, out, diff)
+		}
+	})
+}
