@@ -105,10 +105,11 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 // InjectMeta returns params with ctx's span context as _meta's
 // traceparent (replacing the caller's), with tracestate and baggage set
 // from it, or removed when it has none; every other byte of params is
-// kept, _meta's other members too (jsonrpc.Replace: one scan, no
-// decoding). Absent params, or an absent or null _meta, become an object.
-// A ctx without a valid span context, or a _meta that is not an object:
-// params as they are.
+// kept, and every other member of _meta (jsonrpc.SetMembers: the space
+// between _meta's members is dropped). One scan of params, one of _meta
+// and one copy: no decoding. Absent params, or an absent or null _meta,
+// become an object. A ctx without a valid span context, or a _meta that
+// is not an object: params as they are.
 func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil
@@ -121,41 +122,32 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
-	meta, ok := jsonrpc.Member(params, "_meta")
-	switch {
-	case !ok || string(meta) == "null":
-		meta = json.RawMessage("{}")
-	case len(meta) == 0 || meta[0] != '{':
-		return params, nil
-	}
-	var err error
-	for _, key := range metaKeys {
-		if v := c.Get(key); v != "" {
-			meta, err = jsonrpc.Replace(meta, key, jsonrpc.Quote(v))
-		} else if _, had := jsonrpc.Member(meta, key); had {
-			meta, err = without(meta, key)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("inject trace context: %w", err)
-		}
-	}
-	return jsonrpc.Replace(params, "_meta", meta)
-}
-
-// without returns obj without its member key (re-encoded compact: the
-// rare case of a caller's tracestate or baggage the span has not).
-func without(obj json.RawMessage, key string) (json.RawMessage, error) {
-	fields, err := jsonrpc.Fields(obj)
+	start, end, err := jsonrpc.Find(params, "_meta")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("inject trace context: %w", err)
 	}
-	out := fields[:0]
-	for _, f := range fields {
-		if f.Key != key {
-			out = append(out, f)
+	meta := json.RawMessage("{}")
+	if start >= 0 && string(params[start:end]) != "null" {
+		if meta = params[start:end]; meta[0] != '{' {
+			return params, nil
 		}
 	}
-	return jsonrpc.Encode(out), nil
+	var edits [len(metaCarrier{})]jsonrpc.Edit
+	for i, key := range metaKeys {
+		edits[i].Key = key
+		if c[i] != "" {
+			edits[i].Value = jsonrpc.Quote(c[i])
+		}
+	}
+	if meta, err = jsonrpc.SetMembers(meta, edits[:]...); err != nil {
+		return nil, fmt.Errorf("inject trace context: %w", err)
+	}
+	if start < 0 {
+		return jsonrpc.Replace(params, "_meta", meta) // appended: the rare params without _meta
+	}
+	out := make([]byte, 0, len(params)-(end-start)+len(meta))
+	out = append(append(append(out, params[:start]...), meta...), params[end:]...)
+	return out, nil
 }
 
 // Traceparent renders a span context as a W3C traceparent ("" when it is

@@ -138,6 +138,23 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 	}
 }
 
+// BenchmarkInjectMeta is the _meta rewrite of each traced request to a
+// server: a modern client's _meta with a traceparent to replace.
+//
+//	go test ./internal/telemetry -run '^$' -bench InjectMeta -benchmem
+func BenchmarkInjectMeta(b *testing.B) {
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
+	ctx := trace.ContextWithSpanContext(context.Background(), sc)
+	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := InjectMeta(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A span ended within a request waits for the request's Flush and keeps
 // the time it ended; one that ends after the Flush ends at once, and so
 // does one without a Later.
