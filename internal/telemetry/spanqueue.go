@@ -20,15 +20,26 @@ import (
 // exporter fails or does not take within exportTimeout; both count in
 // mcp_gateway_trace_spans_dropped_total.
 //
-// It does what the SDK's BatchSpanProcessor does, but for the count: that
-// one keeps its dropped spans to itself (an experimental self-metric
-// aside), and an operator needs to see that traces are being lost.
+// The queue is a slice under a mutex, and run is woken once a batch has
+// queued (or by its tick), not once per span: a channel between OnEnd
+// and run readied run for every span, and that wake-up (a futex, a
+// scheduler pass on the other CPU) was most of what a span cost the
+// call path.
+//
+// It does what the SDK's BatchSpanProcessor does, but for the count and
+// the wake-ups: that one keeps its dropped spans to itself (an
+// experimental self-metric aside), and an operator needs to see that
+// traces are being lost.
 type spanQueue struct {
 	exp     sdktrace.SpanExporter
 	metrics *Metrics
 	log     *slog.Logger
 
-	queue   chan sdktrace.ReadOnlySpan
+	mu     sync.Mutex
+	queued []sdktrace.ReadOnlySpan // at most size, in the order they ended
+	size   int
+	ready  chan struct{} // buffered 1: a batch has queued
+
 	batch   int           // spans per export, at most
 	every   time.Duration // the longest a span waits for its batch
 	timeout time.Duration // one export's bound
@@ -62,7 +73,7 @@ var _ sdktrace.SpanProcessor = (*spanQueue)(nil)
 // OTEL_BSP_* (a value that is not a positive integer is ignored).
 func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
 	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
-	q := &spanQueue{exp: exp, metrics: m, log: log, queue: make(chan sdktrace.ReadOnlySpan, size),
+	q := &spanQueue{exp: exp, metrics: m, log: log, size: size, ready: make(chan struct{}, 1),
 		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
 		every:   time.Duration(envInt(getenv, "OTEL_BSP_SCHEDULE_DELAY", int(batchDelay/time.Millisecond))) * time.Millisecond,
 		timeout: time.Duration(envInt(getenv, "OTEL_BSP_EXPORT_TIMEOUT", int(exportTimeout/time.Millisecond))) * time.Millisecond,
@@ -74,67 +85,76 @@ func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, geten
 func (q *spanQueue) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 
 // OnEnd queues a sampled span, or drops it if the queue is full; it never
-// waits.
+// waits but for the queue's mutex, and wakes run when a batch has queued.
 func (q *spanQueue) OnEnd(s sdktrace.ReadOnlySpan) {
 	if !s.SpanContext().IsSampled() {
 		return
 	}
-	select {
-	case q.queue <- s:
-	default:
+	q.mu.Lock()
+	if len(q.queued) >= q.size {
+		q.mu.Unlock()
 		q.metrics.SpansDropped(1)
+		return
+	}
+	q.queued = append(q.queued, s)
+	full := len(q.queued)%q.batch == 0
+	q.mu.Unlock()
+	if full {
+		select {
+		case q.ready <- struct{}{}:
+		default: // run is woken already
+		}
 	}
 }
 
-// run exports batches until Shutdown; then it exports what is queued,
-// within the shutdown's time, and returns. Its owner is the daemon's
-// trace actor.
+// run exports batches until Shutdown: what has queued when a batch is
+// ready, at each tick, and at a ForceFlush; then it exports what is
+// queued, within the shutdown's time, and returns. Its owner is the
+// daemon's trace actor.
 func (q *spanQueue) run() {
 	if !q.running.CompareAndSwap(false, true) {
 		return // shut down already
 	}
 	defer close(q.done)
-	batch := make([]sdktrace.ReadOnlySpan, 0, q.batch)
+	var spare []sdktrace.ReadOnlySpan
 	tick := time.NewTicker(q.every)
 	defer tick.Stop()
 	for {
 		select {
-		case s := <-q.queue:
-			if batch = append(batch, s); len(batch) == q.batch {
-				batch = q.export(batch)
-			}
+		case <-q.ready:
 		case <-tick.C:
-			batch = q.export(batch)
 		case reply := <-q.flush:
-			batch = q.export(q.drain(batch))
+			spare = q.exportQueued(spare)
 			close(reply)
+			continue
 		case <-q.stop:
-			q.export(q.drain(batch))
+			q.exportQueued(spare)
 			return
 		}
+		spare = q.exportQueued(spare)
 	}
 }
 
-// drain moves what is queued into batch, exporting full batches.
-func (q *spanQueue) drain(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
-	for {
-		select {
-		case s := <-q.queue:
-			if batch = append(batch, s); len(batch) == q.batch {
-				batch = q.export(batch)
-			}
-		default:
-			return batch
-		}
+// exportQueued takes what is queued, giving the queue spare (emptied) in
+// its place, exports it in batches, and returns it emptied for the next
+// turn: two slices take turns, and a turn allocates nothing.
+func (q *spanQueue) exportQueued(spare []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	q.mu.Lock()
+	taken := q.queued
+	q.queued = spare[:0]
+	q.mu.Unlock()
+	for rest := taken; len(rest) > 0; {
+		n := min(len(rest), q.batch)
+		q.export(rest[:n])
+		rest = rest[n:]
 	}
+	clear(taken) // the spans are the exporter's no more
+	return taken[:0]
 }
 
-// export sends batch within q.timeout and returns it emptied; spans the
-// exporter failed count as dropped.
-func (q *spanQueue) export(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
-	if len(batch) == 0 {
-		return batch
-	}
+// export sends batch within q.timeout; spans the exporter failed count as
+// dropped.
+func (q *spanQueue) export(batch []sdktrace.ReadOnlySpan) {
 	ctx, cancel := context.WithTimeout(q.exports, q.timeout)
 	err := q.exp.ExportSpans(ctx, batch)
 	cancel()
@@ -146,8 +166,6 @@ func (q *spanQueue) export(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpa
 				"spans", len(batch), "error", err)
 		}
 	}
-	clear(batch)
-	return batch[:0]
 }
 
 // ForceFlush exports what is queued and waits for it, or for ctx.

@@ -138,6 +138,58 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 	}
 }
 
+// countingExporter reports each batch it is given on got.
+type countingExporter struct{ got chan int }
+
+func (e *countingExporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	e.got <- len(spans)
+	return nil
+}
+
+func (e *countingExporter) Shutdown(context.Context) error { return nil }
+
+// A full batch is exported when it has queued, not at the next tick (an
+// hour away here), and the spans before it wait for it: the queue wakes
+// its exporter once a batch, not once a span.
+func TestSpanQueueExportsFullBatches(t *testing.T) {
+	exp := &countingExporter{got: make(chan int, 8)}
+	q := newSpanQueue(exp, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)),
+		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "3", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
+	p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q))
+	done := make(chan struct{})
+	go func() { defer close(done); q.run() }()
+	end := func() {
+		_, sp := p.Tracer("t").Start(context.Background(), "s")
+		sp.End()
+	}
+	end()
+	end()
+	select {
+	case n := <-exp.got:
+		t.Fatalf("a batch of %d exported before the batch was full", n)
+	default:
+	}
+	end()
+	select {
+	case n := <-exp.got:
+		if n != 3 {
+			t.Errorf("exported a batch of %d, want 3", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a full batch was not exported within 10 s")
+	}
+	end()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if n := <-exp.got; n != 1 {
+		t.Errorf("shutdown exported %d spans, want the 1 queued", n)
+	}
+}
+
 // BenchmarkInjectMeta is the _meta rewrite of each traced request to a
 // server: a modern client's _meta with a traceparent to replace.
 //
