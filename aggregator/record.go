@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -73,7 +74,13 @@ type record struct {
 	resBytes           int
 	taskID             string
 
-	trace spanState // span.go
+	trace *spanState // span.go; nil when tracing is off
+}
+
+// tracedRecord is a record and its tracing part, allocated as one.
+type tracedRecord struct {
+	record
+	state spanState
 }
 
 // begin starts the record of request m, which came in the HTTP request
@@ -86,7 +93,15 @@ func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record {
 	if t.Tracer == nil && (!call || (t.CallLog == nil && t.Metrics == nil)) {
 		return nil
 	}
-	r := &record{h: h, start: time.Now(), method: m.Method, id: m.ID, era: eraModern, call: call, params: m.Params, reqBytes: len(m.Params)}
+	var r *record
+	if t.Tracer != nil {
+		tr := &tracedRecord{}
+		r = &tr.record
+		r.trace = &tr.state
+	} else {
+		r = &record{}
+	}
+	r.h, r.start, r.method, r.id, r.era, r.call, r.params, r.reqBytes = h, time.Now(), m.Method, m.ID, eraModern, call, m.Params, len(m.Params)
 	logged := t.CallLog != nil && call
 	switch {
 	case s != nil:
@@ -265,7 +280,7 @@ func (r *record) end() {
 	r.h.g.tel.Metrics.Call(telemetry.Call{Server: r.server, Method: r.method, Tool: r.toolLabel(), Outcome: r.outcome,
 		ErrorType: r.errType, Duration: d, RequestBytes: r.reqBytes, ResultBytes: r.resBytes})
 	if l := r.h.g.tel.CallLog; l != nil {
-		l.LineLater("gateway", string(r.logLine(d))) // written off the call's goroutine, in batches
+		l.LineLater("gateway", r.logLine(d)) // written off the call's goroutine, in batches
 	}
 }
 
@@ -280,56 +295,62 @@ func (r *record) toolLabel() string {
 
 // logLine renders the call line (SPEC §11.1) as the gateway's slog lines
 // read ("level=INFO msg=call key=value …", a value quoted when it must
-// be), without slog's cost on the call's goroutine. Never arguments,
-// results or error messages, which may echo arguments.
-func (r *record) logLine(d time.Duration) []byte {
-	b := make([]byte, 0, 256)
-	b = append(b, "level=INFO msg=call"...)
-	b = kv(b, "method", r.method)
-	b = kv(b, "server", r.server)
-	b = kv(b, "name", r.nameForLog())
+// be), without slog's cost on the call's goroutine, in one allocation.
+// Never arguments, results or error messages, which may echo arguments.
+func (r *record) logLine(d time.Duration) string {
+	var b strings.Builder
+	b.Grow(256)
+	var num [24]byte
+	b.WriteString("level=INFO msg=call")
+	kv(&b, "method", r.method)
+	kv(&b, "server", r.server)
+	kv(&b, "name", r.nameForLog())
 	if r.tool != "" && r.tool != r.name {
-		b = kv(b, "tool", r.tool)
+		kv(&b, "tool", r.tool)
 	}
-	b = kv(b, "era", r.era)
-	b = kv(b, "client", r.client)
-	b = append(b, " duration="...)
-	b = strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 3, 64)
-	b = append(b, "ms request_bytes="...)
-	b = strconv.AppendInt(b, int64(r.reqBytes), 10)
-	b = append(b, " result_bytes="...)
-	b = strconv.AppendInt(b, int64(r.resBytes), 10)
-	b = kv(b, "outcome", r.outcome)
+	kv(&b, "era", r.era)
+	kv(&b, "client", r.client)
+	b.WriteString(" duration=")
+	b.Write(strconv.AppendFloat(num[:0], float64(d.Microseconds())/1000, 'f', 3, 64))
+	b.WriteString("ms request_bytes=")
+	b.Write(strconv.AppendInt(num[:0], int64(r.reqBytes), 10))
+	b.WriteString(" result_bytes=")
+	b.Write(strconv.AppendInt(num[:0], int64(r.resBytes), 10))
+	kv(&b, "outcome", r.outcome)
 	if r.outcome == telemetry.OutcomeError {
-		b = append(b, " code="...)
-		b = strconv.AppendInt(b, r.code, 10)
+		b.WriteString(" code=")
+		b.Write(strconv.AppendInt(num[:0], r.code, 10))
 	}
 	if r.errType == telemetry.ErrorToolError {
-		b = kv(b, "error_type", r.errType)
+		kv(&b, "error_type", r.errType)
 	}
 	if r.taskID != "" {
-		b = kv(b, "task", r.taskID)
+		kv(&b, "task", r.taskID)
 	}
 	if id := r.traceID(); id != "" {
-		b = kv(b, "trace_id", id)
+		kv(&b, "trace_id", id)
 	}
-	return b
+	return b.String()
 }
 
-// kv appends " key=value", the value quoted as slog's text handler
+// kv writes " key=value", the value quoted as slog's text handler
 // would: when empty, or holding a space, '=', '"' or anything but
 // printable ASCII.
-func kv(b []byte, key, value string) []byte {
-	b = append(append(append(b, ' '), key...), '=')
+func kv(b *strings.Builder, key, value string) {
+	b.WriteByte(' ')
+	b.WriteString(key)
+	b.WriteByte('=')
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; c <= ' ' || c == '=' || c == '"' || c >= 0x7f {
-			return strconv.AppendQuote(b, value)
+			b.WriteString(strconv.Quote(value))
+			return
 		}
 	}
 	if value == "" {
-		return append(b, `""`...)
+		b.WriteString(`""`)
+		return
 	}
-	return append(b, value...)
+	b.WriteString(value)
 }
 
 // nameForLog is the name the client asked for, read from the params

@@ -22,14 +22,16 @@ import (
 // record's start, so that what is learnt on the way (the call it
 // continues) can still choose its parent.
 
-// spanState is a record's tracing part; its zero value is tracing off.
+// spanState is a record's tracing part, which a record has when tracing
+// is on.
 type spanState struct {
 	remote context.Context   // the caller's trace context (and baggage)
 	link   trace.SpanContext // the HTTP header's, when _meta had one too
 	origin trace.SpanContext // the call this request continues
 	span   trace.Span
-	ctx    context.Context  // remote with span and later
-	later  *telemetry.Later // the client spans of its calls, ended with it
+	ctx    context.Context // remote with span and later
+	later  telemetry.Later // the client spans of its calls, ended with it
+	named  bool            // the span started with its name (routed before)
 }
 
 // follows makes the request part of the trace of the call that began
@@ -37,7 +39,7 @@ type spanState struct {
 // caller's own context is in that trace already; the caller's context is
 // then linked.
 func (r *record) follows(sc trace.SpanContext) {
-	if r != nil && sc.IsValid() {
+	if r != nil && r.trace != nil && sc.IsValid() {
 		r.trace.origin = sc
 	}
 }
@@ -65,7 +67,7 @@ func (r *record) spanContext() trace.SpanContext {
 // origin is the span context a later request continuing this one should
 // join: the one this request continues itself, else its own.
 func (r *record) origin() trace.SpanContext {
-	if r != nil && r.trace.origin.IsValid() {
+	if r != nil && r.trace != nil && r.trace.origin.IsValid() {
 		return r.trace.origin
 	}
 	return r.spanContext()
@@ -81,7 +83,7 @@ func (r *record) traceID() string {
 }
 
 func (r *record) startSpan() {
-	st := &r.trace
+	st := r.trace
 	if st.span != nil {
 		return
 	}
@@ -98,20 +100,20 @@ func (r *record) startSpan() {
 			parent = trace.ContextWithSpanContext(parent, st.origin)
 		}
 	}
-	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.method, serverSpan, trace.WithTimestamp(r.start), trace.WithLinks(links...))
-	if !st.span.IsRecording() {
-		return
+	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.spanName(), serverSpan, trace.WithTimestamp(r.start), trace.WithLinks(links...))
+	st.named = r.name != ""
+	if st.span.IsRecording() {
+		st.ctx = st.later.Within(st.ctx)
 	}
-	st.ctx, st.later = telemetry.WithLater(st.ctx)
-	attrs := make([]attribute.KeyValue, 0, 5)
-	attrs = append(attrs, attribute.String("mcp.method.name", r.method), attrTCP, attrHTTP)
-	if id := requestID(r.id); id != "" {
-		attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+}
+
+// spanName is the span's name: the method, and the name it was asked for
+// once routed ("tools/call get_weather").
+func (r *record) spanName() string {
+	if r.name == "" {
+		return r.method
 	}
-	if r.session != "" {
-		attrs = append(attrs, attribute.String("mcp.session.id", r.session))
-	}
-	st.span.SetAttributes(attrs...)
+	return r.method + " " + r.name
 }
 
 // The server spans' options and attributes that never change, made once.
@@ -133,9 +135,29 @@ func (r *record) endSpan() {
 		sp.End()
 		return
 	}
-	attrs := make([]attribute.KeyValue, 0, 6)
+	if r.name != "" && !r.trace.named {
+		sp.SetName(r.spanName())
+	}
+	sp.SetAttributes(r.spanAttributes()...) // once: the span's attributes grow once
+	if code, desc, failed := r.spanStatus(); failed {
+		sp.SetStatus(code, desc)
+	}
+	r.trace.later.Flush()
+	sp.End()
+}
+
+// spanAttributes are the server span's attributes (the MCP semantic
+// conventions' "Server" span), all known once the request has ended.
+func (r *record) spanAttributes() []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs = append(attrs, attribute.String("mcp.method.name", r.method), attrTCP, attrHTTP)
+	if id := requestID(r.id); id != "" {
+		attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+	}
+	if r.session != "" {
+		attrs = append(attrs, attribute.String("mcp.session.id", r.session))
+	}
 	if r.name != "" {
-		sp.SetName(r.method + " " + r.name)
 		switch r.method {
 		case "tools/call":
 			attrs = append(attrs, attribute.String("gen_ai.tool.name", r.name), attrTool)
@@ -156,17 +178,26 @@ func (r *record) endSpan() {
 	case r.outcome == telemetry.OutcomeError:
 		code := strconv.FormatInt(r.code, 10)
 		attrs = append(attrs, attribute.String("error.type", code), attribute.String("rpc.response.status_code", code))
-		sp.SetStatus(codes.Error, cut(r.message, 256))
 	case r.errType == telemetry.ErrorToolError:
 		attrs = append(attrs, attribute.String("error.type", telemetry.ErrorToolError))
-		sp.SetStatus(codes.Error, "")
 	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:
 		attrs = append(attrs, attribute.String("error.type", r.outcome))
-		sp.SetStatus(codes.Error, r.outcome)
 	}
-	sp.SetAttributes(attrs...)
-	r.trace.later.Flush()
-	sp.End()
+	return attrs
+}
+
+// spanStatus is the server span's status: an error for a JSON-RPC error
+// (its message), a tool's isError, a cancelled or timed-out request.
+func (r *record) spanStatus() (codes.Code, string, bool) {
+	switch {
+	case r.outcome == telemetry.OutcomeError:
+		return codes.Error, cut(r.message, 256), true
+	case r.errType == telemetry.ErrorToolError:
+		return codes.Error, "", true
+	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:
+		return codes.Error, r.outcome, true
+	}
+	return codes.Unset, "", false
 }
 
 // requestID is jsonrpc.request.id: a string id's text, a number as

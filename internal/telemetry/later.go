@@ -13,11 +13,14 @@ import (
 // (a snapshot of the span, its attributes deduplicated, the queue) then
 // costs the caller nothing. Each span keeps the time it ended. A span
 // that ends after the request has (a call that outlives it: parked,
-// detached, a task's) ends at once.
+// detached, a task's) ends at once. The zero Later is ready; it is held
+// by value in what it belongs to (a request's record), and the first
+// span is held without an allocation.
 type Later struct {
 	mu    sync.Mutex
 	done  bool
-	spans []laterSpan
+	first laterSpan // a request's usual one call
+	more  []laterSpan
 }
 
 type laterSpan struct {
@@ -27,10 +30,9 @@ type laterSpan struct {
 
 type laterKey struct{}
 
-// WithLater returns ctx carrying a new Later, and that Later.
-func WithLater(ctx context.Context) (context.Context, *Later) {
-	l := &Later{}
-	return context.WithValue(ctx, laterKey{}, l), l
+// Within returns ctx carrying l: spans ended in it wait for l's Flush.
+func (l *Later) Within(ctx context.Context) context.Context {
+	return context.WithValue(ctx, laterKey{}, l)
 }
 
 // EndLater ends sp now, as of now, or when the Later of ctx flushes.
@@ -38,7 +40,11 @@ func EndLater(ctx context.Context, sp trace.Span) {
 	if l, ok := ctx.Value(laterKey{}).(*Later); ok {
 		l.mu.Lock()
 		if !l.done {
-			l.spans = append(l.spans, laterSpan{sp, time.Now()})
+			if s := (laterSpan{sp, time.Now()}); l.first.span == nil {
+				l.first = s
+			} else {
+				l.more = append(l.more, s)
+			}
 			l.mu.Unlock()
 			return
 		}
@@ -55,10 +61,13 @@ func (l *Later) Flush() {
 	}
 	l.mu.Lock()
 	l.done = true
-	spans := l.spans
-	l.spans = nil
+	first, more := l.first, l.more
+	l.first, l.more = laterSpan{}, nil
 	l.mu.Unlock()
-	for _, s := range spans {
+	if first.span != nil {
+		first.span.End(trace.WithTimestamp(first.at))
+	}
+	for _, s := range more {
 		s.span.End(trace.WithTimestamp(s.at))
 	}
 }

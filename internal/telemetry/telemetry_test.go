@@ -213,7 +213,8 @@ func BenchmarkInjectMeta(b *testing.B) {
 func TestEndLater(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("t")
-	ctx, later := WithLater(context.Background())
+	var later Later
+	ctx := later.Within(context.Background())
 	ctx = Carry(context.Background(), ctx) // as a call's context gets it
 	_, held := tr.Start(ctx, "held")
 	EndLater(ctx, held)
