@@ -1,7 +1,6 @@
 package logfile
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +39,7 @@ type later struct {
 	pending atomic.Bool   // a line is queued that the writer has not been woken for
 	wake    chan struct{} // buffered 1
 	done    chan struct{} // closed when the writer has written everything and returned
+	buf     []byte        // the writer's: the lines of a drain, formatted
 }
 
 // LineLater is Line, written by the Log's writer goroutine (started by
@@ -93,23 +93,27 @@ func (l *Log) writeLater() {
 }
 
 // drainLater writes what is queued now; false once the queue has ended.
+// Lines are formatted into the writer's own buffer, kept from one drain
+// to the next (at most laterBatch and a line).
 func (l *Log) drainLater() bool {
-	var b strings.Builder
+	lt := &l.later
+	b := lt.buf[:0]
+	defer func() { lt.buf = b[:0] }()
 	for {
 		select {
-		case next, ok := <-l.later.queue:
+		case next, ok := <-lt.queue:
 			if !ok {
-				l.write(b.String())
+				l.write(b)
 				return false
 			}
-			l.format(&b, next.at, next.source, next.text)
-			if b.Len() >= laterBatch {
-				l.write(b.String())
-				b.Reset()
+			b = l.appendLine(b, next.at, next.source, next.text)
+			if len(b) >= laterBatch {
+				l.write(b)
+				b = b[:0]
 			}
 		default:
-			if b.Len() > 0 {
-				l.write(b.String())
+			if len(b) > 0 {
+				l.write(b)
 			}
 			return true
 		}

@@ -95,27 +95,24 @@ func (l *Log) Close() error {
 
 // Line writes one line from source. Newlines in text are escaped.
 func (l *Log) Line(source, text string) {
-	var b strings.Builder
-	l.format(&b, time.Now(), source, text)
-	l.write(b.String())
+	l.write(l.appendLine(make([]byte, 0, len(timeLayout)+len(source)+len(text)+8), time.Now(), source, text))
 }
 
-// format appends the line of text from source at at to b, masked.
-func (l *Log) format(b *strings.Builder, at time.Time, source, text string) {
+// timeLayout is a line's timestamp: RFC 3339, UTC, milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// appendLine appends the line of text from source at at to b, masked.
+func (l *Log) appendLine(b []byte, at time.Time, source, text string) []byte {
 	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
-	b.Grow(len(text) + len(source) + 32)
-	b.WriteString(at.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
-	b.WriteString(" [")
-	b.WriteString(source)
-	b.WriteString("] ")
-	b.WriteString(text)
-	b.WriteByte('\n')
+	b = at.UTC().AppendFormat(b, timeLayout)
+	b = append(append(append(b, " ["...), source...), "] "...)
+	return append(append(b, text...), '\n')
 }
 
 // write writes formatted lines in one write.
-func (l *Log) write(lines string) {
+func (l *Log) write(lines []byte) {
 	l.mu.Lock()
-	_, _ = io.WriteString(l.out, lines)
+	_, _ = l.out.Write(lines)
 	l.mu.Unlock()
 }
 
