@@ -52,8 +52,7 @@ type Log struct {
 	out     io.Writer
 	closer  io.Closer
 	secrets []string // pairs for strings.NewReplacer: form, secretMask, …
-	mask    atomic.Pointer[strings.Replacer]
-	forms   atomic.Pointer[[]string] // the secret forms alone, longest first
+	masking atomic.Pointer[masking] // nil until a secret is added (mask.go)
 	shares  shares                   // each source's share (share.go)
 	later   later                    // lines written by a goroutine of the Log's (later.go)
 }

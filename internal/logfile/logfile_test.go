@@ -49,6 +49,30 @@ func TestSecretsMaskedInEscapedForms(t *testing.T) {
 	_ = slog.Default
 }
 
+// A secret that starts with a shorter one is masked whole, whichever was
+// added first, and a line's split holds back enough for the longest.
+// Before, the forms were tried in the order they were added: "abcd-1234"
+// then "abcd-1234-efgh" logged "[REDACTED]-efgh", and HoldBack was the
+// first's length.
+func TestLongerSecretMaskedWhole(t *testing.T) {
+	buf := &bytes.Buffer{}
+	log := New(buf)
+	log.AddSecrets("abcd-1234")
+	log.AddSecrets("abcd-1234-efgh")
+	log.Line("srv", "key abcd-1234-efgh and abcd-1234.")
+	if got, want := buf.String(), "[srv] key [REDACTED] and [REDACTED].\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("logged %q, want it to end %q", got, want)
+	}
+	if got, want := log.HoldBack(), len("abcd-1234-efgh")-1; got != want {
+		t.Errorf("HoldBack = %d, want %d", got, want)
+	}
+	buf.Reset()
+	log.Line("srv", "no secret here")
+	if !strings.HasSuffix(buf.String(), "[srv] no secret here\n") {
+		t.Errorf("a line without a secret became %q", buf.String())
+	}
+}
+
 // A secret that a long line's split would cut in two is never logged in
 // halves, whichever byte the split falls on, for server stderr (CopyLines)
 // and for install output (Writer). Before, a 16 KiB split put both halves

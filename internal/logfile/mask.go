@@ -33,13 +33,38 @@ func (l *Log) AddSecrets(values ...string) {
 		}
 	}
 	if len(l.secrets) > 0 {
-		l.mask.Store(strings.NewReplacer(l.secrets...))
-		var forms []string
+		m := &masking{}
 		for i := 0; i < len(l.secrets); i += 2 {
-			forms = append(forms, l.secrets[i])
+			m.forms = append(m.forms, l.secrets[i])
 		}
-		l.forms.Store(&forms)
+		// Longest first, for HoldBack, and so that the replacer, which
+		// tries its strings in order, masks a secret whole, not a shorter
+		// one inside it.
+		slices.SortStableFunc(m.forms, func(a, b string) int { return len(b) - len(a) })
+		pairs := make([]string, 0, 2*len(m.forms))
+		for _, f := range m.forms {
+			pairs = append(pairs, f, secretMask)
+		}
+		m.replacer = strings.NewReplacer(pairs...)
+		l.masking.Store(m)
 	}
+}
+
+// masking is what the registered secrets are masked with, replaced whole
+// when one is added, so that a reader sees the replacer and the forms of
+// the same secrets.
+type masking struct {
+	replacer *strings.Replacer
+	forms    []string // the secret forms alone, longest first
+}
+
+// forms returns the forms of the registered secrets, longest first; nil
+// when none.
+func (l *Log) forms() []string {
+	if m := l.masking.Load(); m != nil {
+		return m.forms
+	}
+	return nil
 }
 
 // safeCut returns where a piece of text may end, at or before cut, without
@@ -48,13 +73,13 @@ func (l *Log) AddSecrets(values ...string) {
 // the log (and the stderr tail in errors and /health) in two unmasked
 // halves. An occurrence that straddles cut moves the cut to its start.
 func (l *Log) safeCut(text string, cut int) int {
-	fp := l.forms.Load()
-	if fp == nil {
+	forms := l.forms()
+	if forms == nil {
 		return cut
 	}
 	for moved := true; moved; {
 		moved = false
-		for _, f := range *fp {
+		for _, f := range forms {
 			lo, hi := max(0, cut-len(f)+1), min(len(text), cut+len(f)-1)
 			if lo >= hi {
 				continue
@@ -71,11 +96,11 @@ func (l *Log) safeCut(text string, cut int) int {
 // secret that the next piece completes: the longest secret form, less one
 // (lines.Splitter).
 func (l *Log) HoldBack() int {
-	fp := l.forms.Load()
-	if fp == nil || len(*fp) == 0 {
+	forms := l.forms()
+	if len(forms) == 0 {
 		return 0
 	}
-	return len((*fp)[0]) - 1
+	return len(forms[0]) - 1
 }
 
 // Cut returns where a piece of an over-long line may end: at most limit
@@ -90,12 +115,30 @@ func (l *Log) Cut(window string, limit int) int {
 	return cut
 }
 
-// Mask returns text with every registered secret masked.
+// Mask returns text with every registered secret masked. A line that
+// holds none is returned as it is: with a few forms registered (the
+// token, a server's envs) looking for each is cheaper than the Replacer,
+// which copies every line twice (a call line: 279 vs 637 ns, and no
+// allocation instead of three).
 func (l *Log) Mask(text string) string {
-	if m := l.mask.Load(); m != nil {
-		return m.Replace(text)
+	m := l.masking.Load()
+	if m == nil || len(m.forms) <= maxLookedFor && !containsAny(text, m.forms) {
+		return text
 	}
-	return text
+	return m.replacer.Replace(text)
+}
+
+// maxLookedFor is the most secret forms Mask looks for one by one before
+// it replaces.
+const maxLookedFor = 16
+
+func containsAny(text string, forms []string) bool {
+	for _, f := range forms {
+		if strings.Contains(text, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretForms returns the ways a value may appear in a log line: as is,
