@@ -50,7 +50,7 @@ type Config struct {
 	// pull needs npm, node and the registry.
 	Pulled bool
 
-	// Only, if set, runs only these phases: seq, handler, everything,
+	// Only, if set, runs only these phases: seq, handler, telemetry, everything,
 	// tput, ready, pulled, warm, mem, big, http.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
@@ -158,6 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			return r.sequential(ctx, "echo", []string{cfg.Bin.Echo}, true)
 		}},
 		{"handler", "gateway CPU per call, in-process", r.handlerCPU},
+		{"telemetry", "what telling of a call costs, in-process", r.handlerTelemetry},
 		{"everything", "sequential calls, server-everything", func(ctx context.Context) error {
 			if cfg.Everything == nil {
 				return nil

@@ -32,6 +32,6 @@ type figDef struct {
 // figure's other rows in the order the figures run. Each figure's rows
 // stand beside its measurement.
 func (cfg Config) figDefs() []figDef {
-	return slices.Concat(cfg.seqP50Defs(), cfg.handlerDefs(), cfg.seqDefs(), cfg.sdkDefs(),
+	return slices.Concat(cfg.seqP50Defs(), cfg.handlerDefs(), cfg.handlerTelemetryDefs(), cfg.seqDefs(), cfg.sdkDefs(),
 		cfg.throughputDefs(), cfg.readyDefs(), cfg.readyPulledDefs(), cfg.readyWarmDefs(), cfg.memoryDefs(), cfg.bigDefs(), cfg.httpDefs())
 }
