@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -97,47 +95,12 @@ func pairDiffs(a, b []float64) []float64 {
 }
 
 // serveTimed serves each of the two requests n times (after warmup
-// untimed times), alternating as handlerCPU says, and returns each one's
-// thread CPU per call in µs. A response that is not 200 with the echoed
-// text is an error.
+// untimed times), alternating as handlerCPU says (serveRounds: for two,
+// 0 1, 1 0, 0 1, …), and returns each one's thread CPU per call in µs. A
+// response that is not 200 with the echoed text is an error.
 func serveTimed(h http.Handler, wire [2][]byte, warmup, n int) ([2][]float64, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var cpu [2][]float64
-	for k := range cpu {
-		cpu[k] = make([]float64, 0, n)
-	}
-	var rd bytes.Reader
-	br := bufio.NewReader(&rd)
-	w := &memWriter{}
-	for i := range warmup + n {
-		for j := range 2 {
-			k := j ^ (i & 1) // 0 1, 1 0, 0 1, …
-			rd.Reset(wire[k])
-			br.Reset(&rd)
-			w.reset()
-			c0 := threadCPU()
-			req, err := http.ReadRequest(br)
-			if err == nil {
-				ctx, cancel := context.WithCancel(context.Background())
-				req = req.WithContext(ctx)
-				req.RemoteAddr = "127.0.0.1:1"
-				h.ServeHTTP(w, req)
-				cancel()
-			}
-			c1 := threadCPU()
-			if err != nil {
-				return cpu, fmt.Errorf("read request: %w", err)
-			}
-			if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte("hello")) {
-				return cpu, fmt.Errorf("tools/call: HTTP %d %s", w.status, truncate(w.body.Bytes(), 200))
-			}
-			if i >= warmup {
-				cpu[k] = append(cpu[k], micros(c1-c0))
-			}
-		}
-	}
-	return cpu, nil
+	cpu, err := serveRounds([]servedCall{{h, wire[0]}, {h, wire[1]}}, warmup, n)
+	return [2][]float64{cpu[0], cpu[1]}, err
 }
 
 // threadCPU is the CPU time of the calling thread.
