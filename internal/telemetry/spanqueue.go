@@ -22,9 +22,8 @@ import (
 //
 // The queue is a slice under a mutex, and run is woken once a batch has
 // queued (or by its tick), not once per span: a channel between OnEnd
-// and run readied run for every span, and that wake-up (a futex, a
-// scheduler pass on the other CPU) was most of what a span cost the
-// call path.
+// and run readied run for every span, a futex wake and a scheduler pass
+// on the other CPU each, to append one span to a batch.
 //
 // It does what the SDK's BatchSpanProcessor does, but for the count and
 // the wake-ups: that one keeps its dropped spans to itself (an
