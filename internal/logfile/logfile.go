@@ -51,10 +51,10 @@ type Log struct {
 	mu      sync.Mutex
 	out     io.Writer
 	closer  io.Closer
-	secrets []string // pairs for strings.NewReplacer: form, secretMask, …
+	secrets []string                // each secret form and secretMask, in pairs (AddSecrets)
 	masking atomic.Pointer[masking] // nil until a secret is added (mask.go)
-	shares  shares                   // each source's share (share.go)
-	later   later                    // lines written by a goroutine of the Log's (later.go)
+	shares  shares                  // each source's share (share.go)
+	later   later                   // lines written by a goroutine of the Log's (later.go)
 }
 
 // Open opens (creating its directory, mode 0755, and the file, mode 0600)
