@@ -56,6 +56,9 @@ func (l *Log) LineLater(source, text string) {
 	lt.mu.RLock()
 	if lt.closed {
 		lt.mu.RUnlock()
+		if lt.done != nil {
+			<-lt.done // the lines queued before Close first: they keep their order
+		}
 		l.Line(source, text)
 		return
 	}
