@@ -12,13 +12,7 @@ import (
 // themselves; Close writes those still queued; after Close a line is
 // written at once.
 func TestLineLaterWritesEveryLineInOrder(t *testing.T) {
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	l := New(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}))
+	l, written := newLockedLog()
 	l.AddSecrets("sekrit-value")
 	const n = 3 * laterQueue // more than the queue holds: callers wait, nothing is dropped
 	var wg sync.WaitGroup
@@ -34,9 +28,7 @@ func TestLineLaterWritesEveryLineInOrder(t *testing.T) {
 	wg.Wait()
 	l.Close()
 	l.LineLater("gateway", "after close")
-	mu.Lock()
-	out := buf.String()
-	mu.Unlock()
+	out := written()
 	if strings.Contains(out, "sekrit-value") {
 		t.Fatal("a secret reached the log")
 	}
@@ -54,6 +46,23 @@ func TestLineLaterWritesEveryLineInOrder(t *testing.T) {
 	}
 }
 
+// newLockedLog is a Log into memory that many goroutines may write, and
+// what it has written so far.
+func newLockedLog() (*Log, func() string) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	l := New(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}))
+	return l, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
+}
+
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
@@ -63,13 +72,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // of them (found by an adversarial review: 16 callers, Close among them).
 func TestLineLaterKeepsOrderAcrossClose(t *testing.T) {
 	for round := range 20 {
-		var mu sync.Mutex
-		var buf bytes.Buffer
-		l := New(writerFunc(func(p []byte) (int, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return buf.Write(p)
-		}))
+		l, written := newLockedLog()
 		const callers, n = 16, 400
 		var wg sync.WaitGroup
 		for g := range callers {
@@ -88,7 +91,7 @@ func TestLineLaterKeepsOrderAcrossClose(t *testing.T) {
 		l.Close() // while the callers write
 		wg.Wait()
 		next := make([]int, callers)
-		for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimSuffix(written(), "\n"), "\n") {
 			var g, i int
 			if _, err := fmt.Sscanf(line[strings.Index(line, "] ")+2:], "g%d line %d", &g, &i); err != nil || i != next[g] {
 				t.Fatalf("round %d: line %.80q… out of order (want g%d line %d)", round, line, g, next[g])
