@@ -272,10 +272,15 @@ func (s *Stream) write(bs ...[]byte) error {
 		s.aborted.Store(true)
 		return err
 	}
-	if !s.aborted.Load() {
-		// The deadline stays on the connection: clear it, or a stream
-		// idle for longer would fail its next write at once.
-		_ = s.rc.SetWriteDeadline(time.Time{})
-	}
+	// The write is whole: no longer in progress, and its deadline off the
+	// connection, or a stream idle for longer would fail its next write at
+	// once, and an Abort that came as it finished would cut the end of the
+	// response (the last chunk net/http writes once the handler returns).
+	// Under lifeMu, so that Abort sees the write in progress and sets its
+	// deadline before this, or sees it done.
+	s.lifeMu.Lock()
+	s.writing.Store(false)
+	_ = s.rc.SetWriteDeadline(time.Time{})
+	s.lifeMu.Unlock()
 	return nil
 }
