@@ -123,10 +123,16 @@ func Replace(obj []byte, key string, value []byte) ([]byte, error) {
 	if start < 0 {
 		return appendMember(obj, key, value), nil
 	}
+	return Splice(obj, start, end, value), nil
+}
+
+// Splice returns a copy of obj with obj[start:end] (a value Find gave)
+// replaced by value; obj itself is not modified.
+func Splice(obj []byte, start, end int, value []byte) []byte {
 	out := make([]byte, 0, len(obj)-(end-start)+len(value))
 	out = append(out, obj[:start]...)
 	out = append(out, value...)
-	return append(out, obj[end:]...), nil
+	return append(out, obj[end:]...)
 }
 
 // Find returns the offsets in obj of the value of its member key (the

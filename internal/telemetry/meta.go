@@ -105,9 +105,8 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 // InjectMeta returns params with ctx's span context as _meta's
 // traceparent (replacing the caller's), with tracestate and baggage set
 // from it, or removed when it has none; every other byte of params is
-// kept, and every other member of _meta (jsonrpc.SetMembers: the space
-// between _meta's members is dropped). One scan of params, one of _meta
-// and one copy: no decoding. Absent params, or an absent or null _meta,
+// kept, and every other byte of _meta (jsonrpc.SetMembers). One scan of
+// params, one of _meta and one copy: no decoding. Absent params, or an absent or null _meta,
 // become an object. A ctx without a valid span context, or a _meta that
 // is not an object: params as they are.
 func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
@@ -145,9 +144,7 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	if start < 0 {
 		return jsonrpc.Replace(params, "_meta", meta) // appended: the rare params without _meta
 	}
-	out := make([]byte, 0, len(params)-(end-start)+len(meta))
-	out = append(append(append(out, params[:start]...), meta...), params[end:]...)
-	return out, nil
+	return jsonrpc.Splice(params, start, end, meta), nil
 }
 
 // Traceparent renders a span context as a W3C traceparent ("" when it is
