@@ -313,6 +313,7 @@ func TestHTTPModernServer(t *testing.T) {
 		t.Error("a GET to a modern server")
 	}
 	// MRTR for a legacy client: the supervisor asks it and retries.
+	testwait.For(t, 0, "the listen stream", func() bool { return f.Listening() == 1 }) // else the change goes to no one
 	mustText(t, u, "change", `{}`)
 	testwait.For(t, 0, "the list change on the listen stream", func() bool { return len(u.Tools()) == 2 })
 	res := callRaw(t, u, `{"name":"mrtr"}`, &modernPeer{session: "s", names: []string{"ada"}})

@@ -151,12 +151,12 @@ func (s *Server) Sessions() int {
 	return len(s.sessions)
 }
 
-// Listening returns how many sessions have a GET stream open (the fake
-// sends what it sends unasked there).
+// Listening returns how many streams are open for what the fake sends
+// unasked: a legacy session's GET stream, a modern subscriptions/listen.
 func (s *Server) Listening() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
+	n := len(s.listens)
 	for _, sess := range s.sessions {
 		if sess.stream != nil {
 			n++
