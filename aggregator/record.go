@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -35,7 +33,7 @@ type Telemetry struct {
 	Metrics *telemetry.Metrics
 	// Tracer makes the requests' server spans; nil: tracing is off, no
 	// span is made and _meta passes byte for byte.
-	Tracer trace.Tracer
+	Tracer *telemetry.Tracer
 	// CallLog gets one line per call (SPEC §11.1), from the gateway
 	// ("[gateway]", never dropped); nil: none.
 	CallLog *logfile.Log

@@ -25,13 +25,13 @@ import (
 // spanState is a record's tracing part, which a record has when tracing
 // is on.
 type spanState struct {
-	remote context.Context   // the caller's trace context (and baggage)
-	link   trace.SpanContext // the HTTP header's, when _meta had one too
-	origin trace.SpanContext // the call this request continues
-	span   trace.Span
-	ctx    context.Context // remote with span and later
-	later  telemetry.Later // the client spans of its calls, ended with it
-	named  bool            // the span started with its name (routed before)
+	remote  context.Context   // the caller's trace context (and baggage)
+	link    trace.SpanContext // the HTTP header's, when _meta had one too
+	origin  trace.SpanContext // the call this request continues
+	span    telemetry.Span
+	ctx     context.Context // remote with span's context
+	started bool            // startSpan has run
+	named   bool            // the span started with its name (routed before)
 }
 
 // follows makes the request part of the trace of the call that began
@@ -84,7 +84,7 @@ func (r *record) traceID() string {
 
 func (r *record) startSpan() {
 	st := r.trace
-	if st.span != nil {
+	if st.started {
 		return
 	}
 	parent := st.remote
@@ -100,11 +100,8 @@ func (r *record) startSpan() {
 			parent = trace.ContextWithSpanContext(parent, st.origin)
 		}
 	}
-	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.spanName(), serverSpan, trace.WithTimestamp(r.start), trace.WithLinks(links...))
-	st.named = r.name != ""
-	if st.span.IsRecording() {
-		st.ctx = st.later.Within(st.ctx)
-	}
+	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.spanName(), trace.SpanKindServer, r.start, links...)
+	st.started, st.named = true, r.name != ""
 }
 
 // spanName is the span's name: the method, and the name it was asked for
@@ -116,12 +113,11 @@ func (r *record) spanName() string {
 	return r.method + " " + r.name
 }
 
-// The server spans' options and attributes that never change, made once.
+// The server spans' attributes that never change, made once.
 var (
-	serverSpan = trace.WithSpanKind(trace.SpanKindServer)
-	attrTCP    = attribute.String("network.transport", "tcp")
-	attrHTTP   = attribute.String("network.protocol.name", "http")
-	attrTool   = attribute.String("gen_ai.operation.name", "execute_tool")
+	attrTCP  = attribute.String("network.transport", "tcp")
+	attrHTTP = attribute.String("network.protocol.name", "http")
+	attrTool = attribute.String("gen_ai.operation.name", "execute_tool")
 )
 
 // endSpan names the span for what it served and ends it.
@@ -130,9 +126,8 @@ func (r *record) endSpan() {
 		return
 	}
 	r.startSpan()
-	sp := r.trace.span
-	if !sp.IsRecording() {
-		sp.End()
+	sp := &r.trace.span
+	if !sp.Recording() {
 		return
 	}
 	if r.name != "" && !r.trace.named {
@@ -142,7 +137,6 @@ func (r *record) endSpan() {
 	if code, desc, failed := r.spanStatus(); failed {
 		sp.SetStatus(code, desc)
 	}
-	r.trace.later.Flush()
 	sp.End()
 }
 

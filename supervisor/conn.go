@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -29,7 +27,7 @@ type conn struct {
 	transport transport // set once, before the first message
 	// tracer makes the client spans of traced calls, nil when tracing is
 	// off; metrics gets each request's duration (telemetry.go).
-	tracer  trace.Tracer
+	tracer  *telemetry.Tracer
 	metrics *telemetry.Metrics
 
 	nextID  atomic.Int64
@@ -150,7 +148,8 @@ func (c *conn) roundTrip(ctx context.Context, method string, params json.RawMess
 	detach, gone := detachOf(peer)
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
-	pc := &pendingCall{reply: make(chan reply, 1), peer: peer, ctx: ctx, method: method, start: time.Now()}
+	pc := c.newPendingCall()
+	pc.reply, pc.peer, pc.ctx, pc.method, pc.start = make(chan reply, 1), peer, ctx, method, time.Now()
 	params, err = c.stamp(pc, id, params)
 	if err == nil {
 		params, err = c.traced(ctx, pc, method, id, params) // telemetry.go

@@ -52,8 +52,8 @@
 //     call's span, Options.Tracer) gets a client span, whose W3C context
 //     replaces traceparent in the params._meta the server receives (and
 //     sets tracestate and baggage), above the transport, so stdio and
-//     HTTP servers of both eras get it alike; the span ends as of the
-//     reply, but through telemetry.EndLater, after the request's answer.
+//     HTTP servers of both eras get it alike; the span ends with the
+//     reply (queued for export, off the call's path: telemetry.Tracer).
 //     Without tracing, params are not touched.
 //   - The server surface beyond tools (§3.8, §4.8): each run lists the
 //     prompts, resources and resource templates its server declares,

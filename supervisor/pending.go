@@ -6,8 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -26,8 +25,8 @@ type pendingCall struct {
 	peer   Peer
 	ctx    context.Context
 	method string
-	start  time.Time  // when it was sent (mcp_client_operation_duration_seconds)
-	span   trace.Span // its client span; nil when not traced (telemetry.go)
+	start  time.Time       // when it was sent (mcp_client_operation_duration_seconds)
+	span   *telemetry.Span // its client span, in its tracedCall; nil when tracing is off (telemetry.go)
 	// token is the client's own progressToken, raw; nil when none.
 	token json.RawMessage
 	// logs says the request's _meta asks a modern server for log messages

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
@@ -65,7 +63,7 @@ type Options struct {
 	// its context goes to the server in _meta (SPEC §11.3); nil: tracing
 	// is off and params pass as they are. Metrics gets each request's
 	// duration (§11.2); nil: none.
-	Tracer  trace.Tracer
+	Tracer  *telemetry.Tracer
 	Metrics *telemetry.Metrics
 
 	ctx        context.Context

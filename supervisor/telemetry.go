@@ -28,7 +28,7 @@ import (
 // attributes are set after the start (the sampler reads none of them),
 // and only on a span that records.
 func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
-	if c.tracer == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+	if c.tracer == nil || pc.span == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil
 	}
 	name, target, key := method, "", ""
@@ -43,8 +43,8 @@ func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id in
 			}
 		}
 	}
-	spanCtx, span := c.tracer.Start(ctx, name, clientSpan)
-	if span.IsRecording() {
+	spanCtx, span := c.tracer.Start(ctx, name, trace.SpanKindClient, pc.start)
+	if span.Recording() {
 		attrs := make([]attribute.KeyValue, 0, 6)
 		attrs = append(attrs, attribute.String("mcp.method.name", method), attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)),
 			attribute.String("network.transport", c.network()), attribute.String("mcp_gateway.server", c.name))
@@ -61,12 +61,27 @@ func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id in
 		span.End()
 		return nil, err
 	}
-	pc.span = span
+	*pc.span = span
 	return out, nil
 }
 
-// clientSpan is the client spans' start option, made once.
-var clientSpan = trace.WithSpanKind(trace.SpanKindClient)
+// tracedCall is a pending call and its client span, allocated as one
+// when tracing is on.
+type tracedCall struct {
+	pendingCall
+	span telemetry.Span
+}
+
+// newPendingCall is a zero pending call; with tracing on, one with room
+// for its client span.
+func (c *conn) newPendingCall() *pendingCall {
+	if c.tracer == nil {
+		return &pendingCall{}
+	}
+	tc := &tracedCall{}
+	tc.pendingCall.span = &tc.span
+	return &tc.pendingCall
+}
 
 // network is network.transport for the connection's transport: "pipe"
 // for stdio; a transport that says otherwise has a network method.
@@ -86,7 +101,7 @@ func memberOf(obj json.RawMessage, key string) json.RawMessage {
 // result): its duration, and its span's end.
 func (c *conn) finished(pc *pendingCall, method string, err error) {
 	c.metrics.ClientDuration(c.name, method, time.Since(pc.start))
-	if pc.span == nil {
+	if pc.span == nil || !pc.span.Recording() {
 		return
 	}
 	var rpcErr *jsonrpc.Error
@@ -103,5 +118,5 @@ func (c *conn) finished(pc *pendingCall, method string, err error) {
 		pc.span.SetAttributes(attribute.String("error.type", "_OTHER"))
 		pc.span.SetStatus(codes.Error, err.Error())
 	}
-	telemetry.EndLater(pc.ctx, pc.span) // once the call's answer is written
+	pc.span.End()
 }

@@ -169,7 +169,7 @@ func ParseTraceparent(s string) trace.SpanContext {
 	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), &c))
 }
 
-// Carry returns dst with src's span, baggage and Later: a call made
+// Carry returns dst with src's span context and baggage: a call made
 // apart from its request (on a session's context, a task's) stays in the
 // request's trace.
 func Carry(dst, src context.Context) context.Context {
@@ -181,9 +181,6 @@ func Carry(dst, src context.Context) context.Context {
 	}
 	if b := baggage.FromContext(src); b.Len() > 0 {
 		dst = baggage.ContextWithBaggage(dst, b)
-	}
-	if l, ok := src.Value(laterKey{}).(*Later); ok {
-		dst = context.WithValue(dst, laterKey{}, l)
 	}
 	return dst
 }

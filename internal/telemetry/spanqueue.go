@@ -10,32 +10,39 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// spanQueue is the span processor: ended spans wait in a bounded queue
-// and are exported in batches by one goroutine, run, so that a collector
-// that is down or hangs costs the calls nothing (SPEC §11.3). A span
-// that finds the queue full is dropped at once, and so is a batch the
-// exporter fails or does not take within exportTimeout; both count in
+// spanQueue is the export half of tracing (Tracer): ended Spans wait in
+// a bounded queue, and one goroutine, run, makes them the SDK's read-only
+// spans and exports them in batches, so that a collector that is down or
+// hangs costs the calls nothing (SPEC §11.3). A span that finds the queue
+// full is dropped at once, and so is a batch the exporter fails or does
+// not take within exportTimeout; both count in
 // mcp_gateway_trace_spans_dropped_total.
 //
-// The queue is a slice under a mutex, and run is woken once a batch has
-// queued (or by its tick), not once per span: a channel between OnEnd
-// and run readied run for every span, a futex wake and a scheduler pass
-// on the other CPU each, to append one span to a batch.
+// The queue is a slice of Span values under a mutex, and run is woken
+// once a batch has queued (or by its tick), not once per span: a channel
+// between add and run readied run for every span, a futex wake and a
+// scheduler pass on the other CPU each, to append one span to a batch.
 //
 // It does what the SDK's BatchSpanProcessor does, but for the count and
-// the wake-ups: that one keeps its dropped spans to itself (an
-// experimental self-metric aside), and an operator needs to see that
-// traces are being lost.
+// the wake-ups: that one keeps its dropped
+// spans to itself (an experimental self-metric aside), and an operator
+// needs to see that traces are being lost.
 type spanQueue struct {
 	exp     sdktrace.SpanExporter
+	res     *resource.Resource
+	scope   instrumentation.Scope
+	made    []sdktrace.ReadOnlySpan // run's own: a batch, for the exporter
 	metrics *Metrics
 	log     *slog.Logger
 
 	mu     sync.Mutex
-	queued []sdktrace.ReadOnlySpan // at most size, in the order they ended
+	queued []Span // at most size, in the order they ended
+	closed bool   // Shutdown has begun: spans ending now are dropped, uncounted
 	size   int
 	ready  chan struct{} // buffered 1: a batch has queued
 
@@ -66,11 +73,11 @@ const (
 	exportTimeout = 10 * time.Second
 )
 
-var _ sdktrace.SpanProcessor = (*spanQueue)(nil)
-
 // newSpanQueue makes the queue in front of exp, sized from getenv's
-// OTEL_BSP_* (a value that is not a positive integer is ignored).
-func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
+// OTEL_BSP_* (a value that is not a positive integer is ignored); the
+// spans it exports have resource res (nil: the SDK's default) and the
+// gateway's scope at version.
+func newSpanQueue(exp sdktrace.SpanExporter, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
 	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
 	q := &spanQueue{exp: exp, metrics: m, log: log, size: size, ready: make(chan struct{}, 1),
 		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
@@ -78,24 +85,28 @@ func newSpanQueue(exp sdktrace.SpanExporter, m *Metrics, log *slog.Logger, geten
 		timeout: time.Duration(envInt(getenv, "OTEL_BSP_EXPORT_TIMEOUT", int(exportTimeout/time.Millisecond))) * time.Millisecond,
 		flush:   make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	q.exports, q.cancel = context.WithCancel(context.Background())
+	if res == nil {
+		res = resource.Default()
+	}
+	q.res, q.scope = res, instrumentation.Scope{Name: ScopeName, Version: version}
 	return q
 }
 
-func (q *spanQueue) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-
-// OnEnd queues a sampled span, or drops it if the queue is full; it never
-// waits but for the queue's mutex, and wakes run when a batch has queued.
-func (q *spanQueue) OnEnd(s sdktrace.ReadOnlySpan) {
-	if !s.SpanContext().IsSampled() {
+// add queues an ended span (a copy of s), or drops it if the queue is
+// full; it never waits but for the queue's mutex, and wakes run when a
+// batch has queued.
+func (q *spanQueue) add(s *Span) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
 		return
 	}
-	q.mu.Lock()
 	if len(q.queued) >= q.size {
 		q.mu.Unlock()
 		q.metrics.SpansDropped(1)
 		return
 	}
-	q.queued = append(q.queued, s)
+	q.queued = append(q.queued, *s)
 	full := len(q.queued)%q.batch == 0
 	q.mu.Unlock()
 	if full {
@@ -115,7 +126,7 @@ func (q *spanQueue) run() {
 		return // shut down already
 	}
 	defer close(q.done)
-	var spare []sdktrace.ReadOnlySpan
+	var spare []Span
 	tick := time.NewTicker(q.every)
 	defer tick.Stop()
 	for {
@@ -135,19 +146,24 @@ func (q *spanQueue) run() {
 }
 
 // exportQueued takes what is queued, giving the queue spare (emptied) in
-// its place, exports it in batches, and returns it emptied for the next
-// turn: two slices take turns, and a turn allocates nothing.
-func (q *spanQueue) exportQueued(spare []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+// its place, exports it in batches, and
+// returns it emptied for the next turn: two slices take turns.
+func (q *spanQueue) exportQueued(spare []Span) []Span {
 	q.mu.Lock()
 	taken := q.queued
 	q.queued = spare[:0]
 	q.mu.Unlock()
 	for rest := taken; len(rest) > 0; {
 		n := min(len(rest), q.batch)
-		q.export(rest[:n])
+		for i := range rest[:n] {
+			q.made = append(q.made, rest[i].snapshot(q.res, q.scope))
+		}
+		q.export(q.made)
+		clear(q.made) // the spans are the exporter's no more
+		q.made = q.made[:0]
 		rest = rest[n:]
 	}
-	clear(taken) // the spans are the exporter's no more
+	clear(taken)
 	return taken[:0]
 }
 
@@ -190,7 +206,12 @@ func (q *spanQueue) ForceFlush(ctx context.Context) error {
 // once), and shuts the exporter down. Spans ending after it are dropped
 // uncounted: the daemon is stopping.
 func (q *spanQueue) Shutdown(ctx context.Context) error {
-	q.stopOnce.Do(func() { close(q.stop) })
+	q.stopOnce.Do(func() {
+		q.mu.Lock()
+		q.closed = true
+		q.mu.Unlock()
+		close(q.stop)
+	})
 	if q.running.CompareAndSwap(false, true) {
 		close(q.done) // run never began: nothing to wait for
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -36,6 +38,8 @@ func TestFromEnvSwitchesTracing(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, on: true},
 		{env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, errText: "OTEL_TRACES_EXPORTER=zipkin"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, errText: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "xray"}, errText: "OTEL_TRACES_SAMPLER=xray"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"}, errText: "OTEL_TRACES_SAMPLER_ARG=2"},
 	} {
 		tr, err := FromEnv(envOf(c.env), "test", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if c.errText != "" {
@@ -116,13 +120,12 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 	for _, failing := range []bool{false, true} {
 		m := NewMetrics()
 		exp := &blockingExporter{release: make(chan struct{}), failing: failing}
-		q := newSpanQueue(exp, m, log, envOf(map[string]string{"OTEL_BSP_MAX_QUEUE_SIZE": "4", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "2",
+		tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", m, log, envOf(map[string]string{"OTEL_BSP_MAX_QUEUE_SIZE": "4", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "2",
 			"OTEL_BSP_SCHEDULE_DELAY": "10", "OTEL_BSP_EXPORT_TIMEOUT": "60000"}))
-		p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q))
-		go q.run()
+		go tr.Run()
 		start := time.Now()
 		for range 100 {
-			_, sp := p.Tracer("t").Start(context.Background(), "s")
+			_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
 			sp.End()
 		}
 		if took := time.Since(start); took > 5*time.Second {
@@ -131,7 +134,7 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 		testwait.For(t, 0, "dropped spans counted", func() bool { return testutil.ToFloat64(m.spansDropped) >= 90 })
 		close(exp.release)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := p.Shutdown(ctx); err != nil {
+		if err := tr.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 		cancel()
@@ -153,13 +156,12 @@ func (e *countingExporter) Shutdown(context.Context) error { return nil }
 // its exporter once a batch, not once a span.
 func TestSpanQueueExportsFullBatches(t *testing.T) {
 	exp := &countingExporter{got: make(chan int, 8)}
-	q := newSpanQueue(exp, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)),
+	tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "3", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
-	p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q))
 	done := make(chan struct{})
-	go func() { defer close(done); q.run() }()
+	go func() { defer close(done); tr.Run() }()
 	end := func() {
-		_, sp := p.Tracer("t").Start(context.Background(), "s")
+		_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
 		sp.End()
 	}
 	end()
@@ -181,7 +183,7 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 	end()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.Shutdown(ctx); err != nil {
+	if err := tr.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-done
@@ -207,34 +209,133 @@ func BenchmarkInjectMeta(b *testing.B) {
 	}
 }
 
-// A span ended within a request waits for the request's Flush and keeps
-// the time it ended; one that ends after the Flush ends at once, and so
-// does one without a Later.
-func TestEndLater(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("t")
-	var later Later
-	ctx := later.Within(context.Background())
-	ctx = Carry(context.Background(), ctx) // as a call's context gets it
-	_, held := tr.Start(ctx, "held")
-	EndLater(ctx, held)
-	ended := time.Now()
-	if n := len(rec.Ended()); n != 0 {
-		t.Fatalf("%d spans ended before the flush", n)
+// What the call's path decided and recorded is what the SDK exports: the
+// ids Start gave (and put in the returned context), the parent, times,
+// kind, attributes and status; the environment's sampler decides, and a
+// span it drops is never exported but still carries an unsampled
+// context. The zero Span takes every method.
+func TestTracerExportsWhatStartDecided(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	sampler, err := samplerFromEnv(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, alone := tr.Start(context.Background(), "alone")
-	EndLater(context.Background(), alone)
-	if n := len(rec.Ended()); n != 1 {
-		t.Fatalf("a span without a Later: %d spans ended, want 1", n)
+	tr := NewTracing(exp, sampler, nil, "v1", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+
+	ts, _ := trace.ParseTraceState("vendor=1")
+	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true})
+	link := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{3}, SpanID: trace.SpanID{4}})
+	began := time.Now().Add(-time.Second)
+	ctx, server := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "tools/call", trace.SpanKindServer, began, trace.Link{SpanContext: link})
+	if got := trace.SpanContextFromContext(ctx); !got.Equal(server.SpanContext()) || got.TraceID() != remote.TraceID() || !got.IsSampled() {
+		t.Fatalf("context %v, span %v: want one span context in remote's trace, sampled", got, server.SpanContext())
 	}
-	later.Flush()
-	got := rec.Ended()
-	if len(got) != 2 || got[1].Name() != "held" || got[1].EndTime().After(ended) {
-		t.Fatalf("after the flush: %d spans, the held one ended %v (EndLater returned %v)", len(got), got[len(got)-1].EndTime(), ended)
+	server.SetName("tools/call echo")
+	server.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("k", "first"))
+	server.SetAttributes(attribute.String("k", "last"))
+	server.SetStatus(codes.Error, "boom")
+	_, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
+	client.End()
+	server.End()
+	server.End() // a second End is let be
+	server.SetAttributes(attribute.String("late", "x"))
+
+	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{5}, SpanID: trace.SpanID{6}, Remote: true})
+	dctx, dropped := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), unsampled), "dropped", trace.SpanKindServer, time.Now())
+	if dropped.Recording() || trace.SpanContextFromContext(dctx).IsSampled() || !trace.SpanContextFromContext(dctx).IsValid() {
+		t.Errorf("under an unsampled parent: recording %v, context %v; want an unsampled, valid context and nothing recorded", dropped.Recording(), trace.SpanContextFromContext(dctx))
 	}
-	_, late := tr.Start(ctx, "late")
-	EndLater(ctx, late)
-	if n := len(rec.Ended()); n != 3 {
-		t.Errorf("a span ending after the flush: %d spans ended, want 3", n)
+	dropped.End()
+	var zero Span
+	zero.SetName("x")
+	zero.SetAttributes(attribute.Bool("x", true))
+	zero.SetStatus(codes.Error, "x")
+	zero.End()
+
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := exp.GetSpans()
+	if len(got) != 2 {
+		t.Fatalf("exported %d spans, want the client and server spans", len(got))
+	}
+	c, s := got[0], got[1]
+	if s.Name != "tools/call echo" || s.SpanKind != trace.SpanKindServer || !s.SpanContext.Equal(server.SpanContext()) || !s.Parent.Equal(remote) ||
+		!s.StartTime.Equal(began) || s.EndTime.Before(s.StartTime) || s.Status.Code != codes.Error || s.Status.Description != "boom" ||
+		s.SpanContext.TraceState().Get("vendor") != "1" || len(s.Links) != 1 || !s.Links[0].SpanContext.Equal(link) || s.InstrumentationScope.Version != "v1" {
+		t.Errorf("server span exported as %+v", s)
+	}
+	want := map[attribute.Key]string{"mcp.method.name": "tools/call", "k": "last"}
+	if len(s.Attributes) != len(want) {
+		t.Errorf("server span attributes %v, want %v", s.Attributes, want)
+	}
+	for _, kv := range s.Attributes {
+		if want[kv.Key] != kv.Value.AsString() {
+			t.Errorf("server span attribute %s=%s, want %q", kv.Key, kv.Value.AsString(), want[kv.Key])
+		}
+	}
+	if c.SpanKind != trace.SpanKindClient || !c.SpanContext.Equal(client.SpanContext()) || c.Parent.SpanID() != server.SpanContext().SpanID() || c.Parent.TraceID() != remote.TraceID() {
+		t.Errorf("client span exported as %+v, want the server span's child", c)
+	}
+}
+
+// The sampler is the one OTEL_TRACES_SAMPLER names, read from the
+// gateway's getenv, with its ratio.
+func TestSamplerFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		name, arg, want string
+	}{
+		{"", "", "ParentBased{root:AlwaysOnSampler"},
+		{"always_off", "", "AlwaysOffSampler"},
+		{"ALWAYS_ON", "", "AlwaysOnSampler"},
+		{"traceidratio", "0.25", "TraceIDRatioBased{0.25}"},
+		{"parentbased_traceidratio", "", "ParentBased{root:TraceIDRatioBased{1}"},
+		{"parentbased_always_off", "", "ParentBased{root:AlwaysOffSampler"},
+		{"traceidratio", "x", "error: OTEL_TRACES_SAMPLER_ARG=x"},
+		{"jaeger_remote", "", "error: OTEL_TRACES_SAMPLER=jaeger_remote"},
+	} {
+		s, err := samplerFromEnv(envOf(map[string]string{"OTEL_TRACES_SAMPLER": c.name, "OTEL_TRACES_SAMPLER_ARG": c.arg}))
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = s.Description()
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %s: %s, want %s…", c.name, c.arg, got, c.want)
+		}
+	}
+}
+
+// BenchmarkCallSpans is what a traced call costs the call's own path:
+// the caller's context read, the server span started, a client span
+// started and written into the server's _meta, both given their
+// attributes and ended (queued; the export goroutine makes them the
+// SDK's read-only spans, and drops them here).
+//
+//	go test ./internal/telemetry -run '^$' -bench CallSpans -benchmem
+func BenchmarkCallSpans(b *testing.B) {
+	tr := NewTracing(tracetest.NewNoopExporter(), sdktrace.ParentBased(sdktrace.AlwaysSample()), nil, "bench", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		remote, _ := Remote(context.Background(), params, nil)
+		ctx, server := tr.Tracer().Start(remote, "tools/call echo", trace.SpanKindServer, time.Now())
+		cctx, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
+		client.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("jsonrpc.request.id", "7"),
+			attribute.String("network.transport", "pipe"), attribute.String("mcp_gateway.server", "echo"), attribute.String("gen_ai.tool.name", "echo"))
+		if _, err := InjectMeta(cctx, params); err != nil {
+			b.Fatal(err)
+		}
+		client.End()
+		server.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("network.transport", "tcp"),
+			attribute.String("network.protocol.name", "http"), attribute.String("jsonrpc.request.id", "7"), attribute.String("mcp.session.id", "0123456789abcdef"),
+			attribute.String("gen_ai.tool.name", "echo"), attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("mcp_gateway.server", "echo"),
+			attribute.String("mcp_gateway.outcome", "ok"))
+		server.End()
 	}
 }

@@ -11,17 +11,15 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 )
 
-// Tracing is the gateway's OpenTelemetry tracer and its export (SPEC
-// §11.3): spans are exported over OTLP in batches from a bounded queue
-// (spanQueue). A nil *Tracing is tracing off: no span is made and
-// nothing is exported.
+// Tracing is the gateway's tracer and its export (SPEC §11.3): spans are
+// started on the call's path (Tracer), made by the OpenTelemetry SDK and
+// exported over OTLP in batches from a bounded queue (spanQueue). A nil
+// *Tracing is tracing off: no span is made and nothing is exported.
 type Tracing struct {
-	provider *sdktrace.TracerProvider
-	tracer   trace.Tracer
-	queue    *spanQueue
+	tracer Tracer
+	queue  *spanQueue
 }
 
 // ScopeName is the instrumentation scope of the gateway's spans.
@@ -41,17 +39,22 @@ const ScopeName = "github.com/mcp-gateway/mcp-gateway"
 //   - OTEL_SERVICE_NAME (default "mcp-gateway") and
 //     OTEL_RESOURCE_ATTRIBUTES name the resource;
 //   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG choose the sampler
-//     (the SDK's default: parentbased_always_on);
+//     (samplerFromEnv; the default: parentbased_always_on);
 //   - OTEL_BSP_* size the export queue and its batches (spanQueue).
 //
-// Another exporter or protocol is an error naming the variable. Nothing
-// is exported before Run.
+// Another exporter, protocol or sampler, or a sampler argument that is
+// not a ratio, is an error naming the variable. Nothing is exported
+// before Run.
 func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.Logger) (*Tracing, error) {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return nil, nil
 	}
 	on, err := exporterOn(getenv)
 	if !on || err != nil {
+		return nil, err
+	}
+	sampler, err := samplerFromEnv(getenv)
+	if err != nil {
 		return nil, err
 	}
 	exp, err := newExporter(getenv)
@@ -64,9 +67,21 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("make trace resource: %w", err)
 	}
-	q := newSpanQueue(exp, m, log, getenv)
-	p := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(q), sdktrace.WithResource(res))
-	return &Tracing{provider: p, tracer: p.Tracer(ScopeName, trace.WithInstrumentationVersion(version)), queue: q}, nil
+	return NewTracing(exp, sampler, res, version, m, log, getenv), nil
+}
+
+// NewTracing is tracing that exports to exp the spans sampler keeps, with
+// resource res (nil: the SDK's default) and the gateway's scope at
+// version; getenv sizes its queue (OTEL_BSP_*; nil: the defaults). FromEnv
+// makes the daemon's; tests and benchmarks make their own.
+func NewTracing(exp sdktrace.SpanExporter, sampler sdktrace.Sampler, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *Tracing {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	t := &Tracing{tracer: Tracer{sampler: sampler}}
+	t.queue = newSpanQueue(exp, res, version, m, log, getenv)
+	t.tracer.queue = t.queue
+	return t
 }
 
 // exporterOn reads OTEL_TRACES_EXPORTER (a comma-separated list) and the
@@ -115,11 +130,11 @@ func newExporter(getenv func(string) string) (sdktrace.SpanExporter, error) {
 }
 
 // Tracer is the gateway's tracer; nil when tracing is off.
-func (t *Tracing) Tracer() trace.Tracer {
+func (t *Tracing) Tracer() *Tracer {
 	if t == nil {
 		return nil
 	}
-	return t.tracer
+	return &t.tracer
 }
 
 // Run exports spans until Shutdown (the daemon's trace actor runs it).
@@ -135,7 +150,7 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
-	return t.provider.Shutdown(ctx)
+	return t.queue.Shutdown(ctx)
 }
 
 // ForceFlush exports the spans queued now and waits for it, within ctx.
@@ -143,5 +158,5 @@ func (t *Tracing) ForceFlush(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
-	return t.provider.ForceFlush(ctx)
+	return t.queue.ForceFlush(ctx)
 }
