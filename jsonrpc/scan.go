@@ -121,7 +121,7 @@ func Replace(obj []byte, key string, value []byte) ([]byte, error) {
 		return nil, err
 	}
 	if start < 0 {
-		return appendMember(obj, key, value), nil
+		return AppendMember(obj, key, value), nil
 	}
 	return Splice(obj, start, end, value), nil
 }
@@ -200,14 +200,16 @@ func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
 	out = append(out, obj[last:]...)
 	for j, ed := range edits {
 		if ed.Value != nil && written&(1<<j) == 0 {
-			out = appendMember(out, ed.Key, ed.Value)
+			out = AppendMember(out, ed.Key, ed.Value)
 		}
 	}
 	return out, nil
 }
 
-// appendMember adds "key":value before the closing brace of obj.
-func appendMember(obj []byte, key string, value []byte) []byte {
+// AppendMember returns a copy of obj, an object (one Find accepted), with
+// "key":value added before its closing brace; obj itself is not
+// modified, and value is copied.
+func AppendMember(obj []byte, key string, value []byte) []byte {
 	body := bytes.TrimRight(obj, " \t\r\n")
 	body = body[:len(body)-1] // the closing brace
 	empty := bytes.TrimSpace(body)

@@ -106,8 +106,8 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 // traceparent (replacing the caller's), with tracestate and baggage set
 // from it, or removed when it has none; every other byte of params is
 // kept, and every other byte of _meta (jsonrpc.SetMembers). One scan of
-// params, one of _meta and one copy: no decoding. Absent params, or an absent or null _meta,
-// become an object. A ctx without a valid span context, or a _meta that
+// params, one of _meta and one copy: no decoding. Absent params, or an
+// absent or null _meta, become an object. A ctx without a valid span context, or a _meta that
 // is not an object: params as they are.
 func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
@@ -125,8 +125,11 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	if err != nil {
 		return nil, fmt.Errorf("inject trace context: %w", err)
 	}
+	if start < 0 { // the usual params: without a _meta, one is added
+		return jsonrpc.AppendMember(params, "_meta", newMeta(&c)), nil
+	}
 	meta := json.RawMessage("{}")
-	if start >= 0 && string(params[start:end]) != "null" {
+	if string(params[start:end]) != "null" {
 		if meta = params[start:end]; meta[0] != '{' {
 			return params, nil
 		}
@@ -141,10 +144,26 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	if meta, err = jsonrpc.SetMembers(meta, edits[:]...); err != nil {
 		return nil, fmt.Errorf("inject trace context: %w", err)
 	}
-	if start < 0 {
-		return jsonrpc.Replace(params, "_meta", meta) // appended: the rare params without _meta
-	}
 	return jsonrpc.Splice(params, start, end, meta), nil
+}
+
+// newMeta is a _meta of c's keys that are set, written directly: a
+// traceparent is hex and dashes (W3C Trace Context), the others are
+// quoted.
+func newMeta(c *metaCarrier) []byte {
+	meta := make([]byte, 0, 64+len(c[tracestateAt])+len(c[baggageAt]))
+	meta = append(meta, `{"traceparent":"`...)
+	meta = append(meta, c[traceparentAt]...)
+	meta = append(meta, '"')
+	for _, i := range []int{tracestateAt, baggageAt} {
+		if c[i] != "" {
+			meta = append(meta, `,"`...)
+			meta = append(meta, metaKeys[i]...)
+			meta = append(meta, `":`...)
+			meta = append(meta, jsonrpc.Quote(c[i])...)
+		}
+	}
+	return append(meta, '}')
 }
 
 // Traceparent renders a span context as a W3C traceparent ("" when it is

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -83,6 +84,15 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	}
 	if got, _ := InjectMeta(ctx, nil); string(got) != `{"_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01"}}` {
 		t.Errorf("absent params became %s", got)
+	}
+	// Params without a _meta (most clients') get one, with tracestate and
+	// baggage when the context has them.
+	ts, _ := trace.ParseTraceState("v=1")
+	mb, _ := baggage.NewMemberRaw("k", "a\"b")
+	bag, _ := baggage.New(mb)
+	full := baggage.ContextWithBaggage(trace.ContextWithSpanContext(context.Background(), sc.WithTraceState(ts)), bag)
+	if got, _ := InjectMeta(full, []byte(` {"name":"x"} `)); string(got) != ` {"name":"x","_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01","tracestate":"v=1","baggage":"k=a%22b"}}` {
+		t.Errorf("params without _meta became %s", got)
 	}
 	if got, _ := InjectMeta(context.Background(), []byte(params)); string(got) != params {
 		t.Errorf("without a span context the params changed: %s", got)
@@ -193,19 +203,27 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 }
 
 // BenchmarkInjectMeta is the _meta rewrite of each traced request to a
-// server: a modern client's _meta with a traceparent to replace.
+// server: a modern client's _meta with a traceparent to replace, and
+// params without a _meta (most clients' tools/call).
 //
 //	go test ./internal/telemetry -run '^$' -bench InjectMeta -benchmem
 func BenchmarkInjectMeta(b *testing.B) {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
 	ctx := trace.ContextWithSpanContext(context.Background(), sc)
-	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := InjectMeta(ctx, params); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct{ name, params string }{
+		{"replace", `{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`},
+		{"add", `{"name":"echo","arguments":{"message":"hello"}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			params := []byte(c.params)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := InjectMeta(ctx, params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
