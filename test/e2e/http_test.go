@@ -173,6 +173,15 @@ func TestEverythingCancellationOverHTTP(t *testing.T) {
 		b, _ := os.ReadFile(logFile)
 		return strings.Count(string(b), "[everything] Received MCP POST request")
 	}
+	// server-everything asks the gateway for its roots 350 ms after the
+	// gateway's initialize, and the gateway's answer is a POST too: once
+	// it has come, the POSTs counted are the call's and the cancellation's
+	// alone (a cancellation slower than the rest of those 350 ms counted
+	// the answer as well, and waited for a count it had passed).
+	testwait.For(t, 0, "the server's roots request answered", func() bool {
+		b, _ := os.ReadFile(logFile)
+		return strings.Contains(string(b), "root(s) received from client")
+	})
 	callCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	before := posts()
