@@ -123,7 +123,7 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 	}
 	start, end, err := jsonrpc.Find(params, "_meta")
 	if err != nil {
-		return nil, fmt.Errorf("inject trace context: %w", err)
+		return params, nil // not an object: the server answers it as it would without tracing
 	}
 	if start < 0 { // the usual params: without a _meta, one is added
 		return jsonrpc.AppendMember(params, "_meta", newMeta(&c)), nil

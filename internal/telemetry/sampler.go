@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func samplerFromEnv(getenv func(string) string) (sdktrace.Sampler, error) {
 			return sdktrace.TraceIDRatioBased(1), nil
 		}
 		v, err := strconv.ParseFloat(arg, 64)
-		if err != nil || v < 0 || v > 1 {
+		if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
 			return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG=%s: the %s sampler takes a ratio from 0 to 1", arg, name)
 		}
 		return sdktrace.TraceIDRatioBased(v), nil

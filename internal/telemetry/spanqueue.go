@@ -81,8 +81,8 @@ func newSpanQueue(exp sdktrace.SpanExporter, res *resource.Resource, version str
 	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
 	q := &spanQueue{exp: exp, metrics: m, log: log, size: size, ready: make(chan struct{}, 1),
 		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
-		every:   time.Duration(envInt(getenv, "OTEL_BSP_SCHEDULE_DELAY", int(batchDelay/time.Millisecond))) * time.Millisecond,
-		timeout: time.Duration(envInt(getenv, "OTEL_BSP_EXPORT_TIMEOUT", int(exportTimeout/time.Millisecond))) * time.Millisecond,
+		every:   envMillis(getenv, "OTEL_BSP_SCHEDULE_DELAY", batchDelay),
+		timeout: envMillis(getenv, "OTEL_BSP_EXPORT_TIMEOUT", exportTimeout),
 		flush:   make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	q.exports, q.cancel = context.WithCancel(context.Background())
 	if res == nil {
@@ -201,7 +201,8 @@ func (q *spanQueue) ForceFlush(ctx context.Context) error {
 	}
 }
 
-// Shutdown stops run after it has exported what is queued, waiting for it
+// Shutdown stops run after it has exported what is queued (or exports it
+// itself, should run not have begun), waiting for it
 // up to ctx (then the export in progress is cancelled, and run returns at
 // once), and shuts the exporter down. Spans ending after it are dropped
 // uncounted: the daemon is stopping.
@@ -212,8 +213,9 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 		q.mu.Unlock()
 		close(q.stop)
 	})
-	if q.running.CompareAndSwap(false, true) {
-		close(q.done) // run never began: nothing to wait for
+	if q.running.CompareAndSwap(false, true) { // run never began, and now never will: what is queued goes here
+		q.exportQueued(nil)
+		close(q.done)
 	}
 	var err error
 	select {
@@ -225,6 +227,16 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 	}
 	q.cancel()
 	return errors.Join(err, q.exp.Shutdown(ctx))
+}
+
+// envMillis is a duration in milliseconds, at most a day; past it (a
+// value whose nanoseconds overflow, which made the ticker panic) or not
+// a positive integer, def.
+func envMillis(getenv func(string) string, name string, def time.Duration) time.Duration {
+	if ms := envInt(getenv, name, 0); ms > 0 && ms <= int(24*time.Hour/time.Millisecond) {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return def
 }
 
 func envInt(getenv func(string) string, name string, def int) int {

@@ -79,6 +79,9 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	if got, _ := InjectMeta(ctx, []byte(spaced)); string(got) != wantSpaced {
 		t.Errorf("got %s, want %s", got, wantSpaced)
 	}
+	if got, err := InjectMeta(ctx, []byte(`[1,2]`)); string(got) != `[1,2]` || err != nil {
+		t.Errorf("params that are not an object became %s (%v): want them as they are, as without tracing", got, err)
+	}
 	if got, _ := InjectMeta(ctx, []byte(`{"_meta":"odd"}`)); string(got) != `{"_meta":"odd"}` {
 		t.Errorf("a _meta that is not an object changed: %s", got)
 	}
@@ -312,6 +315,7 @@ func TestSamplerFromEnv(t *testing.T) {
 		{"parentbased_traceidratio", "", "ParentBased{root:TraceIDRatioBased{1}"},
 		{"parentbased_always_off", "", "ParentBased{root:AlwaysOffSampler"},
 		{"traceidratio", "x", "error: OTEL_TRACES_SAMPLER_ARG=x"},
+		{"traceidratio", "NaN", "error: OTEL_TRACES_SAMPLER_ARG=NaN"},
 		{"jaeger_remote", "", "error: OTEL_TRACES_SAMPLER=jaeger_remote"},
 	} {
 		s, err := samplerFromEnv(envOf(map[string]string{"OTEL_TRACES_SAMPLER": c.name, "OTEL_TRACES_SAMPLER_ARG": c.arg}))
@@ -356,4 +360,64 @@ func BenchmarkCallSpans(b *testing.B) {
 			attribute.String("mcp_gateway.outcome", "ok"))
 		server.End()
 	}
+}
+
+// What the SDK's own span does, the exported span does too (found by a
+// review of the span values): a status is never lowered and Ok is
+// final; an invalid attribute and a link to nothing are dropped, the
+// attribute counted; the end is on the monotonic clock.
+func TestSpanKeepsTheSDKsRules(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tr := NewTracing(exp, nil, nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	_, errored := tr.Tracer().Start(context.Background(), "errored", trace.SpanKindServer, time.Now(), trace.Link{})
+	errored.SetStatus(codes.Error, "boom")
+	errored.SetStatus(codes.Unset, "")
+	errored.SetAttributes(attribute.String("", "no key"), attribute.String("k", "v"))
+	errored.End()
+	_, ok := tr.Tracer().Start(context.Background(), "ok", trace.SpanKindServer, time.Now())
+	ok.SetStatus(codes.Ok, "ignored")
+	ok.SetStatus(codes.Error, "too late")
+	ok.End()
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := exp.GetSpans()
+	if len(got) != 2 {
+		t.Fatalf("exported %d spans, want 2", len(got))
+	}
+	e, o := got[0], got[1]
+	if e.Status.Code != codes.Error || e.Status.Description != "boom" || len(e.Links) != 0 || len(e.Attributes) != 1 || e.DroppedAttributes != 1 {
+		t.Errorf("errored span: status %v, links %v, attributes %v (%d dropped); want Error boom, no link, k=v and 1 dropped", e.Status, e.Links, e.Attributes, e.DroppedAttributes)
+	}
+	if o.Status.Code != codes.Ok || o.Status.Description != "" {
+		t.Errorf("ok span: status %v, want Ok without a description", o.Status)
+	}
+	_ = tr.Shutdown(context.Background())
+}
+
+// Spans queued before the export goroutine ever ran are exported by
+// Shutdown, not lost; a schedule delay too long for a Duration is the
+// default, not a panic in the ticker.
+func TestSpanQueueShutdownWithoutRun(t *testing.T) {
+	exp := &countingExporter{got: make(chan int, 8)}
+	tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", NewMetrics(), slog.New(slog.DiscardHandler),
+		envOf(map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "9999999999999", "OTEL_BSP_EXPORT_TIMEOUT": "9999999999999"}))
+	if tr.queue.every != batchDelay || tr.queue.timeout != exportTimeout {
+		t.Errorf("overflowing delays became %v and %v, want the defaults", tr.queue.every, tr.queue.timeout)
+	}
+	_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
+	sp.End()
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-exp.got:
+		if n != 1 {
+			t.Errorf("shutdown exported %d spans, want 1", n)
+		}
+	default:
+		t.Error("the span queued before run began was not exported")
+	}
+	tr.Run() // returns at once: shut down already
 }

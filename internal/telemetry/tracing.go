@@ -72,11 +72,15 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 
 // NewTracing is tracing that exports to exp the spans sampler keeps, with
 // resource res (nil: the SDK's default) and the gateway's scope at
-// version; getenv sizes its queue (OTEL_BSP_*; nil: the defaults). FromEnv
+// version; sampler nil is the SDK's default, parentbased_always_on;
+// getenv sizes its queue (OTEL_BSP_*; nil: the defaults). FromEnv
 // makes the daemon's; tests and benchmarks make their own.
 func NewTracing(exp sdktrace.SpanExporter, sampler sdktrace.Sampler, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *Tracing {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
+	}
+	if sampler == nil {
+		sampler = sdktrace.ParentBased(sdktrace.AlwaysSample()) // the SDK's default
 	}
 	t := &Tracing{tracer: Tracer{sampler: sampler}}
 	t.queue = newSpanQueue(exp, res, version, m, log, getenv)
