@@ -29,9 +29,9 @@ import (
 // scheduler pass on the other CPU each, to append one span to a batch.
 //
 // It does what the SDK's BatchSpanProcessor does, but for the count and
-// the wake-ups: that one keeps its dropped
-// spans to itself (an experimental self-metric aside), and an operator
-// needs to see that traces are being lost.
+// the wake-ups: that one keeps its dropped spans to itself (an
+// experimental self-metric aside), and an operator needs to see that
+// traces are being lost.
 type spanQueue struct {
 	exp     sdktrace.SpanExporter
 	res     *resource.Resource
@@ -146,8 +146,8 @@ func (q *spanQueue) run() {
 }
 
 // exportQueued takes what is queued, giving the queue spare (emptied) in
-// its place, exports it in batches, and
-// returns it emptied for the next turn: two slices take turns.
+// its place, exports it in batches, and returns it emptied for the next
+// turn: two slices take turns.
 func (q *spanQueue) exportQueued(spare []Span) []Span {
 	q.mu.Lock()
 	taken := q.queued
