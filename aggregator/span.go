@@ -25,13 +25,12 @@ import (
 // spanState is a record's tracing part, which a record has when tracing
 // is on.
 type spanState struct {
-	remote  context.Context   // the caller's trace context (and baggage)
-	link    trace.SpanContext // the HTTP header's, when _meta had one too
-	origin  trace.SpanContext // the call this request continues
-	span    telemetry.Span
-	ctx     context.Context // remote with span's context
-	started bool            // startSpan has run
-	named   bool            // the span started with its name (routed before)
+	remote context.Context   // the caller's trace context (and baggage)
+	link   trace.SpanContext // the HTTP header's, when _meta had one too
+	origin trace.SpanContext // the call this request continues
+	span   telemetry.Span
+	ctx    context.Context // remote with span's context
+	named  bool            // the span started with its name (routed before)
 }
 
 // follows makes the request part of the trace of the call that began
@@ -84,7 +83,7 @@ func (r *record) traceID() string {
 
 func (r *record) startSpan() {
 	st := r.trace
-	if st.started {
+	if st.span.SpanContext().IsValid() { // started: every span Start makes has ids
 		return
 	}
 	parent := st.remote
@@ -101,7 +100,7 @@ func (r *record) startSpan() {
 		}
 	}
 	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.spanName(), trace.SpanKindServer, r.start, links...)
-	st.started, st.named = true, r.name != ""
+	st.named = r.name != ""
 }
 
 // spanName is the span's name: the method, and the name it was asked for

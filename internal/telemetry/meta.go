@@ -107,8 +107,9 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 // from it, or removed when it has none; every other byte of params is
 // kept, and every other byte of _meta (jsonrpc.SetMembers). One scan of
 // params, one of _meta and one copy: no decoding. Absent params, or an
-// absent or null _meta, become an object. A ctx without a valid span context, or a _meta that
-// is not an object: params as they are.
+// absent or null _meta, become an object. A ctx without a valid span
+// context, params that are not an object, or a _meta that is not one:
+// params as they are, as without tracing.
 func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil

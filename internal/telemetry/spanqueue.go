@@ -202,9 +202,9 @@ func (q *spanQueue) ForceFlush(ctx context.Context) error {
 }
 
 // Shutdown stops run after it has exported what is queued (or exports it
-// itself, should run not have begun), waiting for it
-// up to ctx (then the export in progress is cancelled, and run returns at
-// once), and shuts the exporter down. Spans ending after it are dropped
+// itself, should run not have begun), waiting for it up to ctx (then the
+// export in progress is cancelled, and run returns at once), and shuts
+// the exporter down. Spans ending after it are dropped
 // uncounted: the daemon is stopping.
 func (q *spanQueue) Shutdown(ctx context.Context) error {
 	q.stopOnce.Do(func() {

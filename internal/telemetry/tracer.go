@@ -33,12 +33,12 @@ import (
 // the SDK's rules (a status never lowered, invalid attributes and links
 // dropped, a repeated key's last value), but for its limits of 128
 // attributes and links, which a gateway span is far under, and the
-// attributes a sampler may add, which the environment's samplers do not. The
-// SDK's span was measured at +28 to +53 µs of p50 per traced call on
-// the call's path (issue 24: its start, attributes, end and snapshot,
-// and the collection they leave to the GC), and its span made again on
-// the export goroutine at 4 µs and 3 KiB per span, against a budget of
-// +15 µs.
+// attributes a sampler may add, which the environment's samplers do not.
+// The SDK's span was measured at +28 to +53 µs of p50 per traced call on
+// the call's path (issue 24: its start, attributes, end and snapshot, and
+// the collection they leave to the GC), and its span made again on the
+// export goroutine at 4 µs and 3 KiB per span, against a budget of +15
+// µs.
 //
 // A nil *Tracer is tracing off: nothing is started.
 type Tracer struct {
@@ -157,10 +157,7 @@ func newSpanID() (id trace.SpanID) {
 
 // snapshot is s as the SDK's read-only span, for its exporter, with
 // resource res and scope: what the SDK's own span would have held at its
-// end. A key set more than once keeps its last value, as the SDK keeps
-// it; the gateway sets at most a dozen attributes and a link or two, far
-// under the SDK's default limits (128 each), which are not applied again.
-// tracetest.SpanStub's Snapshot is the SDK's public way to make a
+// end (Tracer says where it differs). tracetest.SpanStub's Snapshot is the SDK's public way to make a
 // ReadOnlySpan from data (its exporters' tests use it).
 func (s *Span) snapshot(res *resource.Resource, scope instrumentation.Scope) sdktrace.ReadOnlySpan {
 	attrs, dropped := lastOfEachKey(s.attrs)
