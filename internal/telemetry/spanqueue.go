@@ -10,14 +10,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // spanQueue is the export half of tracing (Tracer): ended Spans wait in
-// a bounded queue, and one goroutine, run, makes them the SDK's read-only
-// spans and exports them in batches, so that a collector that is down or
+// a bounded queue, and one goroutine, run, makes them OTLP's messages
+// (otlpBatch) and has the OTLP exporter's client send them in batches
+// (otlptrace.Client), so that a collector that is down or
 // hangs costs the calls nothing (SPEC §11.3). A span that finds the queue
 // full is dropped at once, and so is a batch the exporter fails or does
 // not take within exportTimeout; both count in
@@ -28,15 +29,14 @@ import (
 // between add and run readied run for every span, a futex wake and a
 // scheduler pass on the other CPU each, to append one span to a batch.
 //
-// It does what the SDK's BatchSpanProcessor does, but for the count and
-// the wake-ups: that one keeps its dropped spans to itself (an
-// experimental self-metric aside), and an operator needs to see that
-// traces are being lost.
+// It does what the SDK's BatchSpanProcessor and its OTLP exporter do,
+// but for the count, the wake-ups and the messages: that one keeps its
+// dropped spans to itself (an experimental self-metric aside), and an
+// operator needs to see that traces are being lost; and the exporter
+// makes every span's messages anew.
 type spanQueue struct {
-	exp     sdktrace.SpanExporter
-	res     *resource.Resource
-	scope   instrumentation.Scope
-	made    []sdktrace.ReadOnlySpan // run's own: a batch, for the exporter
+	client  otlptrace.Client
+	batch   *otlpBatch // run's own (Shutdown's, should run never begin)
 	metrics *Metrics
 	log     *slog.Logger
 
@@ -46,7 +46,7 @@ type spanQueue struct {
 	size   int
 	ready  chan struct{} // buffered 1: a batch has queued
 
-	batch   int           // spans per export, at most
+	most    int           // spans per export, at most
 	every   time.Duration // the longest a span waits for its batch
 	timeout time.Duration // one export's bound
 
@@ -73,14 +73,14 @@ const (
 	exportTimeout = 10 * time.Second
 )
 
-// newSpanQueue makes the queue in front of exp, sized from getenv's
+// newSpanQueue makes the queue in front of client, sized from getenv's
 // OTEL_BSP_* (a value that is not a positive integer is ignored); the
 // spans it exports have resource res (nil: the SDK's default) and the
 // gateway's scope at version.
-func newSpanQueue(exp sdktrace.SpanExporter, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
+func newSpanQueue(client otlptrace.Client, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *spanQueue {
 	size := envInt(getenv, "OTEL_BSP_MAX_QUEUE_SIZE", queueSize)
-	q := &spanQueue{exp: exp, metrics: m, log: log, size: size, ready: make(chan struct{}, 1),
-		batch:   min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
+	q := &spanQueue{client: client, metrics: m, log: log, size: size, ready: make(chan struct{}, 1),
+		most:    min(envInt(getenv, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batchSize), size),
 		every:   envMillis(getenv, "OTEL_BSP_SCHEDULE_DELAY", batchDelay),
 		timeout: envMillis(getenv, "OTEL_BSP_EXPORT_TIMEOUT", exportTimeout),
 		flush:   make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
@@ -88,7 +88,7 @@ func newSpanQueue(exp sdktrace.SpanExporter, res *resource.Resource, version str
 	if res == nil {
 		res = resource.Default()
 	}
-	q.res, q.scope = res, instrumentation.Scope{Name: ScopeName, Version: version}
+	q.batch = newOTLPBatch(res, instrumentation.Scope{Name: ScopeName, Version: version})
 	return q
 }
 
@@ -107,7 +107,7 @@ func (q *spanQueue) add(s *Span) {
 		return
 	}
 	q.queued = append(q.queued, *s)
-	full := len(q.queued)%q.batch == 0
+	full := len(q.queued)%q.most == 0
 	q.mu.Unlock()
 	if full {
 		select {
@@ -154,31 +154,27 @@ func (q *spanQueue) exportQueued(spare []Span) []Span {
 	q.queued = spare[:0]
 	q.mu.Unlock()
 	for rest := taken; len(rest) > 0; {
-		n := min(len(rest), q.batch)
-		for i := range rest[:n] {
-			q.made = append(q.made, rest[i].snapshot(q.res, q.scope))
-		}
-		q.export(q.made)
-		clear(q.made) // the spans are the exporter's no more
-		q.made = q.made[:0]
+		n := min(len(rest), q.most)
+		q.export(rest[:n])
 		rest = rest[n:]
 	}
 	clear(taken)
 	return taken[:0]
 }
 
-// export sends batch within q.timeout; spans the exporter failed count as
-// dropped.
-func (q *spanQueue) export(batch []sdktrace.ReadOnlySpan) {
+// export sends spans within q.timeout; spans the client failed to send
+// count as dropped.
+func (q *spanQueue) export(spans []Span) {
 	ctx, cancel := context.WithTimeout(q.exports, q.timeout)
-	err := q.exp.ExportSpans(ctx, batch)
+	err := q.client.UploadTraces(ctx, q.batch.fill(spans))
 	cancel()
+	q.batch.release() // the client has marshalled them: the messages are the batch's again
 	if err != nil {
-		q.metrics.SpansDropped(len(batch))
+		q.metrics.SpansDropped(len(spans))
 		if now := time.Now(); now.Sub(q.lastWarn) >= time.Minute {
 			q.lastWarn = now
 			q.log.Warn("trace export failed; its spans are dropped (counted in mcp_gateway_trace_spans_dropped_total)",
-				"spans", len(batch), "error", err)
+				"spans", len(spans), "error", err)
 		}
 	}
 }
@@ -203,8 +199,8 @@ func (q *spanQueue) ForceFlush(ctx context.Context) error {
 
 // Shutdown stops run after it has exported what is queued (or exports it
 // itself, should run not have begun), waiting for it up to ctx (then the
-// export in progress is cancelled, and run returns at once), and shuts
-// the exporter down. Spans ending after it are dropped
+// export in progress is cancelled, and run returns at once), and stops
+// the client. Spans ending after it are dropped
 // uncounted: the daemon is stopping.
 func (q *spanQueue) Shutdown(ctx context.Context) error {
 	q.stopOnce.Do(func() {
@@ -226,7 +222,7 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 		<-q.done
 	}
 	q.cancel()
-	return errors.Join(err, q.exp.Shutdown(ctx))
+	return errors.Join(err, q.client.Stop(ctx))
 }
 
 // envMillis is a duration in milliseconds, at most a day; past it (a

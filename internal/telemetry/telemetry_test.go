@@ -13,10 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/baggage"
-	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
@@ -105,26 +104,25 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	}
 }
 
-// blockingExporter takes nothing until release closes; failing fails
-// every export.
-type blockingExporter struct {
+// blockingClient takes nothing until release closes; failing fails
+// every upload.
+type blockingClient struct {
+	discardClient
 	release chan struct{}
 	failing bool
 }
 
-func (e *blockingExporter) ExportSpans(ctx context.Context, _ []sdktrace.ReadOnlySpan) error {
-	if e.failing {
+func (c *blockingClient) UploadTraces(ctx context.Context, _ []*tracepb.ResourceSpans) error {
+	if c.failing {
 		return errors.New("collector down")
 	}
 	select {
-	case <-e.release:
+	case <-c.release:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
-
-func (e *blockingExporter) Shutdown(context.Context) error { return nil }
 
 // A collector that hangs or refuses costs the spans, never the caller:
 // OnEnd never waits, and the spans lost are counted.
@@ -132,7 +130,7 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, failing := range []bool{false, true} {
 		m := NewMetrics()
-		exp := &blockingExporter{release: make(chan struct{}), failing: failing}
+		exp := &blockingClient{release: make(chan struct{}), failing: failing}
 		tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", m, log, envOf(map[string]string{"OTEL_BSP_MAX_QUEUE_SIZE": "4", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "2",
 			"OTEL_BSP_SCHEDULE_DELAY": "10", "OTEL_BSP_EXPORT_TIMEOUT": "60000"}))
 		go tr.Run()
@@ -154,21 +152,22 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 	}
 }
 
-// countingExporter reports each batch it is given on got.
-type countingExporter struct{ got chan int }
-
-func (e *countingExporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
-	e.got <- len(spans)
-	return nil
+// countingClient reports the spans of each batch it is sent on got.
+type countingClient struct {
+	discardClient
+	got chan int
 }
 
-func (e *countingExporter) Shutdown(context.Context) error { return nil }
+func (c *countingClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
+	c.got <- len(spansOf(rs))
+	return nil
+}
 
 // A full batch is exported when it has queued, not at the next tick (an
 // hour away here), and the spans before it wait for it: the queue wakes
 // its exporter once a batch, not once a span.
 func TestSpanQueueExportsFullBatches(t *testing.T) {
-	exp := &countingExporter{got: make(chan int, 8)}
+	exp := &countingClient{got: make(chan int, 8)}
 	tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "3", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
 	done := make(chan struct{})
@@ -230,78 +229,6 @@ func BenchmarkInjectMeta(b *testing.B) {
 	}
 }
 
-// What the call's path decided and recorded is what the SDK exports: the
-// ids Start gave (and put in the returned context), the parent, times,
-// kind, attributes and status; the environment's sampler decides, and a
-// span it drops is never exported but still carries an unsampled
-// context. The zero Span takes every method.
-func TestTracerExportsWhatStartDecided(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	sampler, err := samplerFromEnv(envOf(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := NewTracing(exp, sampler, nil, "v1", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
-	go tr.Run()
-	defer tr.Shutdown(context.Background())
-
-	ts, _ := trace.ParseTraceState("vendor=1")
-	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true})
-	link := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{3}, SpanID: trace.SpanID{4}})
-	began := time.Now().Add(-time.Second)
-	ctx, server := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "tools/call", trace.SpanKindServer, began, trace.Link{SpanContext: link})
-	if got := trace.SpanContextFromContext(ctx); !got.Equal(server.SpanContext()) || got.TraceID() != remote.TraceID() || !got.IsSampled() {
-		t.Fatalf("context %v, span %v: want one span context in remote's trace, sampled", got, server.SpanContext())
-	}
-	server.SetName("tools/call echo")
-	server.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("k", "first"))
-	server.SetAttributes(attribute.String("k", "last"))
-	server.SetStatus(codes.Error, "boom")
-	_, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
-	client.End()
-	server.End()
-	server.End() // a second End is let be
-	server.SetAttributes(attribute.String("late", "x"))
-
-	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{5}, SpanID: trace.SpanID{6}, Remote: true})
-	dctx, dropped := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), unsampled), "dropped", trace.SpanKindServer, time.Now())
-	if dropped.Recording() || trace.SpanContextFromContext(dctx).IsSampled() || !trace.SpanContextFromContext(dctx).IsValid() {
-		t.Errorf("under an unsampled parent: recording %v, context %v; want an unsampled, valid context and nothing recorded", dropped.Recording(), trace.SpanContextFromContext(dctx))
-	}
-	dropped.End()
-	var zero Span
-	zero.SetName("x")
-	zero.SetAttributes(attribute.Bool("x", true))
-	zero.SetStatus(codes.Error, "x")
-	zero.End()
-
-	if err := tr.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	got := exp.GetSpans()
-	if len(got) != 2 {
-		t.Fatalf("exported %d spans, want the client and server spans", len(got))
-	}
-	c, s := got[0], got[1]
-	if s.Name != "tools/call echo" || s.SpanKind != trace.SpanKindServer || !s.SpanContext.Equal(server.SpanContext()) || !s.Parent.Equal(remote) ||
-		!s.StartTime.Equal(began) || s.EndTime.Before(s.StartTime) || s.Status.Code != codes.Error || s.Status.Description != "boom" ||
-		s.SpanContext.TraceState().Get("vendor") != "1" || len(s.Links) != 1 || !s.Links[0].SpanContext.Equal(link) || s.InstrumentationScope.Version != "v1" {
-		t.Errorf("server span exported as %+v", s)
-	}
-	want := map[attribute.Key]string{"mcp.method.name": "tools/call", "k": "last"}
-	if len(s.Attributes) != len(want) {
-		t.Errorf("server span attributes %v, want %v", s.Attributes, want)
-	}
-	for _, kv := range s.Attributes {
-		if want[kv.Key] != kv.Value.AsString() {
-			t.Errorf("server span attribute %s=%s, want %q", kv.Key, kv.Value.AsString(), want[kv.Key])
-		}
-	}
-	if c.SpanKind != trace.SpanKindClient || !c.SpanContext.Equal(client.SpanContext()) || c.Parent.SpanID() != server.SpanContext().SpanID() || c.Parent.TraceID() != remote.TraceID() {
-		t.Errorf("client span exported as %+v, want the server span's child", c)
-	}
-}
-
 // The sampler is the one OTEL_TRACES_SAMPLER names, read from the
 // gateway's getenv, with its ratio.
 func TestSamplerFromEnv(t *testing.T) {
@@ -339,7 +266,7 @@ func TestSamplerFromEnv(t *testing.T) {
 //
 //	go test ./internal/telemetry -run '^$' -bench CallSpans -benchmem
 func BenchmarkCallSpans(b *testing.B) {
-	tr := NewTracing(tracetest.NewNoopExporter(), sdktrace.ParentBased(sdktrace.AlwaysSample()), nil, "bench", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	tr := NewTracing(discardClient{}, sdktrace.ParentBased(sdktrace.AlwaysSample()), nil, "bench", NewMetrics(), slog.New(slog.DiscardHandler), nil)
 	go tr.Run()
 	b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
 	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`)
@@ -362,45 +289,11 @@ func BenchmarkCallSpans(b *testing.B) {
 	}
 }
 
-// What the SDK's own span does, the exported span does too (found by a
-// review of the span values): a status is never lowered and Ok is
-// final; an invalid attribute and a link to nothing are dropped, the
-// attribute counted; the end is on the monotonic clock.
-func TestSpanKeepsTheSDKsRules(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tr := NewTracing(exp, nil, nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
-	go tr.Run()
-	_, errored := tr.Tracer().Start(context.Background(), "errored", trace.SpanKindServer, time.Now(), trace.Link{})
-	errored.SetStatus(codes.Error, "boom")
-	errored.SetStatus(codes.Unset, "")
-	errored.SetAttributes(attribute.String("", "no key"), attribute.String("k", "v"))
-	errored.End()
-	_, ok := tr.Tracer().Start(context.Background(), "ok", trace.SpanKindServer, time.Now())
-	ok.SetStatus(codes.Ok, "ignored")
-	ok.SetStatus(codes.Error, "too late")
-	ok.End()
-	if err := tr.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	got := exp.GetSpans()
-	if len(got) != 2 {
-		t.Fatalf("exported %d spans, want 2", len(got))
-	}
-	e, o := got[0], got[1]
-	if e.Status.Code != codes.Error || e.Status.Description != "boom" || len(e.Links) != 0 || len(e.Attributes) != 1 || e.DroppedAttributes != 1 {
-		t.Errorf("errored span: status %v, links %v, attributes %v (%d dropped); want Error boom, no link, k=v and 1 dropped", e.Status, e.Links, e.Attributes, e.DroppedAttributes)
-	}
-	if o.Status.Code != codes.Ok || o.Status.Description != "" {
-		t.Errorf("ok span: status %v, want Ok without a description", o.Status)
-	}
-	_ = tr.Shutdown(context.Background())
-}
-
 // Spans queued before the export goroutine ever ran are exported by
 // Shutdown, not lost; a schedule delay too long for a Duration is the
 // default, not a panic in the ticker.
 func TestSpanQueueShutdownWithoutRun(t *testing.T) {
-	exp := &countingExporter{got: make(chan int, 8)}
+	exp := &countingClient{got: make(chan int, 8)}
 	tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", NewMetrics(), slog.New(slog.DiscardHandler),
 		envOf(map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "9999999999999", "OTEL_BSP_EXPORT_TIMEOUT": "9999999999999"}))
 	if tr.queue.every != batchDelay || tr.queue.timeout != exportTimeout {

@@ -8,10 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -25,20 +22,19 @@ import (
 //     server in _meta before the call is answered; the span's name, times,
 //     attributes and status are kept in a Span value, and End queues it;
 //   - on the export goroutine (spanQueue.run), each queued Span becomes
-//     the SDK's read-only span (snapshot), and the SDK's OTLP exporter
-//     sends them in batches.
+//     a message of OTLP's protobuf types (otlpBatch), and the OTLP
+//     exporter's client sends them in batches.
 //
-// What is exported is what the SDK's own span would have been: the same
-// ids, parent, times, attributes, links, status, resource and scope, by
-// the SDK's rules (a status never lowered, invalid attributes and links
-// dropped, a repeated key's last value), but for its limits of 128
-// attributes and links, which a gateway span is far under, and the
-// attributes a sampler may add, which the environment's samplers do not.
-// The SDK's span was measured at +28 to +53 µs of p50 per traced call on
-// the call's path (issue 24: its start, attributes, end and snapshot, and
-// the collection they leave to the GC), and its span made again on the
-// export goroutine at 4 µs and 3 KiB per span, against a budget of +15
-// µs.
+// What is exported is what the SDK's own span would have been, as its
+// OTLP exporter would have sent it: the same ids, parent, times,
+// attributes, links, status, resource and scope, by the SDK's rules (a
+// status never lowered, invalid attributes and links dropped, a repeated
+// key's last value), but for its limits of 128 attributes and links,
+// which a gateway span is far under, and the attributes a sampler may
+// add, which the environment's samplers do not. The SDK's span was
+// measured at +28 to +53 µs of p50 per traced call on the call's path
+// (issue 24: its start, attributes, end and snapshot, and the collection
+// they leave to the GC), against a budget of +15 µs.
 //
 // A nil *Tracer is tracing off: nothing is started.
 type Tracer struct {
@@ -153,61 +149,4 @@ func newSpanID() (id trace.SpanID) {
 		binary.NativeEndian.PutUint64(id[:], rand.Uint64())
 	}
 	return id
-}
-
-// snapshot is s as the SDK's read-only span, for its exporter, with
-// resource res and scope: what the SDK's own span would have held at its
-// end (Tracer says where it differs). tracetest.SpanStub's Snapshot is the SDK's public way to make a
-// ReadOnlySpan from data (its exporters' tests use it).
-func (s *Span) snapshot(res *resource.Resource, scope instrumentation.Scope) sdktrace.ReadOnlySpan {
-	attrs, dropped := lastOfEachKey(s.attrs)
-	stub := tracetest.SpanStub{Name: s.name, SpanContext: s.sc, Parent: s.parent, SpanKind: s.kind, StartTime: s.start, EndTime: s.end,
-		Attributes: attrs, DroppedAttributes: dropped, Resource: res, InstrumentationScope: scope}
-	if s.status != codes.Unset {
-		stub.Status = sdktrace.Status{Code: s.status}
-		if s.status == codes.Error {
-			stub.Status.Description = s.message
-		}
-	}
-	for _, l := range s.links {
-		if l.SpanContext.IsValid() { // as the SDK drops a link to nothing
-			stub.Links = append(stub.Links, sdktrace.Link{SpanContext: l.SpanContext, Attributes: l.Attributes})
-		}
-	}
-	return stub.Snapshot()
-}
-
-// lastOfEachKey is attrs with each key once, at its last value, in the
-// order the keys were first set, and without invalid ones (an empty key,
-// no value), counted in dropped as the SDK counts them; attrs itself
-// when no key repeats and all are valid (the usual case: no copy).
-func lastOfEachKey(attrs []attribute.KeyValue) (_ []attribute.KeyValue, dropped int) {
-	clean := true
-	for i := 0; i < len(attrs) && clean; i++ {
-		clean = attrs[i].Valid()
-		for j := range i {
-			if attrs[j].Key == attrs[i].Key {
-				clean = false
-				break
-			}
-		}
-	}
-	if clean {
-		return attrs, 0
-	}
-	out := make([]attribute.KeyValue, 0, len(attrs))
-	at := make(map[attribute.Key]int, len(attrs))
-	for _, kv := range attrs {
-		if !kv.Valid() {
-			dropped++
-			continue
-		}
-		if i, ok := at[kv.Key]; ok {
-			out[i] = kv
-			continue
-		}
-		at[kv.Key] = len(out)
-		out = append(out, kv)
-	}
-	return out, dropped
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -14,9 +15,10 @@ import (
 )
 
 // Tracing is the gateway's tracer and its export (SPEC §11.3): spans are
-// started on the call's path (Tracer), made by the OpenTelemetry SDK and
-// exported over OTLP in batches from a bounded queue (spanQueue). A nil
-// *Tracing is tracing off: no span is made and nothing is exported.
+// started on the call's path (Tracer), decided by the OpenTelemetry SDK's
+// sampler, and exported over OTLP by the OTLP exporter's client in
+// batches from a bounded queue (spanQueue). A nil *Tracing is tracing
+// off: no span is made and nothing is exported.
 type Tracing struct {
 	tracer Tracer
 	queue  *spanQueue
@@ -57,7 +59,7 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	exp, err := newExporter(getenv)
+	client, err := newClient(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -67,15 +69,18 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("make trace resource: %w", err)
 	}
-	return NewTracing(exp, sampler, res, version, m, log, getenv), nil
+	return NewTracing(client, sampler, res, version, m, log, getenv), nil
 }
 
-// NewTracing is tracing that exports to exp the spans sampler keeps, with
-// resource res (nil: the SDK's default) and the gateway's scope at
-// version; sampler nil is the SDK's default, parentbased_always_on;
-// getenv sizes its queue (OTEL_BSP_*; nil: the defaults). FromEnv
-// makes the daemon's; tests and benchmarks make their own.
-func NewTracing(exp sdktrace.SpanExporter, sampler sdktrace.Sampler, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *Tracing {
+// NewTracing is tracing that sends through client, started, the spans
+// sampler keeps, with resource res (nil: the SDK's default) and the
+// gateway's scope at version; sampler nil is the SDK's default,
+// parentbased_always_on; getenv sizes its queue (OTEL_BSP_*; nil: the
+// defaults). The messages client.UploadTraces is given are the queue's
+// again once it returns: a client that keeps them must copy them
+// (proto.Clone). FromEnv makes the daemon's; tests and benchmarks make
+// their own.
+func NewTracing(client otlptrace.Client, sampler sdktrace.Sampler, res *resource.Resource, version string, m *Metrics, log *slog.Logger, getenv func(string) string) *Tracing {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
@@ -83,7 +88,7 @@ func NewTracing(exp sdktrace.SpanExporter, sampler sdktrace.Sampler, res *resour
 		sampler = sdktrace.ParentBased(sdktrace.AlwaysSample()) // the SDK's default
 	}
 	t := &Tracing{tracer: Tracer{sampler: sampler}}
-	t.queue = newSpanQueue(exp, res, version, m, log, getenv)
+	t.queue = newSpanQueue(client, res, version, m, log, getenv)
 	t.tracer.queue = t.queue
 	return t
 }
@@ -108,29 +113,27 @@ func exporterOn(getenv func(string) string) (bool, error) {
 	return on, nil
 }
 
-// newExporter makes the OTLP exporter OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
-// names.
-func newExporter(getenv func(string) string) (sdktrace.SpanExporter, error) {
+// newClient makes and starts the OTLP exporter's client that
+// OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL names; it reads the rest of the
+// OTEL_EXPORTER_OTLP_* environment itself.
+func newClient(getenv func(string) string) (otlptrace.Client, error) {
 	name, protocol := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
 	if protocol == "" {
 		name, protocol = "OTEL_EXPORTER_OTLP_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
 	}
-	var (
-		exp sdktrace.SpanExporter
-		err error
-	)
+	var client otlptrace.Client
 	switch strings.TrimSpace(protocol) {
 	case "", "http/protobuf":
-		exp, err = otlptracehttp.New(context.Background())
+		client = otlptracehttp.NewClient()
 	case "grpc":
-		exp, err = otlptracegrpc.New(context.Background())
+		client = otlptracegrpc.NewClient()
 	default:
 		return nil, fmt.Errorf("%s=%s: the gateway speaks OTLP as http/protobuf or grpc", name, protocol)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("make OTLP trace exporter: %w", err)
+	if err := client.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("start OTLP trace client: %w", err)
 	}
-	return exp, nil
+	return client, nil
 }
 
 // Tracer is the gateway's tracer; nil when tracing is off.

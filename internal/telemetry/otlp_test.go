@@ -1,0 +1,253 @@
+package telemetry
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// discardClient is an OTLP client that sends nothing anywhere.
+type discardClient struct{}
+
+func (discardClient) Start(context.Context) error                                  { return nil }
+func (discardClient) Stop(context.Context) error                                   { return nil }
+func (discardClient) UploadTraces(context.Context, []*tracepb.ResourceSpans) error { return nil }
+
+// memoryClient keeps a copy of every batch it is sent (the queue uses
+// its messages again).
+type memoryClient struct {
+	discardClient
+	mu  sync.Mutex
+	got []*tracepb.ResourceSpans
+}
+
+func (c *memoryClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range rs {
+		c.got = append(c.got, proto.Clone(r).(*tracepb.ResourceSpans))
+	}
+	return nil
+}
+
+// spans are the spans sent so far, by span id.
+func (c *memoryClient) spans() map[trace.SpanID]*tracepb.Span {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[trace.SpanID]*tracepb.Span{}
+	for _, s := range spansOf(c.got) {
+		out[trace.SpanID(s.SpanId)] = s
+	}
+	return out
+}
+
+func spansOf(rs []*tracepb.ResourceSpans) []*tracepb.Span {
+	var out []*tracepb.Span
+	for _, r := range rs {
+		for _, ss := range r.ScopeSpans {
+			out = append(out, ss.Spans...)
+		}
+	}
+	return out
+}
+
+// sdkIDs is the SDK's IDGenerator, giving the next span the ids one of
+// the gateway's spans was given.
+type sdkIDs struct{ next trace.SpanContext }
+
+func (g *sdkIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+	return g.next.TraceID(), g.next.SpanID()
+}
+func (g *sdkIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID { return g.next.SpanID() }
+
+// spanCase is a span a test starts, as the gateway's and as the SDK's:
+// its parent, name, kind, links, and what is done to it before End.
+type spanCase struct {
+	name   string
+	parent trace.SpanContext // remote; invalid: a root
+	kind   trace.SpanKind
+	links  []trace.Link
+	do     func(spanLike)
+}
+
+// spanLike is what the gateway's Span and the SDK's have in common.
+type spanLike interface {
+	SetName(string)
+	SetAttributes(...attribute.KeyValue)
+	SetStatus(codes.Code, string)
+}
+
+// What the gateway sends a collector is what the SDK and its OTLP
+// exporter would have sent for the same span: each span of the gateway's
+// is done again through an SDK TracerProvider, given the same ids,
+// times, parent, links and calls, whose OTLP exporter sends to another
+// client; the two messages, resource and scope must be equal. The cases
+// hold the SDK's rules: a repeated key's last value, an invalid
+// attribute dropped and counted, a link to nothing dropped, a status
+// never lowered and Ok final, a parent's trace state, and the flags of a
+// remote parent and of a root.
+func TestExportIsWhatTheSDKSends(t *testing.T) {
+	ts, _ := trace.ParseTraceState("vendor=1,other=x")
+	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true})
+	link := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{3}, SpanID: trace.SpanID{4}, TraceFlags: trace.FlagsSampled, Remote: true})
+	cases := []spanCase{
+		{name: "tools/call", parent: remote, kind: trace.SpanKindServer, links: []trace.Link{{SpanContext: link}}, do: func(s spanLike) {
+			s.SetName("tools/call echo")
+			s.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("k", "first"), attribute.Int64("n", 7))
+			s.SetAttributes(attribute.String("k", "last"), attribute.Bool("b", true), attribute.Float64("f", 1.5),
+				attribute.StringSlice("ss", []string{"a", "b"}), attribute.Int64Slice("is", []int64{1, 2}))
+			s.SetStatus(codes.Error, "boom")
+			s.SetStatus(codes.Unset, "")
+		}},
+		{name: "root", kind: trace.SpanKindClient, links: []trace.Link{{}, {SpanContext: link, Attributes: []attribute.KeyValue{attribute.String("l", "v")}}}, do: func(s spanLike) {
+			s.SetAttributes(attribute.String("", "no key"), attribute.String("k", "v"), attribute.KeyValue{Key: "empty"}) // an empty value is one
+			s.SetStatus(codes.Ok, "ignored")
+			s.SetStatus(codes.Error, "too late")
+		}},
+		{name: "plain", parent: remote, kind: trace.SpanKindInternal, do: func(spanLike) {}},
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "gw"), attribute.Int("n", 1))
+	ours := &memoryClient{}
+	tr := NewTracing(ours, sdktrace.AlwaysSample(), res, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+	began := time.Now().Add(-time.Second)
+	ids := make([]trace.SpanContext, len(cases))
+	for i, c := range cases {
+		ctx := trace.ContextWithRemoteSpanContext(context.Background(), c.parent)
+		_, sp := tr.Tracer().Start(ctx, c.name, c.kind, began, c.links...)
+		c.do(&sp)
+		sp.End()
+		ids[i] = sp.SpanContext()
+	}
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sent := ours.spans()
+
+	theirs := &memoryClient{}
+	gen := &sdkIDs{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(otlptrace.NewUnstarted(theirs)), sdktrace.WithResource(res),
+		sdktrace.WithIDGenerator(gen), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	defer tp.Shutdown(context.Background())
+	sdk := tp.Tracer(ScopeName, trace.WithInstrumentationVersion("v1"))
+	for i, c := range cases {
+		got := sent[ids[i].SpanID()]
+		if got == nil {
+			t.Fatalf("%s: not sent", c.name)
+		}
+		gen.next = ids[i]
+		ctx := trace.ContextWithRemoteSpanContext(context.Background(), c.parent)
+		_, sp := sdk.Start(ctx, c.name, trace.WithSpanKind(c.kind), trace.WithTimestamp(began), trace.WithLinks(c.links...))
+		c.do(sp)
+		sp.End(trace.WithTimestamp(time.Unix(0, int64(got.EndTimeUnixNano))))
+		want := theirs.spans()[ids[i].SpanID()]
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("%s: the gateway's span against the SDK's (-sdk +gateway):\n%s", c.name, diff)
+		}
+	}
+	if got := sent[ids[1].SpanID()]; got.DroppedAttributesCount != 1 || len(got.Attributes) != 2 || len(got.Links) != 1 || got.Status.GetCode() != tracepb.Status_STATUS_CODE_OK {
+		t.Errorf("root span: attributes %v (%d dropped), links %v, status %v; want k and an empty value, 1 dropped, 1 link, Ok",
+			got.Attributes, got.DroppedAttributesCount, got.Links, got.Status)
+	}
+	strip := func(rs *tracepb.ResourceSpans) *tracepb.ResourceSpans {
+		rs = proto.Clone(rs).(*tracepb.ResourceSpans)
+		for _, ss := range rs.ScopeSpans {
+			ss.Spans = nil
+		}
+		return rs
+	}
+	if diff := cmp.Diff(strip(theirs.got[0]), strip(ours.got[0]), protocmp.Transform()); diff != "" {
+		t.Errorf("resource and scope (-sdk +gateway):\n%s", diff)
+	}
+}
+
+// What the call's path decided is what is sent: the ids Start gave (and
+// put in the returned context) in the caller's trace, sampled; a span
+// the sampler drops is never sent but still carries an unsampled
+// context; a span ended twice is sent once, and changes after End are
+// let be. The zero Span takes every method.
+func TestTracerSendsWhatStartDecided(t *testing.T) {
+	mc := &memoryClient{}
+	sampler, err := samplerFromEnv(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTracing(mc, sampler, nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+
+	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true})
+	ctx, server := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "tools/call", trace.SpanKindServer, time.Now())
+	if got := trace.SpanContextFromContext(ctx); !got.Equal(server.SpanContext()) || got.TraceID() != remote.TraceID() || !got.IsSampled() {
+		t.Fatalf("context %v, span %v: want one span context in remote's trace, sampled", got, server.SpanContext())
+	}
+	_, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
+	client.End()
+	server.End()
+	server.End() // a second End is let be
+	server.SetAttributes(attribute.String("late", "x"))
+
+	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{5}, SpanID: trace.SpanID{6}, Remote: true})
+	dctx, dropped := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), unsampled), "dropped", trace.SpanKindServer, time.Now())
+	if dropped.Recording() || trace.SpanContextFromContext(dctx).IsSampled() || !trace.SpanContextFromContext(dctx).IsValid() {
+		t.Errorf("under an unsampled parent: recording %v, context %v; want an unsampled, valid context and nothing recorded", dropped.Recording(), trace.SpanContextFromContext(dctx))
+	}
+	dropped.End()
+	var zero Span
+	zero.SetName("x")
+	zero.SetAttributes(attribute.Bool("x", true))
+	zero.SetStatus(codes.Error, "x")
+	zero.End()
+
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sent := spansOf(mc.got)
+	if len(sent) != 2 {
+		t.Fatalf("sent %d spans, want the client and server spans", len(sent))
+	}
+	c, s := sent[0], sent[1]
+	if trace.SpanID(s.SpanId) != server.SpanContext().SpanID() || trace.SpanID(s.ParentSpanId) != remote.SpanID() || len(s.Attributes) != 0 {
+		t.Errorf("server span sent as %v", s)
+	}
+	if trace.SpanID(c.SpanId) != client.SpanContext().SpanID() || trace.SpanID(c.ParentSpanId) != server.SpanContext().SpanID() || trace.TraceID(c.TraceId) != remote.TraceID() {
+		t.Errorf("client span sent as %v, want the server span's child", c)
+	}
+}
+
+// Batch after batch, the messages are used again: a span costs the
+// export no allocation once the batches have reached their size (a
+// dozen attributes, as a call's server span has).
+func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
+	b := newOTLPBatch(resource.Default(), instrumentation.Scope{Name: ScopeName, Version: "v1"})
+	spans := make([]Span, 64)
+	for i := range spans {
+		s := &spans[i]
+		s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(), TraceFlags: trace.FlagsSampled})
+		s.name, s.start, s.end = "tools/call echo", time.Now(), time.Now()
+		for k := range 12 {
+			s.attrs = append(s.attrs, attribute.String(string(rune('a'+k)), "value"))
+		}
+	}
+	b.fill(spans)
+	b.release()
+	if n := testing.AllocsPerRun(10, func() { b.fill(spans); b.release() }); n != 0 {
+		t.Errorf("a batch of %d spans allocated %v times, want 0", len(spans), n)
+	}
+}
