@@ -163,7 +163,27 @@ type Edit struct {
 // member; a nil Value removes every member of the key. obj itself is not
 // modified; it fails only if obj is not an object.
 func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
+	return SetMembersIn(obj, 0, len(obj), edits...)
+}
+
+// SetMembersIn returns a copy of obj in which the object obj[start:end]
+// (a value Find gave) is edited as SetMembers edits an object, every
+// other byte of obj unchanged: one scan of the object, one copy of obj.
+// obj itself is not modified; it fails only if obj[start:end] is not an
+// object.
+func SetMembersIn(obj []byte, start, end int, edits ...Edit) ([]byte, error) {
 	out := make([]byte, 0, len(obj)+64)
+	out, err := appendSetMembers(append(out, obj[:start]...), obj[start:end], edits)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, obj[end:]...), nil
+}
+
+// appendSetMembers appends obj, an object, to out with edits applied
+// (SetMembers).
+func appendSetMembers(out, obj []byte, edits []Edit) ([]byte, error) {
+	base := len(out)
 	var (
 		written  uint64 // bit j: edits[j] is out (at most 64 edits)
 		last     int    // obj is out up to here
@@ -200,7 +220,7 @@ func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
 	out = append(out, obj[last:]...)
 	for j, ed := range edits {
 		if ed.Value != nil && written&(1<<j) == 0 {
-			out = AppendMember(out, ed.Key, ed.Value)
+			out = appendMember(out, base, ed.Key, ed.Value)
 		}
 	}
 	return out, nil
@@ -210,12 +230,18 @@ func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
 // "key":value added before its closing brace; obj itself is not
 // modified, and value is copied.
 func AppendMember(obj []byte, key string, value []byte) []byte {
-	body := bytes.TrimRight(obj, " \t\r\n")
-	body = body[:len(body)-1] // the closing brace
-	empty := bytes.TrimSpace(body)
 	out := make([]byte, 0, len(obj)+len(key)+len(value)+4)
-	out = append(out, body...)
-	if len(empty) > 1 { // more than "{"
+	return appendMember(append(out, obj...), 0, key, value)
+}
+
+// appendMember adds "key":value to the object out[base:], before its
+// closing brace (the whitespace after that brace goes), in place.
+func appendMember(out []byte, base int, key string, value []byte) []byte {
+	body := bytes.TrimRight(out[base:], " \t\r\n")
+	body = body[:len(body)-1]              // without the closing brace
+	more := len(bytes.TrimSpace(body)) > 1 // members: more than "{"
+	out = out[:base+len(body)]
+	if more {
 		out = append(out, ',')
 	}
 	out = appendString(out, key)

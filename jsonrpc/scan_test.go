@@ -147,5 +147,12 @@ func FuzzSetMembers(f *testing.F) {
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Fatalf("SetMembers(%q) = %q: other members (-before +after):\n%s", obj, out, diff)
 		}
+		// Within an object, the same edit, and not a byte around it moves.
+		outer := []byte(` {"a":[1], "_meta":` + string(obj) + ` , "z":2} `)
+		start := len(` {"a":[1], "_meta":`)
+		in, err := SetMembersIn(outer, start, start+len(obj), Edit{Key: "tp", Value: []byte(`"new"`)}, Edit{Key: "ts"})
+		if want := ` {"a":[1], "_meta":` + string(out) + ` , "z":2} `; err != nil || string(in) != want {
+			t.Fatalf("SetMembersIn(%q) = %q (%v), want %q", outer, in, err, want)
+		}
 	})
 }
