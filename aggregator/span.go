@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -29,8 +28,7 @@ type spanState struct {
 	link   trace.SpanContext // the HTTP header's, when _meta had one too
 	origin trace.SpanContext // the call this request continues
 	span   telemetry.Span
-	ctx    context.Context // remote with span's context
-	named  bool            // the span started with its name (routed before)
+	named  bool // the span started with its name (routed before)
 }
 
 // follows makes the request part of the trace of the call that began
@@ -50,7 +48,7 @@ func (r *record) context(ctx context.Context) context.Context {
 		return ctx
 	}
 	r.startSpan()
-	return telemetry.Carry(ctx, r.trace.ctx)
+	return telemetry.Carry(ctx, r.trace.span.SpanContext(), r.trace.remote)
 }
 
 // spanContext is the request's span context (invalid when tracing is
@@ -99,7 +97,7 @@ func (r *record) startSpan() {
 			parent = trace.ContextWithSpanContext(parent, st.origin)
 		}
 	}
-	st.ctx, st.span = r.h.g.tel.Tracer.Start(parent, r.spanName(), trace.SpanKindServer, r.start, links...)
+	r.h.g.tel.Tracer.Start(parent, &st.span, r.spanName(), trace.SpanKindServer, r.start, links...)
 	st.named = r.name != ""
 }
 
@@ -111,13 +109,6 @@ func (r *record) spanName() string {
 	}
 	return r.method + " " + r.name
 }
-
-// The server spans' attributes that never change, made once.
-var (
-	attrTCP  = attribute.String("network.transport", "tcp")
-	attrHTTP = attribute.String("network.protocol.name", "http")
-	attrTool = attribute.String("gen_ai.operation.name", "execute_tool")
-)
 
 // endSpan names the span for what it served and ends it.
 func (r *record) endSpan() {
@@ -132,51 +123,53 @@ func (r *record) endSpan() {
 	if r.name != "" && !r.trace.named {
 		sp.SetName(r.spanName())
 	}
-	sp.SetAttributes(r.spanAttributes()...) // once: the span's attributes grow once
+	r.setSpanAttributes(sp)
 	if code, desc, failed := r.spanStatus(); failed {
 		sp.SetStatus(code, desc)
 	}
 	sp.End()
 }
 
-// spanAttributes are the server span's attributes (the MCP semantic
+// setSpanAttributes sets the server span's attributes (the MCP semantic
 // conventions' "Server" span), all known once the request has ended.
-func (r *record) spanAttributes() []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 12)
-	attrs = append(attrs, attribute.String("mcp.method.name", r.method), attrTCP, attrHTTP)
+func (r *record) setSpanAttributes(sp *telemetry.Span) {
+	sp.SetString("mcp.method.name", r.method)
+	sp.SetString("network.transport", "tcp")
+	sp.SetString("network.protocol.name", "http")
 	if id := requestID(r.id); id != "" {
-		attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+		sp.SetString("jsonrpc.request.id", id)
 	}
 	if r.session != "" {
-		attrs = append(attrs, attribute.String("mcp.session.id", r.session))
+		sp.SetString("mcp.session.id", r.session)
 	}
 	if r.name != "" {
 		switch r.method {
 		case "tools/call":
-			attrs = append(attrs, attribute.String("gen_ai.tool.name", r.name), attrTool)
+			sp.SetString("gen_ai.tool.name", r.name)
+			sp.SetString("gen_ai.operation.name", "execute_tool")
 		case "prompts/get":
-			attrs = append(attrs, attribute.String("gen_ai.prompt.name", r.name))
+			sp.SetString("gen_ai.prompt.name", r.name)
 		}
 	}
 	if r.server != "" {
-		attrs = append(attrs, attribute.String("mcp_gateway.server", r.server))
+		sp.SetString("mcp_gateway.server", r.server)
 	}
 	if r.outcome != "" && r.outcome != "unknown" {
-		attrs = append(attrs, attribute.String("mcp_gateway.outcome", r.outcome))
+		sp.SetString("mcp_gateway.outcome", r.outcome)
 	}
 	if r.taskID != "" {
-		attrs = append(attrs, attribute.String("mcp_gateway.task.id", r.taskID))
+		sp.SetString("mcp_gateway.task.id", r.taskID)
 	}
 	switch {
 	case r.outcome == telemetry.OutcomeError:
 		code := strconv.FormatInt(r.code, 10)
-		attrs = append(attrs, attribute.String("error.type", code), attribute.String("rpc.response.status_code", code))
+		sp.SetString("error.type", code)
+		sp.SetString("rpc.response.status_code", code)
 	case r.errType == telemetry.ErrorToolError:
-		attrs = append(attrs, attribute.String("error.type", telemetry.ErrorToolError))
+		sp.SetString("error.type", telemetry.ErrorToolError)
 	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:
-		attrs = append(attrs, attribute.String("error.type", r.outcome))
+		sp.SetString("error.type", r.outcome)
 	}
-	return attrs
 }
 
 // spanStatus is the server span's status: an error for a JSON-RPC error

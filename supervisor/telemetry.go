@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -43,25 +42,25 @@ func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id in
 			}
 		}
 	}
-	spanCtx, span := c.tracer.Start(ctx, name, trace.SpanKindClient, pc.start)
+	span := pc.span
+	c.tracer.Start(ctx, span, name, trace.SpanKindClient, pc.start)
 	if span.Recording() {
-		attrs := make([]attribute.KeyValue, 0, 6)
-		attrs = append(attrs, attribute.String("mcp.method.name", method), attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)),
-			attribute.String("network.transport", c.network()), attribute.String("mcp_gateway.server", c.name))
+		span.SetString("mcp.method.name", method)
+		span.SetString("jsonrpc.request.id", strconv.FormatInt(id, 10))
+		span.SetString("network.transport", c.network())
+		span.SetString("mcp_gateway.server", c.name)
 		if key != "" {
-			attrs = append(attrs, attribute.String(key, target))
+			span.SetString(key, target)
 		}
 		if m := c.modern.Load(); m != nil {
-			attrs = append(attrs, attribute.String("mcp.protocol.version", m.version))
+			span.SetString("mcp.protocol.version", m.version)
 		}
-		span.SetAttributes(attrs...)
 	}
-	out, err := telemetry.InjectMeta(spanCtx, params)
+	out, err := telemetry.InjectMeta(ctx, span.SpanContext(), params)
 	if err != nil {
 		span.End()
 		return nil, err
 	}
-	*pc.span = span
 	return out, nil
 }
 
@@ -109,13 +108,14 @@ func (c *conn) finished(pc *pendingCall, method string, err error) {
 	case err == nil:
 	case errors.As(err, &rpcErr):
 		code := strconv.FormatInt(rpcErr.Code, 10)
-		pc.span.SetAttributes(attribute.String("error.type", code), attribute.String("rpc.response.status_code", code))
+		pc.span.SetString("error.type", code)
+		pc.span.SetString("rpc.response.status_code", code)
 		pc.span.SetStatus(codes.Error, rpcErr.Message)
 	case errors.Is(err, context.Canceled):
-		pc.span.SetAttributes(attribute.String("error.type", "cancelled"))
+		pc.span.SetString("error.type", "cancelled")
 		pc.span.SetStatus(codes.Error, "cancelled")
 	default:
-		pc.span.SetAttributes(attribute.String("error.type", "_OTHER"))
+		pc.span.SetString("error.type", "_OTHER")
 		pc.span.SetStatus(codes.Error, err.Error())
 	}
 	pc.span.End()

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -102,20 +103,21 @@ func Remote(ctx context.Context, params json.RawMessage, header http.Header) (_ 
 	return ctx, trace.SpanContext{}
 }
 
-// InjectMeta returns params with ctx's span context as _meta's
-// traceparent (replacing the caller's), with tracestate and baggage set
-// from it, or removed when it has none; every other byte of params is
-// kept, and every other byte of _meta (jsonrpc.SetMembers). One scan of
-// params, one of _meta and one copy: no decoding. Absent params, or an
-// absent or null _meta, become an object. A ctx without a valid span
-// context, params that are not an object, or a _meta that is not one:
-// params as they are, as without tracing.
-func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+// InjectMeta returns params with span context sc as _meta's traceparent
+// (replacing the caller's), with tracestate set from it and baggage from
+// ctx, or removed when they have none; every other byte of params is
+// kept, and every other byte of _meta (jsonrpc.SetMembersIn). One scan of
+// params, one of _meta and one copy, the new members written in place:
+// no decoding, and one allocation, the copy, but for a tracestate or
+// baggage. Absent params, or an absent or null _meta, become an object.
+// An invalid sc, params that are not an object, or a _meta that is not
+// one: params as they are, as without tracing.
+func InjectMeta(ctx context.Context, sc trace.SpanContext, params json.RawMessage) (json.RawMessage, error) {
+	if !sc.IsValid() {
 		return params, nil
 	}
 	var c metaCarrier
-	propagation.TraceContext{}.Inject(ctx, &c)
+	c[tracestateAt] = sc.TraceState().String()
 	if b := baggage.FromContext(ctx); b.Len() > 0 {
 		c[baggageAt] = b.String()
 	}
@@ -127,44 +129,65 @@ func InjectMeta(ctx context.Context, params json.RawMessage) (json.RawMessage, e
 		return params, nil // not an object: the server answers it as it would without tracing
 	}
 	if start < 0 { // the usual params: without a _meta, one is added
-		return jsonrpc.AppendMember(params, "_meta", newMeta(&c)), nil
+		var mb [128]byte // the new _meta, on the stack unless it is longer
+		return jsonrpc.AppendMember(params, "_meta", appendMeta(mb[:0], sc, &c)), nil
 	}
-	meta := json.RawMessage("{}")
-	if string(params[start:end]) != "null" {
-		if meta = params[start:end]; meta[0] != '{' {
-			return params, nil
-		}
+	if string(params[start:end]) == "null" {
+		var mb [128]byte
+		return jsonrpc.Splice(params, start, end, appendMeta(mb[:0], sc, &c)), nil
 	}
-	var edits [len(metaCarrier{})]jsonrpc.Edit
-	for i, key := range metaKeys {
-		edits[i].Key = key
+	if params[start] != '{' {
+		return params, nil
+	}
+	traceparent := appendQuotedTraceparent(make([]byte, 0, traceparentLen+2), sc)
+	edits := [len(metaCarrier{})]jsonrpc.Edit{{Key: keyTraceparent, Value: traceparent}, {Key: keyTracestate}, {Key: keyBaggage}}
+	for i := tracestateAt; i < len(c); i++ {
 		if c[i] != "" {
 			edits[i].Value = jsonrpc.Quote(c[i])
 		}
 	}
-	if meta, err = jsonrpc.SetMembers(meta, edits[:]...); err != nil {
+	out, err := jsonrpc.SetMembersIn(params, start, end, edits[:]...)
+	if err != nil {
 		return nil, fmt.Errorf("inject trace context: %w", err)
 	}
-	return jsonrpc.Splice(params, start, end, meta), nil
+	return out, nil
 }
 
-// newMeta is a _meta of c's keys that are set, written directly: a
-// traceparent is hex and dashes (W3C Trace Context), the others are
-// quoted.
-func newMeta(c *metaCarrier) []byte {
-	meta := make([]byte, 0, 64+len(c[tracestateAt])+len(c[baggageAt]))
-	meta = append(meta, `{"traceparent":"`...)
-	meta = append(meta, c[traceparentAt]...)
-	meta = append(meta, '"')
+// appendMeta appends a _meta of sc's traceparent and c's other keys that
+// are set.
+func appendMeta(dst []byte, sc trace.SpanContext, c *metaCarrier) []byte {
+	dst = append(dst, `{"traceparent":`...)
+	dst = appendQuotedTraceparent(dst, sc)
 	for _, i := range []int{tracestateAt, baggageAt} {
 		if c[i] != "" {
-			meta = append(meta, `,"`...)
-			meta = append(meta, metaKeys[i]...)
-			meta = append(meta, `":`...)
-			meta = append(meta, jsonrpc.Quote(c[i])...)
+			dst = append(dst, `,"`...)
+			dst = append(dst, metaKeys[i]...)
+			dst = append(dst, `":`...)
+			dst = append(dst, jsonrpc.Quote(c[i])...)
 		}
 	}
-	return append(meta, '}')
+	return append(dst, '}')
+}
+
+// traceparentLen is the length of a W3C traceparent of version 00.
+const traceparentLen = len("00-") + 32 + len("-") + 16 + len("-") + 2
+
+// appendTraceparent appends sc as a W3C traceparent, written as the
+// propagator writes it (propagation.TraceContext.Inject: version 00, and
+// of the flags only sampled and random), with no allocation.
+func appendTraceparent(dst []byte, sc trace.SpanContext) []byte {
+	tid, sid := sc.TraceID(), sc.SpanID()
+	dst = append(dst, "00-"...)
+	dst = hex.AppendEncode(dst, tid[:])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, sid[:])
+	dst = append(dst, '-')
+	return hex.AppendEncode(dst, []byte{byte(sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom))})
+}
+
+// appendQuotedTraceparent appends sc's traceparent as a JSON string.
+func appendQuotedTraceparent(dst []byte, sc trace.SpanContext) []byte {
+	return append(appendTraceparent(append(dst, '"'), sc), '"')
 }
 
 // Traceparent renders a span context as a W3C traceparent ("" when it is
@@ -173,9 +196,8 @@ func Traceparent(sc trace.SpanContext) string {
 	if !sc.IsValid() {
 		return ""
 	}
-	var c metaCarrier
-	propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), &c)
-	return c[traceparentAt]
+	var buf [traceparentLen]byte
+	return string(appendTraceparent(buf[:0], sc))
 }
 
 // ParseTraceparent is Traceparent's inverse: the span context a
@@ -189,17 +211,17 @@ func ParseTraceparent(s string) trace.SpanContext {
 	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), &c))
 }
 
-// Carry returns dst with src's span context and baggage: a call made
-// apart from its request (on a session's context, a task's) stays in the
-// request's trace.
-func Carry(dst, src context.Context) context.Context {
-	if src == nil {
+// Carry returns dst with span context sc (when valid) and the baggage of
+// from (nil: none): a call made apart from its request (on a session's
+// context, a task's) stays in the request's trace.
+func Carry(dst context.Context, sc trace.SpanContext, from context.Context) context.Context {
+	if sc.IsValid() {
+		dst = trace.ContextWithSpanContext(dst, sc)
+	}
+	if from == nil {
 		return dst
 	}
-	if sp := trace.SpanFromContext(src); sp.SpanContext().IsValid() {
-		dst = trace.ContextWithSpan(dst, sp)
-	}
-	if b := baggage.FromContext(src); b.Len() > 0 {
+	if b := baggage.FromContext(from); b.Len() > 0 {
 		dst = baggage.ContextWithBaggage(dst, b)
 	}
 	return dst

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -28,8 +29,10 @@ func (discardClient) Start(context.Context) error                               
 func (discardClient) Stop(context.Context) error                                   { return nil }
 func (discardClient) UploadTraces(context.Context, []*tracepb.ResourceSpans) error { return nil }
 
-// memoryClient keeps a copy of every batch it is sent (the queue uses
-// its messages again).
+// memoryClient keeps every batch it is sent as a collector reads it:
+// marshalled, and unmarshalled into new messages (the queue uses its
+// buffer again, and its spans are the scope's unknown fields until they
+// are read).
 type memoryClient struct {
 	discardClient
 	mu  sync.Mutex
@@ -39,10 +42,27 @@ type memoryClient struct {
 func (c *memoryClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	read, err := asCollectorReads(rs)
+	c.got = append(c.got, read...)
+	return err
+}
+
+// asCollectorReads is rs marshalled, as the client sends it, and read
+// back into new messages, as a collector reads it.
+func asCollectorReads(rs []*tracepb.ResourceSpans) ([]*tracepb.ResourceSpans, error) {
+	var out []*tracepb.ResourceSpans
 	for _, r := range rs {
-		c.got = append(c.got, proto.Clone(r).(*tracepb.ResourceSpans))
+		b, err := proto.Marshal(r)
+		if err != nil {
+			return out, err
+		}
+		read := &tracepb.ResourceSpans{}
+		if err := proto.Unmarshal(b, read); err != nil {
+			return out, err
+		}
+		out = append(out, read)
 	}
-	return nil
+	return out, nil
 }
 
 // spans are the spans sent so far, by span id.
@@ -85,12 +105,18 @@ type spanCase struct {
 	do     func(spanLike)
 }
 
-// spanLike is what the gateway's Span and the SDK's have in common.
+// spanLike is what the gateway's Span and the SDK's (sdkSpan) have in
+// common.
 type spanLike interface {
 	SetName(string)
-	SetAttributes(...attribute.KeyValue)
+	SetString(key, value string)
 	SetStatus(codes.Code, string)
 }
+
+// sdkSpan is the SDK's span, with the gateway's SetString.
+type sdkSpan struct{ trace.Span }
+
+func (s sdkSpan) SetString(key, value string) { s.SetAttributes(attribute.String(key, value)) }
 
 // What the gateway sends a collector is what the SDK and its OTLP
 // exporter would have sent for the same span: each span of the gateway's
@@ -108,18 +134,25 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 	cases := []spanCase{
 		{name: "tools/call", parent: remote, kind: trace.SpanKindServer, links: []trace.Link{{SpanContext: link}}, do: func(s spanLike) {
 			s.SetName("tools/call echo")
-			s.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("k", "first"), attribute.Int64("n", 7))
-			s.SetAttributes(attribute.String("k", "last"), attribute.Bool("b", true), attribute.Float64("f", 1.5),
-				attribute.StringSlice("ss", []string{"a", "b"}), attribute.Int64Slice("is", []int64{1, 2}))
+			for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"k", "first"}, {"n", "7"}, {"k", "last"}, {"u", "\u00e9\x00"}} {
+				s.SetString(kv[0], kv[1])
+			}
 			s.SetStatus(codes.Error, "boom")
 			s.SetStatus(codes.Unset, "")
 		}},
 		{name: "root", kind: trace.SpanKindClient, links: []trace.Link{{}, {SpanContext: link, Attributes: []attribute.KeyValue{attribute.String("l", "v")}}}, do: func(s spanLike) {
-			s.SetAttributes(attribute.String("", "no key"), attribute.String("k", "v"), attribute.KeyValue{Key: "empty"}) // an empty value is one
+			s.SetString("", "no key")
+			s.SetString("k", "v")
+			s.SetString("empty", "")
 			s.SetStatus(codes.Ok, "ignored")
 			s.SetStatus(codes.Error, "too late")
 		}},
 		{name: "plain", parent: remote, kind: trace.SpanKindInternal, do: func(spanLike) {}},
+		{name: "many", kind: trace.SpanKindServer, do: func(s spanLike) { // past the attributes a Span holds in place
+			for i := range inlineAttrs + 3 {
+				s.SetString(fmt.Sprintf("k%d", i%(inlineAttrs+1)), fmt.Sprint(i))
+			}
+		}},
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", "gw"), attribute.Int("n", 1))
 	ours := &memoryClient{}
@@ -130,7 +163,8 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 	ids := make([]trace.SpanContext, len(cases))
 	for i, c := range cases {
 		ctx := trace.ContextWithRemoteSpanContext(context.Background(), c.parent)
-		_, sp := tr.Tracer().Start(ctx, c.name, c.kind, began, c.links...)
+		var sp Span
+		tr.Tracer().Start(ctx, &sp, c.name, c.kind, began, c.links...)
 		c.do(&sp)
 		sp.End()
 		ids[i] = sp.SpanContext()
@@ -154,7 +188,7 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 		gen.next = ids[i]
 		ctx := trace.ContextWithRemoteSpanContext(context.Background(), c.parent)
 		_, sp := sdk.Start(ctx, c.name, trace.WithSpanKind(c.kind), trace.WithTimestamp(began), trace.WithLinks(c.links...))
-		c.do(sp)
+		c.do(sdkSpan{sp})
 		sp.End(trace.WithTimestamp(time.Unix(0, int64(got.EndTimeUnixNano))))
 		want := theirs.spans()[ids[i].SpanID()]
 		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
@@ -193,25 +227,26 @@ func TestTracerSendsWhatStartDecided(t *testing.T) {
 	defer tr.Shutdown(context.Background())
 
 	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true})
-	ctx, server := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "tools/call", trace.SpanKindServer, time.Now())
+	var server, client, dropped, zero Span
+	tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), &server, "tools/call", trace.SpanKindServer, time.Now())
+	ctx := Carry(context.Background(), server.SpanContext(), nil)
 	if got := trace.SpanContextFromContext(ctx); !got.Equal(server.SpanContext()) || got.TraceID() != remote.TraceID() || !got.IsSampled() {
 		t.Fatalf("context %v, span %v: want one span context in remote's trace, sampled", got, server.SpanContext())
 	}
-	_, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
+	tr.Tracer().Start(ctx, &client, "tools/call echo", trace.SpanKindClient, time.Now())
 	client.End()
 	server.End()
 	server.End() // a second End is let be
-	server.SetAttributes(attribute.String("late", "x"))
+	server.SetString("late", "x")
 
 	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{5}, SpanID: trace.SpanID{6}, Remote: true})
-	dctx, dropped := tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), unsampled), "dropped", trace.SpanKindServer, time.Now())
-	if dropped.Recording() || trace.SpanContextFromContext(dctx).IsSampled() || !trace.SpanContextFromContext(dctx).IsValid() {
-		t.Errorf("under an unsampled parent: recording %v, context %v; want an unsampled, valid context and nothing recorded", dropped.Recording(), trace.SpanContextFromContext(dctx))
+	tr.Tracer().Start(trace.ContextWithRemoteSpanContext(context.Background(), unsampled), &dropped, "dropped", trace.SpanKindServer, time.Now())
+	if dsc := dropped.SpanContext(); dropped.Recording() || dsc.IsSampled() || !dsc.IsValid() || dsc.TraceID() != unsampled.TraceID() {
+		t.Errorf("under an unsampled parent: recording %v, context %v; want an unsampled, valid context in its trace and nothing recorded", dropped.Recording(), dsc)
 	}
 	dropped.End()
-	var zero Span
 	zero.SetName("x")
-	zero.SetAttributes(attribute.Bool("x", true))
+	zero.SetString("x", "y")
 	zero.SetStatus(codes.Error, "x")
 	zero.End()
 
@@ -233,7 +268,7 @@ func TestTracerSendsWhatStartDecided(t *testing.T) {
 
 // Batch after batch, the messages are used again: a span costs the
 // export no allocation once the batches have reached their size (a
-// dozen attributes, as a call's server span has).
+// dozen attributes and more, past those a Span holds in place).
 func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
 	b := newOTLPBatch(resource.Default(), instrumentation.Scope{Name: ScopeName, Version: "v1"})
 	spans := make([]Span, 64)
@@ -241,8 +276,9 @@ func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
 		s := &spans[i]
 		s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(), TraceFlags: trace.FlagsSampled})
 		s.name, s.start, s.end = "tools/call echo", time.Now(), time.Now()
-		for k := range 12 {
-			s.attrs = append(s.attrs, attribute.String(string(rune('a'+k)), "value"))
+		s.q = &spanQueue{} // recording
+		for k := range inlineAttrs + 2 {
+			s.SetString(string(rune('a'+k)), "value")
 		}
 	}
 	b.fill(spans)
@@ -250,4 +286,32 @@ func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { b.fill(spans); b.release() }); n != 0 {
 		t.Errorf("a batch of %d spans allocated %v times, want 0", len(spans), n)
 	}
+}
+
+// BenchmarkOTLPBatch is what the export goroutine does with a full batch
+// of a call's spans: write them (fill), and marshal the request as the
+// OTLP/HTTP client does; per span.
+//
+//	go test ./internal/telemetry -run '^$' -bench OTLPBatch -benchmem
+func BenchmarkOTLPBatch(b *testing.B) {
+	batch := newOTLPBatch(resource.Default(), instrumentation.Scope{Name: ScopeName, Version: "v1"})
+	spans := make([]Span, batchSize)
+	for i := range spans {
+		s := &spans[i]
+		s.q, s.name, s.kind, s.start, s.end = &spanQueue{}, "tools/call echo", trace.SpanKindServer, time.Now(), time.Now()
+		s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(), TraceFlags: trace.FlagsSampled})
+		for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"network.transport", "tcp"}, {"network.protocol.name", "http"},
+			{"jsonrpc.request.id", "7"}, {"mcp.session.id", "0123456789abcdef"}, {"gen_ai.tool.name", "echo"}, {"gen_ai.operation.name", "execute_tool"},
+			{"mcp_gateway.server", "echo"}, {"mcp_gateway.outcome", "ok"}} {
+			s.SetString(kv[0], kv[1])
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := proto.Marshal(batch.fill(spans)[0]); err != nil {
+			b.Fatal(err)
+		}
+		batch.release()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/baggage"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -62,9 +61,9 @@ func TestFromEnvSwitchesTracing(t *testing.T) {
 // know.
 func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
-	ctx := trace.ContextWithSpanContext(context.Background(), sc)
+	ctx := context.Background()
 	params := `{"name":"x","arguments":{"n":9007199254740993,"z":1,"a":[1.50]},"_meta":{"progressToken":7,"traceparent":"00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01","tracestate":"old=1","zz":{"keep":true}},"zzz":null}`
-	got, err := InjectMeta(ctx, []byte(params))
+	got, err := InjectMeta(ctx, sc, []byte(params))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,16 +74,16 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	// Without a member to remove, not a byte moves but the three values.
 	spaced := `{ "name": "x", "_meta": { "traceparent": "00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01", "n": 1e400 } }`
 	wantSpaced := `{ "name": "x", "_meta": { "traceparent": "00-01020300000000000000000000000000-0405060000000000-01", "n": 1e400 } }`
-	if got, _ := InjectMeta(ctx, []byte(spaced)); string(got) != wantSpaced {
+	if got, _ := InjectMeta(ctx, sc, []byte(spaced)); string(got) != wantSpaced {
 		t.Errorf("got %s, want %s", got, wantSpaced)
 	}
-	if got, err := InjectMeta(ctx, []byte(`[1,2]`)); string(got) != `[1,2]` || err != nil {
+	if got, err := InjectMeta(ctx, sc, []byte(`[1,2]`)); string(got) != `[1,2]` || err != nil {
 		t.Errorf("params that are not an object became %s (%v): want them as they are, as without tracing", got, err)
 	}
-	if got, _ := InjectMeta(ctx, []byte(`{"_meta":"odd"}`)); string(got) != `{"_meta":"odd"}` {
+	if got, _ := InjectMeta(ctx, sc, []byte(`{"_meta":"odd"}`)); string(got) != `{"_meta":"odd"}` {
 		t.Errorf("a _meta that is not an object changed: %s", got)
 	}
-	if got, _ := InjectMeta(ctx, nil); string(got) != `{"_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01"}}` {
+	if got, _ := InjectMeta(ctx, sc, nil); string(got) != `{"_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01"}}` {
 		t.Errorf("absent params became %s", got)
 	}
 	// Params without a _meta (most clients') get one, with tracestate and
@@ -92,12 +91,26 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	ts, _ := trace.ParseTraceState("v=1")
 	mb, _ := baggage.NewMemberRaw("k", "a\"b")
 	bag, _ := baggage.New(mb)
-	full := baggage.ContextWithBaggage(trace.ContextWithSpanContext(context.Background(), sc.WithTraceState(ts)), bag)
-	if got, _ := InjectMeta(full, []byte(` {"name":"x"} `)); string(got) != ` {"name":"x","_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01","tracestate":"v=1","baggage":"k=a%22b"}}` {
+	full := baggage.ContextWithBaggage(context.Background(), bag)
+	if got, _ := InjectMeta(full, sc.WithTraceState(ts), []byte(` {"name":"x"} `)); string(got) != ` {"name":"x","_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01","tracestate":"v=1","baggage":"k=a%22b"}}` {
 		t.Errorf("params without _meta became %s", got)
 	}
-	if got, _ := InjectMeta(context.Background(), []byte(params)); string(got) != params {
+	if got, _ := InjectMeta(context.Background(), trace.SpanContext{}, []byte(params)); string(got) != params {
 		t.Errorf("without a span context the params changed: %s", got)
+	}
+	if got, _ := InjectMeta(full, sc, []byte(`{"_meta":null,"a":1}`)); string(got) != `{"_meta":{"traceparent":"00-01020300000000000000000000000000-0405060000000000-01","baggage":"k=a%22b"},"a":1}` {
+		t.Errorf("a null _meta became %s", got)
+	}
+	// The traceparent is the one the W3C propagator writes, whatever the
+	// flags: sampled and random kept, the others not.
+	for _, flags := range []trace.TraceFlags{0, trace.FlagsSampled, trace.FlagsRandom, 0xff} {
+		sc := sc.WithTraceFlags(flags)
+		var c metaCarrier
+		propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), &c)
+		got, _ := InjectMeta(ctx, sc, nil)
+		if want := `{"_meta":{"traceparent":"` + c[traceparentAt] + `"}}`; string(got) != want || Traceparent(sc) != c[traceparentAt] {
+			t.Errorf("flags %02x: %s and %s, want %s", byte(flags), got, Traceparent(sc), want)
+		}
 	}
 	if back := ParseTraceparent(Traceparent(sc)); back.TraceID() != sc.TraceID() || back.SpanID() != sc.SpanID() {
 		t.Errorf("Traceparent round trip: %v, want %v", back, sc)
@@ -136,7 +149,8 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 		go tr.Run()
 		start := time.Now()
 		for range 100 {
-			_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
+			var sp Span
+			tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
 			sp.End()
 		}
 		if took := time.Since(start); took > 5*time.Second {
@@ -159,8 +173,9 @@ type countingClient struct {
 }
 
 func (c *countingClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
-	c.got <- len(spansOf(rs))
-	return nil
+	read, err := asCollectorReads(rs)
+	c.got <- len(spansOf(read))
+	return err
 }
 
 // A full batch is exported when it has queued, not at the next tick (an
@@ -173,7 +188,8 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); tr.Run() }()
 	end := func() {
-		_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
+		var sp Span
+		tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
 		sp.End()
 	}
 	end()
@@ -211,7 +227,7 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 //	go test ./internal/telemetry -run '^$' -bench InjectMeta -benchmem
 func BenchmarkInjectMeta(b *testing.B) {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
-	ctx := trace.ContextWithSpanContext(context.Background(), sc)
+	ctx := context.Background()
 	for _, c := range []struct{ name, params string }{
 		{"replace", `{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 			`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`},
@@ -221,7 +237,7 @@ func BenchmarkInjectMeta(b *testing.B) {
 			params := []byte(c.params)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := InjectMeta(ctx, params); err != nil {
+				if _, err := InjectMeta(ctx, sc, params); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -261,8 +277,8 @@ func TestSamplerFromEnv(t *testing.T) {
 // BenchmarkCallSpans is what a traced call costs the call's own path:
 // the caller's context read, the server span started, a client span
 // started and written into the server's _meta, both given their
-// attributes and ended (queued; the export goroutine makes them the
-// SDK's read-only spans, and drops them here).
+// attributes and ended (queued; the export goroutine makes them OTLP's
+// messages, and drops them here).
 //
 //	go test ./internal/telemetry -run '^$' -bench CallSpans -benchmem
 func BenchmarkCallSpans(b *testing.B) {
@@ -273,18 +289,23 @@ func BenchmarkCallSpans(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		remote, _ := Remote(context.Background(), params, nil)
-		ctx, server := tr.Tracer().Start(remote, "tools/call echo", trace.SpanKindServer, time.Now())
-		cctx, client := tr.Tracer().Start(ctx, "tools/call echo", trace.SpanKindClient, time.Now())
-		client.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("jsonrpc.request.id", "7"),
-			attribute.String("network.transport", "pipe"), attribute.String("mcp_gateway.server", "echo"), attribute.String("gen_ai.tool.name", "echo"))
-		if _, err := InjectMeta(cctx, params); err != nil {
+		var server, client Span
+		tr.Tracer().Start(remote, &server, "tools/call echo", trace.SpanKindServer, time.Now())
+		ctx := Carry(context.Background(), server.SpanContext(), remote)
+		tr.Tracer().Start(ctx, &client, "tools/call echo", trace.SpanKindClient, time.Now())
+		for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"jsonrpc.request.id", "7"}, {"network.transport", "pipe"},
+			{"mcp_gateway.server", "echo"}, {"gen_ai.tool.name", "echo"}} {
+			client.SetString(kv[0], kv[1])
+		}
+		if _, err := InjectMeta(ctx, client.SpanContext(), params); err != nil {
 			b.Fatal(err)
 		}
 		client.End()
-		server.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("network.transport", "tcp"),
-			attribute.String("network.protocol.name", "http"), attribute.String("jsonrpc.request.id", "7"), attribute.String("mcp.session.id", "0123456789abcdef"),
-			attribute.String("gen_ai.tool.name", "echo"), attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("mcp_gateway.server", "echo"),
-			attribute.String("mcp_gateway.outcome", "ok"))
+		for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"network.transport", "tcp"}, {"network.protocol.name", "http"},
+			{"jsonrpc.request.id", "7"}, {"mcp.session.id", "0123456789abcdef"}, {"gen_ai.tool.name", "echo"}, {"gen_ai.operation.name", "execute_tool"},
+			{"mcp_gateway.server", "echo"}, {"mcp_gateway.outcome", "ok"}} {
+			server.SetString(kv[0], kv[1])
+		}
 		server.End()
 	}
 }
@@ -299,7 +320,8 @@ func TestSpanQueueShutdownWithoutRun(t *testing.T) {
 	if tr.queue.every != batchDelay || tr.queue.timeout != exportTimeout {
 		t.Errorf("overflowing delays became %v and %v, want the defaults", tr.queue.every, tr.queue.timeout)
 	}
-	_, sp := tr.Tracer().Start(context.Background(), "s", trace.SpanKindInternal, time.Now())
+	var sp Span
+	tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
 	sp.End()
 	if err := tr.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)

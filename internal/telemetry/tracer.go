@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -45,7 +44,10 @@ type Tracer struct {
 // Span is one span of a call: decided, with its ids, when it started;
 // its name, attributes and status set until End. The zero Span, and one
 // the sampler dropped, record nothing; every method takes them. A Span is
-// its goroutine's, as the request that holds it is.
+// its goroutine's, as the request that holds it is, and lives where it
+// does (in a call's record, with a pending call), so that starting one
+// allocates nothing; its attributes are strings, the first inlineAttrs
+// of them held in place.
 type Span struct {
 	q       *spanQueue // nil: records nothing (not sampled, or ended)
 	sc      trace.SpanContext
@@ -55,18 +57,27 @@ type Span struct {
 	start   time.Time
 	end     time.Time
 	links   []trace.Link
-	attrs   []attribute.KeyValue
 	status  codes.Code
 	message string
+	nattrs  int
+	attrs   [inlineAttrs]stringAttr
+	more    []stringAttr // past inlineAttrs
 }
 
-// Start starts a span named name, of kind, dated start, as a child of
-// ctx's span context (a root when ctx has none), linking links; it
-// returns ctx carrying the span's context, the context a call made for it
-// carries (and InjectMeta writes). The sampler decides it as the SDK
-// would: a span it drops has ids and a context (its traceparent says "not
-// sampled") but records nothing.
-func (t *Tracer) Start(ctx context.Context, name string, kind trace.SpanKind, start time.Time, links ...trace.Link) (context.Context, Span) {
+// inlineAttrs is how many attributes a Span holds in place: the most a
+// gateway span sets (a failed call's server span).
+const inlineAttrs = 12
+
+// stringAttr is one attribute of a span: a key and its string value.
+type stringAttr struct{ key, value string }
+
+// Start starts *s, named name, of kind, dated start, as a child of ctx's
+// span context (a root when ctx has none), linking links. Its context
+// (SpanContext) is what a call made for it carries (Carry) and what
+// InjectMeta writes. The sampler decides it as the SDK would: a span it
+// drops has ids and a context (its traceparent says "not sampled") but
+// records nothing.
+func (t *Tracer) Start(ctx context.Context, s *Span, name string, kind trace.SpanKind, start time.Time, links ...trace.Link) {
 	parent := trace.SpanContextFromContext(ctx)
 	tid := parent.TraceID()
 	if !tid.IsValid() {
@@ -78,11 +89,10 @@ func (t *Tracer) Start(ctx context.Context, name string, kind trace.SpanKind, st
 		flags |= trace.FlagsSampled
 	}
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceFlags: flags, TraceState: decided.Tracestate})
-	s := Span{sc: sc}
+	*s = Span{sc: sc}
 	if sc.IsSampled() { // a span recorded but not sampled is not exported: it is not kept either
-		s = Span{q: t.queue, sc: sc, parent: parent, name: name, kind: kind, start: start, links: links}
+		s.q, s.parent, s.name, s.kind, s.start, s.links = t.queue, parent, name, kind, start, links
 	}
-	return trace.ContextWithSpanContext(ctx, sc), s
 }
 
 // SpanContext is the span's context.
@@ -99,11 +109,16 @@ func (s *Span) SetName(name string) {
 	}
 }
 
-// SetAttributes adds attrs; a key set again keeps its last value, as the
-// SDK keeps it, when the span is exported (snapshot).
-func (s *Span) SetAttributes(attrs ...attribute.KeyValue) {
-	if s.q != nil {
-		s.attrs = append(s.attrs, attrs...)
+// SetString adds the attribute key=value; a key set again keeps its last
+// value, as the SDK keeps it, when the span is exported (otlpBatch).
+func (s *Span) SetString(key, value string) {
+	switch {
+	case s.q == nil:
+	case s.nattrs < inlineAttrs:
+		s.attrs[s.nattrs] = stringAttr{key, value}
+		s.nattrs++
+	default:
+		s.more = append(s.more, stringAttr{key, value})
 	}
 }
 
