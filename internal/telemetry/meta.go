@@ -72,8 +72,10 @@ func readMeta(params json.RawMessage) metaCarrier {
 		return c
 	}
 	_ = jsonrpc.Members(meta, func(k, v []byte) bool {
-		if f := c.field(string(k)); f != nil {
-			*f, _ = jsonrpc.Text(v)
+		for i, key := range metaKeys { // the raw key as it is: no string made of each key of _meta
+			if jsonrpc.KeyIs(k, key) {
+				c[i], _ = jsonrpc.Text(v)
+			}
 		}
 		return true
 	})

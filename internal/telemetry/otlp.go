@@ -46,6 +46,7 @@ type otlpBatch struct {
 	resource tracepb.ResourceSpans
 	scope    tracepb.ScopeSpans
 	buf      []byte // the spans, each a scope's spans field
+	n        int    // spans in buf
 }
 
 // newOTLPBatch makes the batch of resource res (nil: none) and scope.
@@ -62,23 +63,32 @@ func newOTLPBatch(res *resource.Resource, scope instrumentation.Scope) *otlpBatc
 	return b
 }
 
-// fill writes spans, in their order, and returns what UploadTraces
-// takes; it holds them until the next fill or release.
-func (b *otlpBatch) fill(spans []Span) []*tracepb.ResourceSpans {
-	b.buf = b.buf[:0]
-	for i := range spans {
-		b.buf = protowire.AppendTag(b.buf, fieldScopeSpans, protowire.BytesType)
-		at := len(b.buf)
-		b.buf = appendSpan(b.buf, &spans[i])
-		b.buf = insertLen(b.buf, at)
-	}
+// add writes s after the spans written before it, and returns how many
+// the batch holds.
+func (b *otlpBatch) add(s *spanData) int {
+	b.buf = protowire.AppendTag(b.buf, fieldScopeSpans, protowire.BytesType)
+	at := len(b.buf)
+	b.buf = appendSpan(b.buf, s)
+	b.buf = insertLen(b.buf, at)
+	b.n++
+	return b.n
+}
+
+// len is how many spans the batch holds.
+func (b *otlpBatch) len() int { return b.n }
+
+// request is the batch as UploadTraces takes it, until reset.
+func (b *otlpBatch) request() []*tracepb.ResourceSpans {
 	b.scope.ProtoReflect().SetUnknown(b.buf)
 	return b.list
 }
 
-// release takes the spans off the scope's message: the buffer is the
-// batch's again.
-func (b *otlpBatch) release() { b.scope.ProtoReflect().SetUnknown(nil) }
+// reset empties the batch, and takes its spans off the scope's message:
+// the buffer is the batch's again.
+func (b *otlpBatch) reset() {
+	b.scope.ProtoReflect().SetUnknown(nil)
+	b.buf, b.n = b.buf[:0], 0
+}
 
 // The field numbers the spans are written with, read from the OTLP
 // types' descriptors.
@@ -120,7 +130,7 @@ func fieldNumber(m proto.Message, name protoreflect.Name) protowire.Number {
 // appendSpan appends s as a Span message's fields, as tracetransform's
 // span makes them from the SDK's span (zero values left out, as proto3
 // leaves them; the status always there, as the transform sets one).
-func appendSpan(b []byte, s *Span) []byte {
+func appendSpan(b []byte, s *spanData) []byte {
 	tid, sid, pid := s.sc.TraceID(), s.sc.SpanID(), s.parent.SpanID()
 	b = appendBytes(b, fieldTraceID, tid[:])
 	b = appendBytes(b, fieldSpanID, sid[:])

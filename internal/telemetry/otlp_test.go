@@ -271,19 +271,25 @@ func TestTracerSendsWhatStartDecided(t *testing.T) {
 // dozen attributes and more, past those a Span holds in place).
 func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
 	b := newOTLPBatch(resource.Default(), instrumentation.Scope{Name: ScopeName, Version: "v1"})
-	spans := make([]Span, 64)
+	spans := make([]spanData, 64)
 	for i := range spans {
 		s := &spans[i]
 		s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(), TraceFlags: trace.FlagsSampled})
 		s.name, s.start, s.end = "tools/call echo", time.Now(), time.Now()
-		s.q = &spanQueue{} // recording
+		sp := Span{d: s}
 		for k := range inlineAttrs + 2 {
-			s.SetString(string(rune('a'+k)), "value")
+			sp.SetString(string(rune('a'+k)), "value")
 		}
 	}
-	b.fill(spans)
-	b.release()
-	if n := testing.AllocsPerRun(10, func() { b.fill(spans); b.release() }); n != 0 {
+	fill := func() {
+		for i := range spans {
+			b.add(&spans[i])
+		}
+		b.request()
+		b.reset()
+	}
+	fill()
+	if n := testing.AllocsPerRun(10, fill); n != 0 {
 		t.Errorf("a batch of %d spans allocated %v times, want 0", len(spans), n)
 	}
 }
@@ -295,23 +301,27 @@ func TestOTLPBatchAllocatesNothingOnceGrown(t *testing.T) {
 //	go test ./internal/telemetry -run '^$' -bench OTLPBatch -benchmem
 func BenchmarkOTLPBatch(b *testing.B) {
 	batch := newOTLPBatch(resource.Default(), instrumentation.Scope{Name: ScopeName, Version: "v1"})
-	spans := make([]Span, batchSize)
+	spans := make([]spanData, batchSize)
 	for i := range spans {
 		s := &spans[i]
-		s.q, s.name, s.kind, s.start, s.end = &spanQueue{}, "tools/call echo", trace.SpanKindServer, time.Now(), time.Now()
+		s.name, s.kind, s.start, s.end = "tools/call echo", trace.SpanKindServer, time.Now(), time.Now()
 		s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(), TraceFlags: trace.FlagsSampled})
+		sp := Span{d: s}
 		for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"network.transport", "tcp"}, {"network.protocol.name", "http"},
 			{"jsonrpc.request.id", "7"}, {"mcp.session.id", "0123456789abcdef"}, {"gen_ai.tool.name", "echo"}, {"gen_ai.operation.name", "execute_tool"},
 			{"mcp_gateway.server", "echo"}, {"mcp_gateway.outcome", "ok"}} {
-			s.SetString(kv[0], kv[1])
+			sp.SetString(kv[0], kv[1])
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := proto.Marshal(batch.fill(spans)[0]); err != nil {
+		for i := range spans {
+			batch.add(&spans[i])
+		}
+		if _, err := proto.Marshal(batch.request()[0]); err != nil {
 			b.Fatal(err)
 		}
-		batch.release()
+		batch.reset()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
 }

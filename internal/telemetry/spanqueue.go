@@ -16,18 +16,22 @@ import (
 )
 
 // spanQueue is the export half of tracing (Tracer): ended Spans wait in
-// a bounded queue, and one goroutine, run, makes them OTLP's messages
-// (otlpBatch) and has the OTLP exporter's client send them in batches
-// (otlptrace.Client), so that a collector that is down or
-// hangs costs the calls nothing (SPEC §11.3). A span that finds the queue
-// full is dropped at once, and so is a batch the exporter fails or does
-// not take within exportTimeout; both count in
+// a bounded queue, and one goroutine, run, writes them in OTLP's
+// protobuf (otlpBatch) and has the OTLP exporter's client send them in
+// batches (otlptrace.Client), so that a collector that is down or hangs
+// costs the calls nothing (SPEC §11.3). A span that finds the queue full
+// is dropped at once, and so is a batch the client fails or does not
+// send within exportTimeout; both count in
 // mcp_gateway_trace_spans_dropped_total.
 //
 // The queue is a slice of Span values under a mutex, and run is woken
-// once a batch has queued (or by its tick), not once per span: a channel
-// between add and run readied run for every span, a futex wake and a
-// scheduler pass on the other CPU each, to append one span to a batch.
+// once wakeEvery spans have queued (or by its tick), not once per span:
+// a channel between add and run readied run for every span, a futex wake
+// and a scheduler pass on the other CPU each, to append one span to a
+// batch. Nor is it woken only once a batch has queued: a span written
+// is 370 bytes without a pointer, and its data goes back to the pool
+// (Span) at once, where a batch of spans waiting was a quarter of a MiB
+// of them for the collector to scan.
 //
 // It does what the SDK's BatchSpanProcessor and its OTLP exporter do,
 // but for the count, the wake-ups and the messages: that one keeps its
@@ -40,13 +44,17 @@ type spanQueue struct {
 	metrics *Metrics
 	log     *slog.Logger
 
+	free sync.Pool // of *spanData, for Start; the export gives them back once written
+
 	mu     sync.Mutex
-	queued []Span // at most size, in the order they ended
+	queued []*spanData // at most size, in the order they ended
+	room   int         // how many more spans the batch takes before it is sent
 	closed bool   // Shutdown has begun: spans ending now are dropped, uncounted
 	size   int
 	ready  chan struct{} // buffered 1: a batch has queued
 
-	most    int           // spans per export, at most
+	most      int           // spans per export, at most
+	wakeEvery int           // spans queued between two wakes of run: min(64, most)
 	every   time.Duration // the longest a span waits for its batch
 	timeout time.Duration // one export's bound
 
@@ -67,6 +75,7 @@ type spanQueue struct {
 // OTEL_BSP_SCHEDULE_DELAY and OTEL_BSP_EXPORT_TIMEOUT (milliseconds)
 // change them.
 const (
+	wakeEvery     = 64
 	queueSize     = 2048
 	batchSize     = 512
 	batchDelay    = 5 * time.Second
@@ -88,14 +97,31 @@ func newSpanQueue(client otlptrace.Client, res *resource.Resource, version strin
 	if res == nil {
 		res = resource.Default()
 	}
+	q.wakeEvery, q.room = min(wakeEvery, q.most), q.most
 	q.batch = newOTLPBatch(res, instrumentation.Scope{Name: ScopeName, Version: version})
 	return q
 }
 
-// add queues an ended span (a copy of s), or drops it if the queue is
-// full; it never waits but for the queue's mutex, and wakes run when a
-// batch has queued.
-func (q *spanQueue) add(s *Span) {
+// newData is a recording span's data, from the pool.
+func (q *spanQueue) newData() *spanData {
+	d, _ := q.free.Get().(*spanData)
+	if d == nil {
+		d = &spanData{}
+	}
+	d.q = q
+	return d
+}
+
+// recycle gives d back to the pool, emptied: it points to nothing.
+func (q *spanQueue) recycle(d *spanData) {
+	*d = spanData{}
+	q.free.Put(d)
+}
+
+// add queues an ended span, or drops it if the queue is full; it never
+// waits but for the queue's mutex, and wakes run once wakeEvery spans
+// have queued, or enough to fill the batch.
+func (q *spanQueue) add(d *spanData) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
@@ -104,10 +130,11 @@ func (q *spanQueue) add(s *Span) {
 	if len(q.queued) >= q.size {
 		q.mu.Unlock()
 		q.metrics.SpansDropped(1)
+		q.recycle(d)
 		return
 	}
-	q.queued = append(q.queued, *s)
-	full := len(q.queued)%q.most == 0
+	q.queued = append(q.queued, d)
+	full := len(q.queued)%q.wakeEvery == 0 || len(q.queued) == q.room
 	q.mu.Unlock()
 	if full {
 		select {
@@ -117,8 +144,9 @@ func (q *spanQueue) add(s *Span) {
 	}
 }
 
-// run exports batches until Shutdown: what has queued when a batch is
-// ready, at each tick, and at a ForceFlush; then it exports what is
+// run writes what has queued into the batch each time wakeEvery spans
+// have, sending the batch when it is full, and sends what there is at
+// each tick and at a ForceFlush, until Shutdown; then it sends what is
 // queued, within the shutdown's time, and returns. Its owner is the
 // daemon's trace actor.
 func (q *spanQueue) run() {
@@ -126,55 +154,73 @@ func (q *spanQueue) run() {
 		return // shut down already
 	}
 	defer close(q.done)
-	var spare []Span
+	var spare []*spanData
 	tick := time.NewTicker(q.every)
 	defer tick.Stop()
 	for {
 		select {
 		case <-q.ready:
+			spare = q.exportQueued(spare, false)
 		case <-tick.C:
+			spare = q.exportQueued(spare, true)
 		case reply := <-q.flush:
-			spare = q.exportQueued(spare)
+			spare = q.exportQueued(spare, true)
 			close(reply)
-			continue
 		case <-q.stop:
-			q.exportQueued(spare)
+			q.exportQueued(spare, true)
 			return
 		}
-		spare = q.exportQueued(spare)
 	}
 }
 
 // exportQueued takes what is queued, giving the queue spare (emptied) in
-// its place, exports it in batches, and returns it emptied for the next
-// turn: two slices take turns.
-func (q *spanQueue) exportQueued(spare []Span) []Span {
-	q.mu.Lock()
-	taken := q.queued
-	q.queued = spare[:0]
-	q.mu.Unlock()
-	for rest := taken; len(rest) > 0; {
-		n := min(len(rest), q.most)
-		q.export(rest[:n])
-		rest = rest[n:]
+// its place, and writes it into the batch, sending each full batch, and
+// what remains when all is true; it returns the slice it took, emptied,
+// for the next turn: two slices take turns. It takes again what queued
+// meanwhile if that fills the batch.
+func (q *spanQueue) exportQueued(spare []*spanData, all bool) []*spanData {
+	for again := true; again; {
+		q.mu.Lock()
+		taken := q.queued
+		q.queued = spare[:0]
+		q.mu.Unlock()
+		for _, d := range taken {
+			n := q.batch.add(d)
+			q.recycle(d)
+			if n == q.most {
+				q.export()
+			}
+		}
+		clear(taken)
+		spare = taken[:0]
+		q.mu.Lock()
+		q.room = q.most - q.batch.len()
+		again = len(q.queued) >= q.room
+		q.mu.Unlock()
 	}
-	clear(taken)
-	return taken[:0]
+	if all && q.batch.len() > 0 {
+		q.export()
+		q.mu.Lock()
+		q.room = q.most
+		q.mu.Unlock()
+	}
+	return spare
 }
 
-// export sends spans within q.timeout; spans the client failed to send
-// count as dropped.
-func (q *spanQueue) export(spans []Span) {
+// export sends the batch within q.timeout, and empties it; spans the
+// client failed to send count as dropped.
+func (q *spanQueue) export() {
+	n := q.batch.len()
 	ctx, cancel := context.WithTimeout(q.exports, q.timeout)
-	err := q.client.UploadTraces(ctx, q.batch.fill(spans))
+	err := q.client.UploadTraces(ctx, q.batch.request())
 	cancel()
-	q.batch.release() // the client has marshalled them: the messages are the batch's again
+	q.batch.reset() // the client has marshalled it: the buffer is the batch's again
 	if err != nil {
-		q.metrics.SpansDropped(len(spans))
+		q.metrics.SpansDropped(n)
 		if now := time.Now(); now.Sub(q.lastWarn) >= time.Minute {
 			q.lastWarn = now
 			q.log.Warn("trace export failed; its spans are dropped (counted in mcp_gateway_trace_spans_dropped_total)",
-				"spans", len(spans), "error", err)
+				"spans", n, "error", err)
 		}
 	}
 }
@@ -210,7 +256,7 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 		close(q.stop)
 	})
 	if q.running.CompareAndSwap(false, true) { // run never began, and now never will: what is queued goes here
-		q.exportQueued(nil)
+		q.exportQueued(nil, true)
 		close(q.done)
 	}
 	var err error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,35 @@ func TestInjectMetaKeepsEveryOtherByte(t *testing.T) {
 	}
 }
 
+// The caller's trace context comes from params._meta (SEP-414), its keys
+// read as JSON reads them (escapes too), else from the HTTP header; with
+// both, the header's is the link; baggage comes with _meta's.
+func TestRemoteReadsMetaThenHeader(t *testing.T) {
+	const fromMeta, fromHeader = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "00-11111111111111111111111111111111-2222222222222222-01"
+	header := http.Header{"Traceparent": {fromHeader}}
+	for _, c := range []struct {
+		name, params   string
+		header         http.Header
+		want, wantLink string
+		bag            string
+	}{
+		{"meta", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"` + fromMeta + `","baggage":"k=v"}}`, nil, fromMeta, "", "k=v"},
+		{"escaped key", `{"_meta":{"trace\u0070arent":"` + fromMeta + `"}}`, nil, fromMeta, "", ""},
+		{"both", `{"_meta":{"traceparent":"` + fromMeta + `"}}`, header, fromMeta, fromHeader, ""},
+		{"header", `{"name":"x"}`, header, fromHeader, "", ""},
+		{"bad meta", `{"_meta":{"traceparent":"00-nothex"}}`, header, fromHeader, "", ""},
+		{"none", `{"_meta":{"traceparent":7}}`, nil, "", "", ""},
+	} {
+		ctx, link := Remote(context.Background(), []byte(c.params), c.header)
+		if got := Traceparent(trace.SpanContextFromContext(ctx)); got != c.want || Traceparent(link) != c.wantLink {
+			t.Errorf("%s: traceparent %q, link %q; want %q and %q", c.name, got, Traceparent(link), c.want, c.wantLink)
+		}
+		if got := baggage.FromContext(ctx).String(); got != c.bag {
+			t.Errorf("%s: baggage %q, want %q", c.name, got, c.bag)
+		}
+	}
+}
+
 // blockingClient takes nothing until release closes; failing fails
 // every upload.
 type blockingClient struct {
@@ -220,6 +250,45 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 	}
 }
 
+// Spans leave the queue each time wakeEvery have queued, written into
+// the batch (their data back in the pool), and the batch goes when it is
+// full: what waits is written bytes, not Spans.
+func TestSpanQueueWritesSpansBeforeTheBatchIsFull(t *testing.T) {
+	exp := &countingClient{got: make(chan int, 8)}
+	tr := NewTracing(exp, sdktrace.AlwaysSample(), nil, "test", NewMetrics(), slog.New(slog.DiscardHandler),
+		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "100", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+	end := func(n int) {
+		for range n {
+			var sp Span
+			tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
+			sp.End()
+		}
+	}
+	queued := func() int {
+		tr.queue.mu.Lock()
+		defer tr.queue.mu.Unlock()
+		return len(tr.queue.queued)
+	}
+	end(wakeEvery)
+	testwait.For(t, 0, "the queue emptied into the batch", func() bool { return queued() == 0 })
+	select {
+	case n := <-exp.got:
+		t.Fatalf("a batch of %d sent before it was full", n)
+	default:
+	}
+	end(100 - wakeEvery)
+	select {
+	case n := <-exp.got:
+		if n != 100 {
+			t.Errorf("sent a batch of %d, want 100", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a full batch was not sent within 10 s")
+	}
+}
+
 // BenchmarkInjectMeta is the _meta rewrite of each traced request to a
 // server: a modern client's _meta with a traceparent to replace, and
 // params without a _meta (most clients' tools/call).
@@ -285,7 +354,8 @@ func BenchmarkCallSpans(b *testing.B) {
 	tr := NewTracing(discardClient{}, sdktrace.ParentBased(sdktrace.AlwaysSample()), nil, "bench", NewMetrics(), slog.New(slog.DiscardHandler), nil)
 	go tr.Run()
 	b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
-	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":1}}`)
+	params := []byte(`{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		remote, _ := Remote(context.Background(), params, nil)

@@ -41,15 +41,26 @@ type Tracer struct {
 	queue   *spanQueue
 }
 
-// Span is one span of a call: decided, with its ids, when it started;
-// its name, attributes and status set until End. The zero Span, and one
-// the sampler dropped, record nothing; every method takes them. A Span is
-// its goroutine's, as the request that holds it is, and lives where it
-// does (in a call's record, with a pending call), so that starting one
-// allocates nothing; its attributes are strings, the first inlineAttrs
-// of them held in place.
+// Span is one span of a call as its caller holds it: decided, with its
+// ids, when it started; its name, attributes and status set until End.
+// The zero Span, and one the sampler dropped, record nothing; every
+// method takes them. A Span is its goroutine's, as the request that
+// holds it is, and lives where it does (in a call's record, with a
+// pending call); what it records while it does (spanData) comes from
+// its queue's pool, and goes back there once written for export, so
+// that a traced call's spans allocate nothing of their own once the
+// pool has grown. It must not be copied: a copy would end what the
+// other has ended, and by then another span may hold it.
 type Span struct {
-	q       *spanQueue // nil: records nothing (not sampled, or ended)
+	_  noCopy
+	sc trace.SpanContext
+	d  *spanData // nil: records nothing (not sampled, or ended)
+}
+
+// spanData is what a recording span records, with the ids and times
+// the export writes (otlpBatch).
+type spanData struct {
+	q       *spanQueue
 	sc      trace.SpanContext
 	parent  trace.SpanContext
 	name    string
@@ -64,12 +75,18 @@ type Span struct {
 	more    []stringAttr // past inlineAttrs
 }
 
-// inlineAttrs is how many attributes a Span holds in place: the most a
+// inlineAttrs is how many attributes a span holds in place: the most a
 // gateway span sets (a failed call's server span).
 const inlineAttrs = 12
 
 // stringAttr is one attribute of a span: a key and its string value.
 type stringAttr struct{ key, value string }
+
+// noCopy makes go vet's copylocks check report a Span copied.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
 
 // Start starts *s, named name, of kind, dated start, as a child of ctx's
 // span context (a root when ctx has none), linking links. Its context
@@ -88,10 +105,12 @@ func (t *Tracer) Start(ctx context.Context, s *Span, name string, kind trace.Spa
 	if decided.Decision == sdktrace.RecordAndSample {
 		flags |= trace.FlagsSampled
 	}
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceFlags: flags, TraceState: decided.Tracestate})
-	*s = Span{sc: sc}
-	if sc.IsSampled() { // a span recorded but not sampled is not exported: it is not kept either
-		s.q, s.parent, s.name, s.kind, s.start, s.links = t.queue, parent, name, kind, start, links
+	s.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceFlags: flags, TraceState: decided.Tracestate})
+	s.d = nil
+	if s.sc.IsSampled() { // a span recorded but not sampled is not exported: it is not kept either
+		d := t.queue.newData()
+		d.parent, d.name, d.kind, d.start, d.links = parent, name, kind, start, links
+		s.d = d
 	}
 }
 
@@ -100,25 +119,25 @@ func (s *Span) SpanContext() trace.SpanContext { return s.sc }
 
 // Recording reports whether the span is kept (sampled, and not ended):
 // there is no need to work out attributes for one that is not.
-func (s *Span) Recording() bool { return s.q != nil }
+func (s *Span) Recording() bool { return s.d != nil }
 
 // SetName renames the span.
 func (s *Span) SetName(name string) {
-	if s.q != nil {
-		s.name = name
+	if s.d != nil {
+		s.d.name = name
 	}
 }
 
 // SetString adds the attribute key=value; a key set again keeps its last
 // value, as the SDK keeps it, when the span is exported (otlpBatch).
 func (s *Span) SetString(key, value string) {
-	switch {
-	case s.q == nil:
-	case s.nattrs < inlineAttrs:
-		s.attrs[s.nattrs] = stringAttr{key, value}
-		s.nattrs++
+	switch d := s.d; {
+	case d == nil:
+	case d.nattrs < inlineAttrs:
+		d.attrs[d.nattrs] = stringAttr{key, value}
+		d.nattrs++
 	default:
-		s.more = append(s.more, stringAttr{key, value})
+		d.more = append(d.more, stringAttr{key, value})
 	}
 }
 
@@ -126,12 +145,13 @@ func (s *Span) SetString(key, value string) {
 // (Unset < Error < Ok, so Ok is final), and a description only with
 // codes.Error.
 func (s *Span) SetStatus(code codes.Code, message string) {
-	if s.q == nil || s.status > code {
+	d := s.d
+	if d == nil || d.status > code {
 		return
 	}
-	s.status, s.message = code, ""
+	d.status, d.message = code, ""
 	if code == codes.Error {
-		s.message = message
+		d.message = message
 	}
 }
 
@@ -139,13 +159,13 @@ func (s *Span) SetStatus(code codes.Code, message string) {
 // waiting but for the queue's mutex); a span ended again, or one not
 // recording, is let be.
 func (s *Span) End() {
-	if s.q == nil {
+	d := s.d
+	if d == nil {
 		return
 	}
-	s.end = s.start.Add(time.Since(s.start)) // on the monotonic clock, as the SDK ends a span
-	q := s.q
-	s.q = nil
-	q.add(s)
+	s.d = nil
+	d.sc, d.end = s.sc, d.start.Add(time.Since(d.start)) // on the monotonic clock, as the SDK ends a span
+	d.q.add(d)
 }
 
 // newTraceID and newSpanID are random, non-zero ids (the W3C Trace
