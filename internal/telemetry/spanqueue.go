@@ -49,14 +49,14 @@ type spanQueue struct {
 	mu     sync.Mutex
 	queued []*spanData // at most size, in the order they ended
 	room   int         // how many more spans the batch takes before it is sent
-	closed bool   // Shutdown has begun: spans ending now are dropped, uncounted
+	closed bool        // Shutdown has begun: spans ending now are dropped, uncounted
 	size   int
-	ready  chan struct{} // buffered 1: a batch has queued
+	ready  chan struct{} // buffered 1: spans have queued for run
 
 	most      int           // spans per export, at most
 	wakeEvery int           // spans queued between two wakes of run: min(64, most)
-	every   time.Duration // the longest a span waits for its batch
-	timeout time.Duration // one export's bound
+	every     time.Duration // the longest a span waits for its batch
+	timeout   time.Duration // one export's bound
 
 	flush    chan chan struct{}
 	exports  context.Context // every export's parent; Shutdown cancels it past its time
