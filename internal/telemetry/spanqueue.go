@@ -29,9 +29,13 @@ import (
 // a channel between add and run readied run for every span, a futex wake
 // and a scheduler pass on the other CPU each, to append one span to a
 // batch. Nor is it woken only once a batch has queued: a span written
-// is 370 bytes without a pointer, and its data goes back to the pool
-// (Span) at once, where a batch of spans waiting was a quarter of a MiB
-// of them for the collector to scan.
+// is 370 bytes without a pointer, and its data goes back to the free
+// list at once (newData), where a batch of spans waiting was a quarter
+// of a MiB for the collector to scan. The free list is under the
+// queue's mutex, which a span's End takes anyway: a sync.Pool, filled
+// on the export goroutine's CPU and emptied on the calls', cost Start a
+// steal from the other CPU's pool each time: half of what Start cost,
+// under perf.
 //
 // It does what the SDK's BatchSpanProcessor and its OTLP exporter do,
 // but for the count, the wake-ups and the messages: that one keeps its
@@ -44,9 +48,8 @@ type spanQueue struct {
 	metrics *Metrics
 	log     *slog.Logger
 
-	free sync.Pool // of *spanData, for Start; the export gives them back once written
-
 	mu     sync.Mutex
+	free   []*spanData // emptied, for Start (at most freeMost); the export gives them back once written
 	queued []*spanData // at most size, in the order they ended
 	room   int         // how many more spans the batch takes before it is sent
 	closed bool        // Shutdown has begun: spans ending now are dropped, uncounted
@@ -76,6 +79,7 @@ type spanQueue struct {
 // change them.
 const (
 	wakeEvery     = 64
+	freeMost      = 4 * wakeEvery
 	queueSize     = 2048
 	batchSize     = 512
 	batchDelay    = 5 * time.Second
@@ -102,9 +106,16 @@ func newSpanQueue(client otlptrace.Client, res *resource.Resource, version strin
 	return q
 }
 
-// newData is a recording span's data, from the pool.
+// newData is a recording span's data, one the export gave back if it
+// can.
 func (q *spanQueue) newData() *spanData {
-	d, _ := q.free.Get().(*spanData)
+	var d *spanData
+	q.mu.Lock()
+	if n := len(q.free); n > 0 {
+		d, q.free[n-1] = q.free[n-1], nil
+		q.free = q.free[:n-1]
+	}
+	q.mu.Unlock()
 	if d == nil {
 		d = &spanData{}
 	}
@@ -112,10 +123,12 @@ func (q *spanQueue) newData() *spanData {
 	return d
 }
 
-// recycle gives d back to the pool, emptied: it points to nothing.
-func (q *spanQueue) recycle(d *spanData) {
-	*d = spanData{}
-	q.free.Put(d)
+// freeLocked gives back spans' data, emptied, keeping at most freeMost:
+// more than the spans a busy gateway has started and not yet written.
+// q.mu is held.
+func (q *spanQueue) freeLocked(ds []*spanData) {
+	ds = ds[:min(len(ds), freeMost-len(q.free))]
+	q.free = append(q.free, ds...)
 }
 
 // add queues an ended span, or drops it if the queue is full; it never
@@ -128,9 +141,10 @@ func (q *spanQueue) add(d *spanData) {
 		return
 	}
 	if len(q.queued) >= q.size {
+		*d = spanData{}
+		q.freeLocked([]*spanData{d})
 		q.mu.Unlock()
 		q.metrics.SpansDropped(1)
-		q.recycle(d)
 		return
 	}
 	q.queued = append(q.queued, d)
@@ -186,14 +200,15 @@ func (q *spanQueue) exportQueued(spare []*spanData, all bool) []*spanData {
 		q.mu.Unlock()
 		for _, d := range taken {
 			n := q.batch.add(d)
-			q.recycle(d)
+			*d = spanData{} // written: it points to nothing now
 			if n == q.most {
 				q.export()
 			}
 		}
+		q.mu.Lock()
+		q.freeLocked(taken)
 		clear(taken)
 		spare = taken[:0]
-		q.mu.Lock()
 		q.room = q.most - q.batch.len()
 		again = len(q.queued) >= q.room
 		q.mu.Unlock()

@@ -251,7 +251,7 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 }
 
 // Spans leave the queue each time wakeEvery have queued, written into
-// the batch (their data back in the pool), and the batch goes when it is
+// the batch (their data back in the free list), and the batch goes when it is
 // full: what waits is written bytes, not Spans.
 func TestSpanQueueWritesSpansBeforeTheBatchIsFull(t *testing.T) {
 	exp := &countingClient{got: make(chan int, 8)}

@@ -47,9 +47,9 @@ type Tracer struct {
 // method takes them. A Span is its goroutine's, as the request that
 // holds it is, and lives where it does (in a call's record, with a
 // pending call); what it records while it does (spanData) comes from
-// its queue's pool, and goes back there once written for export, so
-// that a traced call's spans allocate nothing of their own once the
-// pool has grown. It must not be copied: a copy would end what the
+// its queue's free list, and goes back there once written for export,
+// so that a traced call's spans allocate nothing of their own once the
+// list has grown. It must not be copied: a copy would end what the
 // other has ended, and by then another span may hold it.
 type Span struct {
 	_  noCopy
