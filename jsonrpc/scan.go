@@ -172,7 +172,11 @@ func SetMembers(obj []byte, edits ...Edit) ([]byte, error) {
 // obj itself is not modified; it fails only if obj[start:end] is not an
 // object.
 func SetMembersIn(obj []byte, start, end int, edits ...Edit) ([]byte, error) {
-	out := make([]byte, 0, len(obj)+64)
+	size := len(obj)
+	for _, ed := range edits {
+		size += len(ed.Key) + len(ed.Value) + len(`,"":`)
+	}
+	out := make([]byte, 0, size)
 	out, err := appendSetMembers(append(out, obj[:start]...), obj[start:end], edits)
 	if err != nil {
 		return nil, err
