@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -169,40 +170,67 @@ func appendSpan(b []byte, s *spanData) []byte {
 // keys were first set, and without invalid ones (an empty key), which
 // it counts in dropped.
 func appendAttributes(b []byte, inline, more []stringAttr) (_ []byte, dropped uint64) {
-	for i, n := 0, len(inline)+len(more); i < n; i++ {
-		a := attrAt(inline, more, i)
+	if len(more) == 0 && distinctKeys(inline) { // a gateway span's: written as they are
+		for _, a := range inline {
+			b = appendAttribute(b, a.key, a.value)
+		}
+		return b, 0
+	}
+	n := len(inline) + len(more)
+	at := func(i int) stringAttr {
+		if i < len(inline) {
+			return inline[i]
+		}
+		return more[i-len(inline)]
+	}
+next:
+	for i := range n {
+		a := at(i)
 		if a.key == "" {
 			dropped++
 			continue
 		}
-		first, last := true, a
-		for j := 0; j < n; j++ { // a dozen attributes at most: a scan beats a map
-			if o := attrAt(inline, more, j); o.key == a.key {
-				if j < i {
-					first = false
-					break
-				}
-				last = o
+		for j := range i {
+			if at(j).key == a.key {
+				continue next // set before: written there, with its last value
 			}
 		}
-		if !first {
-			continue
+		value := a.value
+		for j := i + 1; j < n; j++ {
+			if o := at(j); o.key == a.key {
+				value = o.value
+			}
 		}
-		anyLen := protowire.SizeTag(fieldStringValue) + protowire.SizeBytes(len(last.value))
-		kvLen := protowire.SizeTag(fieldKey) + protowire.SizeBytes(len(a.key)) + protowire.SizeTag(fieldValue) + protowire.SizeBytes(anyLen)
-		b = protowire.AppendVarint(protowire.AppendTag(b, fieldAttributes, protowire.BytesType), uint64(kvLen))
-		b = protowire.AppendString(protowire.AppendTag(b, fieldKey, protowire.BytesType), a.key)
-		b = protowire.AppendVarint(protowire.AppendTag(b, fieldValue, protowire.BytesType), uint64(anyLen))
-		b = protowire.AppendString(protowire.AppendTag(b, fieldStringValue, protowire.BytesType), last.value)
+		b = appendAttribute(b, a.key, value)
 	}
 	return b, dropped
 }
 
-func attrAt(inline, more []stringAttr, i int) stringAttr {
-	if i < len(inline) {
-		return inline[i]
+// distinctKeys reports whether attrs' keys are all set and all
+// different, looking at no two keys of which the length and ends differ.
+func distinctKeys(attrs []stringAttr) bool {
+	var seen uint64
+	for i, a := range attrs {
+		if a.key == "" {
+			return false
+		}
+		bit := uint64(1) << ((len(a.key)*7 + int(a.key[0]) + int(a.key[len(a.key)-1])*3) & 63)
+		if seen&bit != 0 && slices.ContainsFunc(attrs[:i], func(o stringAttr) bool { return o.key == a.key }) {
+			return false
+		}
+		seen |= bit
 	}
-	return more[i-len(inline)]
+	return true
+}
+
+// appendAttribute appends one KeyValue of a string value.
+func appendAttribute(b []byte, key, value string) []byte {
+	anyLen := protowire.SizeTag(fieldStringValue) + protowire.SizeBytes(len(value))
+	kvLen := protowire.SizeTag(fieldKey) + protowire.SizeBytes(len(key)) + protowire.SizeTag(fieldValue) + protowire.SizeBytes(anyLen)
+	b = protowire.AppendVarint(protowire.AppendTag(b, fieldAttributes, protowire.BytesType), uint64(kvLen))
+	b = protowire.AppendString(protowire.AppendTag(b, fieldKey, protowire.BytesType), key)
+	b = protowire.AppendVarint(protowire.AppendTag(b, fieldValue, protowire.BytesType), uint64(anyLen))
+	return protowire.AppendString(protowire.AppendTag(b, fieldStringValue, protowire.BytesType), value)
 }
 
 // insertLen makes b[at:], a message's fields just written, a

@@ -148,6 +148,11 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 			s.SetStatus(codes.Error, "too late")
 		}},
 		{name: "plain", parent: remote, kind: trace.SpanKindInternal, do: func(spanLike) {}},
+		{name: "distinct", parent: remote, kind: trace.SpanKindServer, do: func(s spanLike) { // a1b and a2b look alike to distinctKeys
+			for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"a1b", "1"}, {"a2b", "2"}, {"network.transport", "tcp"}} {
+				s.SetString(kv[0], kv[1])
+			}
+		}},
 		{name: "many", kind: trace.SpanKindServer, do: func(s spanLike) { // past the attributes a Span holds in place
 			for i := range inlineAttrs + 3 {
 				s.SetString(fmt.Sprintf("k%d", i%(inlineAttrs+1)), fmt.Sprint(i))
