@@ -3,7 +3,12 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +20,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
@@ -329,4 +336,72 @@ func BenchmarkOTLPBatch(b *testing.B) {
 		batch.reset()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
+}
+
+// traceService is an OTLP collector's trace service, over gRPC or HTTP:
+// it reads each request into the OTLP types and reports its spans.
+type traceService struct {
+	coltracepb.UnimplementedTraceServiceServer
+	got chan []*tracepb.Span
+}
+
+func (s *traceService) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	s.got <- spansOf(req.ResourceSpans)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+func (s *traceService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := &coltracepb.ExportTraceServiceRequest{}
+	if err := proto.Unmarshal(body, req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	_, _ = s.Export(r.Context(), req)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+}
+
+// Over either protocol of OTLP, the spans the batch writes reach a
+// collector as spans, read by its own protobuf code: the OTLP exporter's
+// clients marshal the batch's unknown fields as they are.
+func TestCollectorReadsTheSpansOverGRPCAndHTTP(t *testing.T) {
+	svc := &traceService{got: make(chan []*tracepb.Span, 4)}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(gs, svc)
+	go gs.Serve(lis)
+	defer gs.Stop()
+	hs := httptest.NewServer(svc)
+	defer hs.Close()
+	for _, c := range []struct{ protocol, endpoint string }{{"grpc", "http://" + lis.Addr().String()}, {"http/protobuf", hs.URL}} {
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", c.protocol)
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.endpoint)
+		tr, err := FromEnv(os.Getenv, "v1", NewMetrics(), slog.New(slog.DiscardHandler))
+		if err != nil || tr == nil {
+			t.Fatalf("%s: tracing %v, %v", c.protocol, tr, err)
+		}
+		go tr.Run()
+		var sp Span
+		tr.Tracer().Start(context.Background(), &sp, "tools/call echo", trace.SpanKindServer, time.Now())
+		sp.SetString("mcp.method.name", "tools/call")
+		sp.End()
+		if err := tr.ForceFlush(context.Background()); err != nil {
+			t.Fatalf("%s: flush: %v", c.protocol, err)
+		}
+		select {
+		case got := <-svc.got:
+			if len(got) != 1 || trace.SpanID(got[0].SpanId) != sp.SpanContext().SpanID() || got[0].Name != "tools/call echo" ||
+				len(got[0].Attributes) != 1 || got[0].Attributes[0].GetValue().GetStringValue() != "tools/call" {
+				t.Errorf("%s: the collector read %v", c.protocol, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: nothing reached the collector within 10 s", c.protocol)
+		}
+		if err := tr.Shutdown(context.Background()); err != nil {
+			t.Errorf("%s: shutdown: %v", c.protocol, err)
+		}
+	}
 }
