@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net/url"
 	"os"
 	"time"
 
@@ -19,26 +18,15 @@ type telemetryParts struct {
 
 // newTelemetry makes the metrics registry, and the tracer when the
 // OTEL_* environment switches tracing on (telemetry.FromEnv); a bad
-// OTEL_TRACES_EXPORTER or protocol fails the start, naming the variable.
+// OTEL_TRACES_EXPORTER, protocol, sampler or endpoint fails the start,
+// naming the variable.
 func newTelemetry(logger *slog.Logger) (*telemetryParts, error) {
 	t := &telemetryParts{metrics: telemetry.NewMetrics()}
 	tr, err := telemetry.FromEnv(os.Getenv, version, t.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
-	t.tracing = tr
-	if tr != nil {
-		endpoint := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-		if endpoint == "" {
-			endpoint = os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-		}
-		if u, err := url.Parse(endpoint); err == nil && u.User != nil {
-			u.User = nil // credentials in the URL stay out of the log
-			endpoint = u.String()
-		}
-		logger.Info("tracing on: spans are exported over OTLP", "endpoint", endpoint,
-			"protocol", firstSet(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "http/protobuf"))
-	}
+	t.tracing = tr // FromEnv logs that tracing is on, where to and how it samples
 	return t, nil
 }
 
@@ -50,11 +38,3 @@ func (t *telemetryParts) shutdown() {
 	_ = t.tracing.Shutdown(ctx)
 }
 
-func firstSet(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}

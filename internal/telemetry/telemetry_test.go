@@ -31,6 +31,7 @@ func TestFromEnvSwitchesTracing(t *testing.T) {
 	}{
 		{env: nil},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep}, on: true},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://user:hunter2@collector:4318/base"}, on: true},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": ep + "/v1/traces"}, on: true},
 		{env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp"}, on: true},
 		{env: map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": ep}},
@@ -40,13 +41,20 @@ func TestFromEnvSwitchesTracing(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, errText: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "xray"}, errText: "OTEL_TRACES_SAMPLER=xray"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"}, errText: "OTEL_TRACES_SAMPLER_ARG=2"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:4318"}, errText: "OTEL_EXPORTER_OTLP_ENDPOINT=127.0.0.1:4318: want the collector's URL"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "collector/v1/traces"}, errText: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=collector/v1/traces"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://u:hunter2@c:1"}, errText: "OTEL_EXPORTER_OTLP_ENDPOINT=…: want"},
 	} {
-		tr, err := FromEnv(envOf(c.env), "test", NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		var log strings.Builder
+		tr, err := FromEnv(envOf(c.env), "test", NewMetrics(), slog.New(slog.NewTextHandler(&log, nil)))
 		if c.errText != "" {
-			if err == nil || !strings.Contains(err.Error(), c.errText) {
-				t.Errorf("%v: error %v, want one naming %s", c.env, err, c.errText)
+			if err == nil || !strings.Contains(err.Error(), c.errText) || strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("%v: error %v, want one naming %s, and no password", c.env, err, c.errText)
 			}
 			continue
+		}
+		if said := strings.Contains(log.String(), "tracing on"); said != c.on || strings.Contains(log.String(), "hunter2") {
+			t.Errorf("%v: the log says %q; want a line that tracing is on: %v, and no password", c.env, log.String(), c.on)
 		}
 		if err != nil || (tr != nil) != c.on {
 			t.Errorf("%v: tracing %v (error %v), want on=%v", c.env, tr != nil, err, c.on)

@@ -1,9 +1,11 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -44,9 +46,10 @@ const ScopeName = "github.com/mcp-gateway/mcp-gateway"
 //     (samplerFromEnv; the default: parentbased_always_on);
 //   - OTEL_BSP_* size the export queue and its batches (spanQueue).
 //
-// Another exporter, protocol or sampler, or a sampler argument that is
-// not a ratio, is an error naming the variable. Nothing is exported
-// before Run.
+// Another exporter, protocol or sampler, a sampler argument that is not
+// a ratio, or an endpoint that is not an http(s) URL, is an error naming
+// the variable. On, it logs where the spans go and how they are sampled.
+// Nothing is exported before Run.
 func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.Logger) (*Tracing, error) {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return nil, nil
@@ -59,7 +62,11 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	client, err := newClient(getenv)
+	endpoint, err := endpointFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	protocol, client, err := newClient(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +76,13 @@ func FromEnv(getenv func(string) string, version string, m *Metrics, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("make trace resource: %w", err)
 	}
+	if endpoint == "" { // the exporter's default
+		endpoint = "http://localhost:4318"
+		if protocol == "grpc" {
+			endpoint = "http://localhost:4317"
+		}
+	}
+	log.Info("tracing on: sampled spans are exported over OTLP", "endpoint", endpoint, "protocol", protocol, "sampler", sampler.Description())
 	return NewTracing(client, sampler, res, version, m, log, getenv), nil
 }
 
@@ -114,26 +128,55 @@ func exporterOn(getenv func(string) string) (bool, error) {
 }
 
 // newClient makes and starts the OTLP exporter's client that
-// OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL names; it reads the rest of the
-// OTEL_EXPORTER_OTLP_* environment itself.
-func newClient(getenv func(string) string) (otlptrace.Client, error) {
+// OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL names, and returns the protocol;
+// the client reads the rest of the OTEL_EXPORTER_OTLP_* environment
+// itself.
+func newClient(getenv func(string) string) (string, otlptrace.Client, error) {
 	name, protocol := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
 	if protocol == "" {
 		name, protocol = "OTEL_EXPORTER_OTLP_PROTOCOL", getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
 	}
 	var client otlptrace.Client
-	switch strings.TrimSpace(protocol) {
-	case "", "http/protobuf":
+	switch protocol = cmp.Or(strings.TrimSpace(protocol), "http/protobuf"); protocol {
+	case "http/protobuf":
 		client = otlptracehttp.NewClient()
 	case "grpc":
 		client = otlptracegrpc.NewClient()
 	default:
-		return nil, fmt.Errorf("%s=%s: the gateway speaks OTLP as http/protobuf or grpc", name, protocol)
+		return "", nil, fmt.Errorf("%s=%s: the gateway speaks OTLP as http/protobuf or grpc", name, protocol)
 	}
 	if err := client.Start(context.Background()); err != nil {
-		return nil, fmt.Errorf("start OTLP trace client: %w", err)
+		return "", nil, fmt.Errorf("start OTLP trace client: %w", err)
 	}
-	return client, nil
+	return protocol, client, nil
+}
+
+// endpointFromEnv is the collector's URL OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+// else OTEL_EXPORTER_OTLP_ENDPOINT, names, without the credentials it may
+// hold ("": neither is set, the exporter's default). Each that is set must
+// be a URL of scheme http or https and a host, as the OTLP exporter
+// specification has it: the exporter takes "127.0.0.1:4318" for a scheme
+// and sends to its default instead, and "collector" for a path, and every
+// export fails; an error names the variable, and its value only if it
+// holds no credentials.
+func endpointFromEnv(getenv func(string) string) (string, error) {
+	var endpoint string
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			continue
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if strings.Contains(v, "@") {
+				v = "…"
+			}
+			return "", fmt.Errorf("%s=%s: want the collector's URL, http:// or https:// and a host (http://collector:4318)", name, v)
+		}
+		u.User = nil // credentials in the URL stay out of the log
+		endpoint = u.String()
+	}
+	return endpoint, nil
 }
 
 // Tracer is the gateway's tracer; nil when tracing is off.
