@@ -37,4 +37,3 @@ func (t *telemetryParts) shutdown() {
 	defer cancel()
 	_ = t.tracing.Shutdown(ctx)
 }
-
