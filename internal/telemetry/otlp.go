@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -225,6 +227,7 @@ func distinctKeys(attrs []stringAttr) bool {
 
 // appendAttribute appends one KeyValue of a string value.
 func appendAttribute(b []byte, key, value string) []byte {
+	key, value = validUTF8(key), validUTF8(value)
 	anyLen := protowire.SizeTag(fieldStringValue) + protowire.SizeBytes(len(value))
 	kvLen := protowire.SizeTag(fieldKey) + protowire.SizeBytes(len(key)) + protowire.SizeTag(fieldValue) + protowire.SizeBytes(anyLen)
 	b = protowire.AppendVarint(protowire.AppendTag(b, fieldAttributes, protowire.BytesType), uint64(kvLen))
@@ -256,7 +259,20 @@ func appendString(b []byte, num protowire.Number, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), v)
+	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), validUTF8(v))
+}
+
+// validUTF8 is s with each run of bytes that is not UTF-8 replaced by
+// U+FFFD. A protobuf string must be UTF-8, and a collector refuses a
+// request that holds one that is not, with all its spans; a tool's name,
+// a request id or an error's message comes from a client or a server,
+// and JSON carries any bytes. (The SDK's exporter fails to marshal such
+// a batch, and drops it.)
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
@@ -274,11 +290,16 @@ func appendFixed64(b []byte, num protowire.Number, v uint64) []byte {
 }
 
 // appendMessage appends m, marshalled by protobuf, as field num (a
-// span's link: rare, a caller that sent two trace contexts).
+// span's link: rare, a caller that sent two trace contexts); nothing,
+// should protobuf refuse it.
 func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
+	start := len(b)
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	at := len(b)
-	b, _ = proto.MarshalOptions{}.MarshalAppend(b, m) // a message made here: nothing in it can fail
+	b, err := proto.MarshalOptions{}.MarshalAppend(b, m)
+	if err != nil {
+		return b[:start]
+	}
 	return insertLen(b, at)
 }
 

@@ -223,6 +223,38 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 	}
 }
 
+// A name, attribute or status message that is not UTF-8 (a client's
+// request id, a server's error: JSON carries any bytes) reaches the
+// collector with U+FFFD in its place, and does not cost the batch: a
+// collector refuses a request with a protobuf string that is not UTF-8.
+func TestSpanNotUTF8ReachesTheCollector(t *testing.T) {
+	mc := &memoryClient{}
+	tr := NewTracing(mc, sdktrace.AlwaysSample(), nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+	var bad, good Span
+	tr.Tracer().Start(context.Background(), &bad, "tools/call \xff\xfe", trace.SpanKindServer, time.Now())
+	bad.SetString("jsonrpc.request.id", "a\xc0b")
+	bad.SetString("k\x80", "v")
+	bad.SetStatus(codes.Error, "boom \xe2\x28")
+	bad.End()
+	tr.Tracer().Start(context.Background(), &good, "ok", trace.SpanKindServer, time.Now())
+	good.End()
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	sent := spansOf(mc.got)
+	if len(sent) != 2 {
+		t.Fatalf("the collector read %d spans, want both", len(sent))
+	}
+	s := sent[0]
+	if s.Name != "tools/call \uFFFD" || s.Attributes[0].GetValue().GetStringValue() != "a\uFFFDb" || s.Attributes[1].Key != "k\uFFFD" || s.Status.GetMessage() != "boom \uFFFD(" {
+		t.Errorf("the span that was not UTF-8 became %v", s)
+	}
+}
+
 // What the call's path decided is what is sent: the ids Start gave (and
 // put in the returned context) in the caller's trace, sampled; a span
 // the sampler drops is never sent but still carries an unsampled
