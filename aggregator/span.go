@@ -177,7 +177,7 @@ func (r *record) setSpanAttributes(sp *telemetry.Span) {
 func (r *record) spanStatus() (codes.Code, string, bool) {
 	switch {
 	case r.outcome == telemetry.OutcomeError:
-		return codes.Error, cut(r.message, 256), true
+		return codes.Error, r.message, true // SetStatus cuts it
 	case r.errType == telemetry.ErrorToolError:
 		return codes.Error, "", true
 	case r.outcome == telemetry.OutcomeCancelled || r.outcome == telemetry.OutcomeTimeout:

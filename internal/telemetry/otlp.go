@@ -87,11 +87,19 @@ func (b *otlpBatch) request() []*tracepb.ResourceSpans {
 }
 
 // reset empties the batch, and takes its spans off the scope's message:
-// the buffer is the batch's again.
+// the buffer is the batch's again, unless it grew past keepBuffer (a
+// batch of many, or long, spans), when it goes.
 func (b *otlpBatch) reset() {
 	b.scope.ProtoReflect().SetUnknown(nil)
 	b.buf, b.n = b.buf[:0], 0
+	if cap(b.buf) > keepBuffer {
+		b.buf = nil
+	}
 }
+
+// keepBuffer is the most a batch's buffer keeps between batches: twice a
+// full batch of the default size (512 spans of a call, 370 bytes each).
+const keepBuffer = 512 << 10
 
 // The field numbers the spans are written with, read from the OTLP
 // types' descriptors.
@@ -149,7 +157,7 @@ func appendSpan(b []byte, s *spanData) []byte {
 	b, dropped = appendAttributes(b, s.attrs[:s.nattrs], s.more)
 	b = appendVarint(b, fieldDropped, dropped)
 	for _, l := range s.links {
-		if l.SpanContext.IsValid() { // as the SDK drops a link to nothing
+		if l.SpanContext.IsValid() || len(l.Attributes) > 0 || l.SpanContext.TraceState().Len() > 0 { // as the SDK drops a link to nothing
 			b = appendMessage(b, fieldLinks, newLink(l))
 		}
 	}

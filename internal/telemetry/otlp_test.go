@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -155,6 +157,9 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 			s.SetStatus(codes.Error, "too late")
 		}},
 		{name: "plain", parent: remote, kind: trace.SpanKindInternal, do: func(spanLike) {}},
+		{name: "odd links", parent: remote, kind: trace.SpanKind(0), // no kind: internal, as the SDK's tracer has it
+			links: []trace.Link{{Attributes: []attribute.KeyValue{attribute.String("l", "v")}}, {SpanContext: trace.SpanContext{}.WithTraceState(ts)}},
+			do:    func(spanLike) {}},
 		{name: "distinct", parent: remote, kind: trace.SpanKindServer, do: func(s spanLike) { // a1b and a2b look alike to distinctKeys
 			for _, kv := range [][2]string{{"mcp.method.name", "tools/call"}, {"a1b", "1"}, {"a2b", "2"}, {"network.transport", "tcp"}} {
 				s.SetString(kv[0], kv[1])
@@ -220,6 +225,31 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 	}
 	if diff := cmp.Diff(strip(theirs.got[0]), strip(ours.got[0]), protocmp.Transform()); diff != "" {
 		t.Errorf("resource and scope (-sdk +gateway):\n%s", diff)
+	}
+}
+
+// A span keeps at most 256 bytes of its status message, cut where a rune
+// starts; one started with no time starts now, as the SDK's does.
+func TestSpanCutsStatusAndDatesAnUndatedStart(t *testing.T) {
+	mc := &memoryClient{}
+	tr := NewTracing(mc, sdktrace.AlwaysSample(), nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	defer tr.Shutdown(context.Background())
+	before := time.Now()
+	var sp Span
+	tr.Tracer().Start(context.Background(), &sp, "long", trace.SpanKindClient, time.Time{})
+	sp.SetStatus(codes.Error, strings.Repeat("é", 1000))
+	sp.End()
+	if err := tr.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := spansOf(mc.got)[0]
+	msg := got.Status.GetMessage()
+	if len(msg) > 256+len("…") || !strings.HasSuffix(msg, "é…") || !utf8.ValidString(msg) {
+		t.Errorf("status message of %d bytes: %q", len(msg), msg)
+	}
+	if start := time.Unix(0, int64(got.StartTimeUnixNano)); start.Before(before.Add(-time.Second)) {
+		t.Errorf("a span started with no time is dated %v", start)
 	}
 }
 

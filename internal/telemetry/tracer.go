@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -95,6 +96,10 @@ func (*noCopy) Unlock() {}
 // drops has ids and a context (its traceparent says "not sampled") but
 // records nothing.
 func (t *Tracer) Start(ctx context.Context, s *Span, name string, kind trace.SpanKind, start time.Time, links ...trace.Link) {
+	kind = trace.ValidateSpanKind(kind) // as the SDK's tracer: unknown is internal
+	if start.IsZero() {
+		start = time.Now()
+	}
 	parent := trace.SpanContextFromContext(ctx)
 	tid := parent.TraceID()
 	if !tid.IsValid() {
@@ -143,7 +148,8 @@ func (s *Span) SetString(key, value string) {
 
 // SetStatus sets the span's status as the SDK does: never lowered
 // (Unset < Error < Ok, so Ok is final), and a description only with
-// codes.Error.
+// codes.Error, of at most maxStatusMessage bytes (a server's error
+// message can be as long as it likes).
 func (s *Span) SetStatus(code codes.Code, message string) {
 	d := s.d
 	if d == nil || d.status > code {
@@ -151,8 +157,24 @@ func (s *Span) SetStatus(code codes.Code, message string) {
 	}
 	d.status, d.message = code, ""
 	if code == codes.Error {
-		d.message = message
+		d.message = cutMessage(message)
 	}
+}
+
+// maxStatusMessage is the longest status description a span keeps.
+const maxStatusMessage = 256
+
+// cutMessage is message cut to maxStatusMessage bytes, at a rune's
+// start, with "…" after it.
+func cutMessage(message string) string {
+	if len(message) <= maxStatusMessage {
+		return message
+	}
+	n := maxStatusMessage
+	for n > 0 && !utf8.RuneStart(message[n]) {
+		n--
+	}
+	return message[:n] + "…"
 }
 
 // End ends the span now and queues it for export (spanQueue.add: never
