@@ -95,6 +95,15 @@ func spansOf(rs []*tracepb.ResourceSpans) []*tracepb.Span {
 	return out
 }
 
+// runTracing is tracing at version v1 that sends through client, its
+// export goroutine running until the test ends.
+func runTracing(t *testing.T, client otlptrace.Client, sampler sdktrace.Sampler, res *resource.Resource) *Tracing {
+	tr := NewTracing(client, sampler, res, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tr.Run()
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	return tr
+}
+
 // sdkIDs is the SDK's IDGenerator, giving the next span the ids one of
 // the gateway's spans was given.
 type sdkIDs struct{ next trace.SpanContext }
@@ -173,9 +182,7 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", "gw"), attribute.Int("n", 1))
 	ours := &memoryClient{}
-	tr := NewTracing(ours, sdktrace.AlwaysSample(), res, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
-	go tr.Run()
-	defer tr.Shutdown(context.Background())
+	tr := runTracing(t, ours, sdktrace.AlwaysSample(), res)
 	began := time.Now().Add(-time.Second)
 	ids := make([]trace.SpanContext, len(cases))
 	for i, c := range cases {
@@ -232,9 +239,7 @@ func TestExportIsWhatTheSDKSends(t *testing.T) {
 // starts; one started with no time starts now, as the SDK's does.
 func TestSpanCutsStatusAndDatesAnUndatedStart(t *testing.T) {
 	mc := &memoryClient{}
-	tr := NewTracing(mc, sdktrace.AlwaysSample(), nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
-	go tr.Run()
-	defer tr.Shutdown(context.Background())
+	tr := runTracing(t, mc, sdktrace.AlwaysSample(), nil)
 	before := time.Now()
 	var sp Span
 	tr.Tracer().Start(context.Background(), &sp, "long", trace.SpanKindClient, time.Time{})
@@ -259,9 +264,7 @@ func TestSpanCutsStatusAndDatesAnUndatedStart(t *testing.T) {
 // collector refuses a request with a protobuf string that is not UTF-8.
 func TestSpanNotUTF8ReachesTheCollector(t *testing.T) {
 	mc := &memoryClient{}
-	tr := NewTracing(mc, sdktrace.AlwaysSample(), nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
-	go tr.Run()
-	defer tr.Shutdown(context.Background())
+	tr := runTracing(t, mc, sdktrace.AlwaysSample(), nil)
 	var bad, good Span
 	tr.Tracer().Start(context.Background(), &bad, "tools/call \xff\xfe", trace.SpanKindServer, time.Now())
 	bad.SetString("jsonrpc.request.id", "a\xc0b")
@@ -296,9 +299,7 @@ func TestTracerSendsWhatStartDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := NewTracing(mc, sampler, nil, "v1", NewMetrics(), slog.New(slog.DiscardHandler), nil)
-	go tr.Run()
-	defer tr.Shutdown(context.Background())
+	tr := runTracing(t, mc, sampler, nil)
 
 	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true})
 	var server, client, dropped, zero Span
