@@ -12,20 +12,23 @@ func (s *Server) serveOld(w http.ResponseWriter, r *http.Request, m message) {
 	case r.Method == http.MethodGet && r.URL.Path == "/sse":
 		sess := s.newSession()
 		st := openStream(w)
-		st.raw("event: endpoint\ndata: /messages?sessionId=" + sess.id + "\n\n")
 		st.named = true
 		s.mu.Lock()
-		sess.stream = st
+		sess.stream = st // before the endpoint goes out: the client POSTs as soon as it has it
 		s.mu.Unlock()
+		st.raw("event: endpoint\ndata: /messages?sessionId=" + sess.id + "\n\n")
 		st.hold(r)
 		s.mu.Lock()
 		delete(s.sessions, sess.id)
 		s.mu.Unlock()
 	case r.Method == http.MethodPost && r.URL.Path == "/messages":
 		s.mu.Lock()
-		sess := s.sessions[r.URL.Query().Get("sessionId")]
+		var st *stream
+		if sess := s.sessions[r.URL.Query().Get("sessionId")]; sess != nil {
+			st = sess.stream // nil once DropStreams ended it
+		}
 		s.mu.Unlock()
-		if sess == nil {
+		if st == nil {
 			http.Error(w, "no such session", http.StatusNotFound)
 			return
 		}
@@ -39,7 +42,7 @@ func (s *Server) serveOld(w http.ResponseWriter, r *http.Request, m message) {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			sess.stream.send(s.handle(r.WithContext(sess.stream.context()), m, sess.stream.send, false))
+			st.send(s.handle(r.WithContext(st.context()), m, st.send, false))
 		}()
 	default:
 		// As Express answers a path it does not serve.
