@@ -20,10 +20,10 @@ import (
 //     environment names (sdktrace.Sampler.ShouldSample, as the SDK's own
 //     tracer asks it) and gives it its ids, since its context goes to the
 //     server in _meta before the call is answered; the span's name, times,
-//     attributes and status are kept in a Span value, and End queues it;
-//   - on the export goroutine (spanQueue.run), each queued Span becomes
-//     a message of OTLP's protobuf types (otlpBatch), and the OTLP
-//     exporter's client sends them in batches.
+//     attributes and status are kept in its spanData, and End queues it;
+//   - on the export goroutine (spanQueue.run), each queued span is
+//     written in OTLP's protobuf (otlpBatch), and the OTLP exporter's
+//     client sends them in batches.
 //
 // What is exported is what the SDK's own span would have been, as its
 // OTLP exporter would have sent it: the same ids, parent, times,
