@@ -97,8 +97,9 @@ func (b *otlpBatch) reset() {
 	}
 }
 
-// keepBuffer is the most a batch's buffer keeps between batches: twice a
-// full batch of the default size (512 spans of a call, 370 bytes each).
+// keepBuffer is the most a batch's buffer keeps between batches: more
+// than twice a full batch of the default size (512 spans of a call, 370
+// bytes each: 190 KB).
 const keepBuffer = 512 << 10
 
 // The field numbers the spans are written with, read from the OTLP

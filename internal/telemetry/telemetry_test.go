@@ -186,11 +186,7 @@ func TestSpanQueueDropsAndCounts(t *testing.T) {
 			"OTEL_BSP_SCHEDULE_DELAY": "10", "OTEL_BSP_EXPORT_TIMEOUT": "60000"}))
 		go tr.Run()
 		start := time.Now()
-		for range 100 {
-			var sp Span
-			tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
-			sp.End()
-		}
+		endSpans(tr, 100)
 		if took := time.Since(start); took > 5*time.Second {
 			t.Errorf("failing=%v: 100 spans took %v to end", failing, took)
 		}
@@ -216,6 +212,39 @@ func (c *countingClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceS
 	return err
 }
 
+// wantNoBatch fails if c has been sent a batch.
+func (c *countingClient) wantNoBatch(t *testing.T) {
+	t.Helper()
+	select {
+	case n := <-c.got:
+		t.Fatalf("a batch of %d sent before it was full", n)
+	default:
+	}
+}
+
+// wantBatch waits for the next batch, 10 s at most, and fails unless it
+// holds n spans.
+func (c *countingClient) wantBatch(t *testing.T, n int) {
+	t.Helper()
+	select {
+	case got := <-c.got:
+		if got != n {
+			t.Errorf("sent a batch of %d, want %d", got, n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a full batch of %d was not sent within 10 s", n)
+	}
+}
+
+// endSpans starts and ends n spans of tr.
+func endSpans(tr *Tracing, n int) {
+	for range n {
+		var sp Span
+		tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
+		sp.End()
+	}
+}
+
 // A full batch is exported when it has queued, not at the next tick (an
 // hour away here), and the spans before it wait for it: the queue wakes
 // its exporter once a batch, not once a span.
@@ -225,28 +254,11 @@ func TestSpanQueueExportsFullBatches(t *testing.T) {
 		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "3", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
 	done := make(chan struct{})
 	go func() { defer close(done); tr.Run() }()
-	end := func() {
-		var sp Span
-		tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
-		sp.End()
-	}
-	end()
-	end()
-	select {
-	case n := <-exp.got:
-		t.Fatalf("a batch of %d exported before the batch was full", n)
-	default:
-	}
-	end()
-	select {
-	case n := <-exp.got:
-		if n != 3 {
-			t.Errorf("exported a batch of %d, want 3", n)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a full batch was not exported within 10 s")
-	}
-	end()
+	endSpans(tr, 2)
+	exp.wantNoBatch(t)
+	endSpans(tr, 1)
+	exp.wantBatch(t, 3)
+	endSpans(tr, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := tr.Shutdown(ctx); err != nil {
@@ -267,34 +279,16 @@ func TestSpanQueueWritesSpansBeforeTheBatchIsFull(t *testing.T) {
 		envOf(map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "100", "OTEL_BSP_SCHEDULE_DELAY": "3600000"}))
 	go tr.Run()
 	defer tr.Shutdown(context.Background())
-	end := func(n int) {
-		for range n {
-			var sp Span
-			tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
-			sp.End()
-		}
-	}
 	queued := func() int {
 		tr.queue.mu.Lock()
 		defer tr.queue.mu.Unlock()
 		return len(tr.queue.queued)
 	}
-	end(wakeEvery)
+	endSpans(tr, wakeEvery)
 	testwait.For(t, 0, "the queue emptied into the batch", func() bool { return queued() == 0 })
-	select {
-	case n := <-exp.got:
-		t.Fatalf("a batch of %d sent before it was full", n)
-	default:
-	}
-	end(100 - wakeEvery)
-	select {
-	case n := <-exp.got:
-		if n != 100 {
-			t.Errorf("sent a batch of %d, want 100", n)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a full batch was not sent within 10 s")
-	}
+	exp.wantNoBatch(t)
+	endSpans(tr, 100-wakeEvery)
+	exp.wantBatch(t, 100)
 }
 
 // BenchmarkInjectMeta is the _meta rewrite of each traced request to a
@@ -398,9 +392,7 @@ func TestSpanQueueShutdownWithoutRun(t *testing.T) {
 	if tr.queue.every != batchDelay || tr.queue.timeout != exportTimeout {
 		t.Errorf("overflowing delays became %v and %v, want the defaults", tr.queue.every, tr.queue.timeout)
 	}
-	var sp Span
-	tr.Tracer().Start(context.Background(), &sp, "s", trace.SpanKindInternal, time.Now())
-	sp.End()
+	endSpans(tr, 1)
 	if err := tr.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
