@@ -2,12 +2,15 @@ package aggregator
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
@@ -325,8 +328,12 @@ func (r *record) logLine(d time.Duration) string {
 	if r.taskID != "" {
 		kv(&b, "task", r.taskID)
 	}
-	if id := r.traceID(); id != "" {
-		kv(&b, "trace_id", id)
+	if sc := r.spanContext(); sc.IsValid() {
+		var id [2 * len(trace.TraceID{})]byte
+		tid := sc.TraceID()
+		hex.Encode(id[:], tid[:]) // as TraceID.String writes it, but in place
+		b.WriteString(" trace_id=")
+		b.Write(id[:])
 	}
 	return b.String()
 }

@@ -70,15 +70,6 @@ func (r *record) origin() trace.SpanContext {
 	return r.spanContext()
 }
 
-// traceID is the request's trace id, for its call line ("" when tracing
-// is off).
-func (r *record) traceID() string {
-	if sc := r.spanContext(); sc.IsValid() {
-		return sc.TraceID().String()
-	}
-	return ""
-}
-
 func (r *record) startSpan() {
 	st := r.trace
 	if st.span.SpanContext().IsValid() { // started: every span Start makes has ids
