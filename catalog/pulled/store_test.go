@@ -173,7 +173,7 @@ func TestInterruptedInstallIsNotPulled(t *testing.T) {
 }
 
 // uv is not installable here: this runs the documented behaviour against
-// a stand-in (fakeUV), as the README says.
+// a stand-in (fakeUV), as docs/templates.md says.
 func TestInstallUV(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
 	run, _ := Parse([]string{"uvx", "mcp-server-time", "--local-timezone", "UTC"})

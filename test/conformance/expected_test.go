@@ -31,7 +31,7 @@ var expectedGatewayTasks = map[string]map[string]string{
 	},
 	"tasks-mrtr-composition": {
 		"sep-2663-mrtr-synchronous-before-task-creation": "round 1 must be an InputRequiredResult and the task made " +
-			"only on the retry; the gateway makes a call that asks for input a task at once (SPEC §4.7, README " +
+			"only on the retry; the gateway makes a call that asks for input a task at once (SPEC §4.7, docs/tasks.md " +
 			"\"Who makes the task\"), which tasks-mrtr-input's confirm_delete needs: a legacy tool that asks at once " +
 			"looks the same in both, and only a server that decides itself can tell them apart",
 	},
