@@ -63,7 +63,8 @@ func FuzzReplace(f *testing.F) {
 // FuzzValid holds Valid to encoding/json's answer.
 func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, ` {"a":[1,-0.5e+3,"x\u00e9\n",true,false,null,{}]} `, `{"a":1,}`, `[1,]`, `01`, `-`, `1.`, `1e`, `"\x01"`,
-		`"\ud800"`, `{"a" 1}`, `[[[[]]]]`, `"` + "\xff" + `"`, `{"a":{"b":[1,{"c":2}]},"d":"e"}`, `tru`, `nul`, `{"a":1}{}`, `[1 2]`, `"\q"`, `"\u12g4"`} {
+		`"\ud800"`, `{"a" 1}`, `[[[[]]]]`, `"` + "\xff" + `"`, `{"a":{"b":[1,{"c":2}]},"d":"e"}`, `tru`, `nul`, `{"a":1}{}`, `[1 2]`, `"\q"`, `"\u12g4"`,
+		`"a\"b\\"`, `"` + strings.Repeat("abcdefgh", 9) + `\"` + strings.Repeat("x", 40) + "\x1f" + `"`, `"` + strings.Repeat(`\n`, 40) + `"`} {
 		f.Add([]byte(s))
 	}
 	for _, n := range []int{9999, 10000, 10001} {
@@ -155,6 +156,18 @@ func FuzzSetMembers(f *testing.F) {
 			t.Fatalf("SetMembersIn(%q) = %q (%v), want %q", outer, in, err, want)
 		}
 	})
+}
+
+// BenchmarkValidEscapes is a long string of escapes: each one passes the
+// quote found before it, and the search for the next one starts after it.
+func BenchmarkValidEscapes(b *testing.B) {
+	msg := []byte(`{"m":"` + strings.Repeat(`a\"b\n`, 1<<18) + `"}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if !Valid(msg) {
+			b.Fatal("not valid")
+		}
+	}
 }
 
 // BenchmarkValidLongString is what an 8 MiB argument costs Valid: one
