@@ -145,7 +145,7 @@ func (c *conn) clientCalls() int {
 // swapProgressToken replaces params._meta.progressToken with ours and
 // returns the client's original, raw. Params without one are unchanged.
 func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawMessage, error) {
-	if !containsToken(params) {
+	if !mayHoldToken(params) {
 		return params, nil, nil
 	}
 	fields, err := jsonrpc.Fields(params)
@@ -165,11 +165,25 @@ func swapProgressToken(params, ours json.RawMessage) (json.RawMessage, json.RawM
 	return jsonrpc.Encode(fields), orig, nil
 }
 
-// containsToken reports whether params may hold a progressToken: the
+// mayHoldToken reports whether params may hold a progressToken, reading
+// no more of them than their top-level keys and _meta: the arguments,
+// 8 MiB of them perhaps, are skipped, not searched. A key with an escape,
+// which could spell _meta ("_m\u0065ta"), or params that do not read as
+// an object send them through the decoding path, which decides.
+func mayHoldToken(params json.RawMessage) bool {
+	may := false
+	err := jsonrpc.Members(params, func(key, value []byte) bool {
+		may = bytes.IndexByte(key, '\\') >= 0 || string(key) == "_meta" && containsToken(value)
+		return !may
+	})
+	return err != nil || may
+}
+
+// containsToken reports whether a _meta may hold a progressToken: the
 // plain key, or any escape, which could spell it ("progress\u0054oken"),
-// sends params through the decoding path.
-func containsToken(params json.RawMessage) bool {
-	return bytesContains(params, `"progressToken"`) || bytesContains(params, `\u`)
+// sends it through the decoding path.
+func containsToken(meta []byte) bool {
+	return bytesContains(meta, `"progressToken"`) || bytesContains(meta, `\u`)
 }
 
 func bytesContains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
