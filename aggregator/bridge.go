@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -78,7 +79,7 @@ type bridgeCall struct {
 	// target names the call in its requestStates (upstreamCall.stateKey):
 	// the exported tool name, or the method and prompt name or URI.
 	target string
-	rt     route
+	rt     registry.Route
 	bearer string // the caller's token; see token()
 	caps   json.RawMessage
 	// inline: the client can be asked nothing, so the call never detaches
@@ -293,7 +294,7 @@ func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record) (json.RawMes
 		return o.res, nil
 	}
 	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
-		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state,
+		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.Upstream.Name(), Run: o.served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.origin())})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
@@ -82,7 +83,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.Health = func() any { return g.Health() }
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: newSubTable(), auth: newAuthLog(g.log)}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: registry.NewSubscriptions(), auth: newAuthLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded
 	return h

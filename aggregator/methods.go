@@ -73,11 +73,11 @@ func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly boo
 }
 
 // initializeResult is the gateway's InitializeResult: the capabilities it
-// offers (capabilities.go; SPEC §3.8) and the 2025-11-25 tasks.
+// offers (registry.Offered; SPEC §3.8) and the 2025-11-25 tasks.
 func (g *Gateway) initializeResult(version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    g.capabilities().object(map[string]any{"tasks": taskCapability}),
+		"capabilities":    g.reg.Capabilities().Object(map[string]any{"tasks": taskCapability}),
 		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
 	})
 	return b
@@ -93,7 +93,8 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
-		return listPage(m, h.g.reg.Load().tools)
+		tools, _ := h.g.reg.Load().List(m.Method)
+		return listPage(m, tools)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return h.surface(s, m, out, rec) // surface.go

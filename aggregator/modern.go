@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -131,7 +132,7 @@ func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      g.capabilities().object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
+		"capabilities":      g.reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
@@ -148,7 +149,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 	c, err := h.modernRoute(req)
 	if err == nil {
 		req.rec.routed(c)
-		if e := checkParamHeaders(r, req.Params, c.route.headers); e != nil {
+		if e := checkParamHeaders(r, req.Params, c.route.Headers); e != nil {
 			req.rec.httpFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
@@ -215,13 +216,13 @@ func (h *handler) modernRoute(req *modernReq) (upstreamCall, error) {
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
 // not a string this gateway sealed for this caller and tool, or has expired.
-func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (*reqstate.State, error) {
+func (h *handler) openState(raw json.RawMessage, token, tool string, rt registry.Route) (*reqstate.State, error) {
 	text, ok := jsonrpc.Text(raw)
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
 	}
 	st, err := h.g.states.Open(text, token, tool, time.Now())
-	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.upstream.Name() {
+	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.Upstream.Name() {
 		err = reqstate.ErrForeign
 	}
 	if err != nil {

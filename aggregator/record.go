@@ -138,7 +138,7 @@ func (h *handler) tokenClient(r *http.Request) string {
 // routed records the call's route.
 func (r *record) routed(c upstreamCall) {
 	if r != nil {
-		r.name, r.server, r.tool = c.name, c.route.upstream.Name(), c.route.name
+		r.name, r.server, r.tool = c.name, c.route.Upstream.Name(), c.route.Name
 	}
 }
 

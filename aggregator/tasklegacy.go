@@ -52,11 +52,11 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		return rec.errorParts(m.ID, err)
 	}
 	rec.routed(c)
-	c.mem = &s.uris // its result's URIs are the session's (urimemory.go)
+	c.mem = &s.uris // its result's URIs are the session's (registry.Memory)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	modernUp := c.route.upstream.Status().Era == supervisor.EraModern
-	if !modernUp && (c.route.taskSupport == "optional" || c.route.taskSupport == "required") {
+	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (c.route.TaskSupport == "optional" || c.route.TaskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
 			rec.failed(errDuplicateID)

@@ -81,7 +81,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.headers) != nil {
+	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.Headers) != nil {
 		return false
 	}
 	c.mem = &h.modernURIs
@@ -167,7 +167,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 		return
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern {
+	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
 	req.Params = withoutMember(req.Params, "task")

@@ -47,9 +47,9 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 		ttl = h.tasks.lim.ttl(raw)
 	}
 	t := &task{id: newTaskID(), owner: owner, kind: taskRelayed, created: time.Now(), ttl: ttl,
-		relayedTask: &relayedTask{up: o.rt.upstream, run: o.served, upID: upID}, trace: trace.SpanContextFromContext(ctx)}
+		relayedTask: &relayedTask{up: o.rt.Upstream, run: o.served, upID: upID}, trace: trace.SpanContextFromContext(ctx)}
 	if err := h.tasks.add(t); err != nil {
-		_, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return t, nil
