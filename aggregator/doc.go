@@ -5,7 +5,8 @@
 // other byte through as the client or server wrote it. Its leaves are
 // packages of their own: registry (what is served and where each name or
 // URI leads, §4.1–§4.5, §4.8: the merge, the lists, resource URIs, the
-// capabilities, resource subscriptions), wire (framing: a body's
+// capabilities, resource subscriptions), record (what an operator sees
+// of each request, §11: its call line, call series and server span), wire (framing: a body's
 // messages, an answer as JSON or SSE), names (exported names, §4.2) and
 // reqstate (the sealed MRTR requestState, §4.6).
 //
@@ -40,14 +41,10 @@
 //	updates.go    a server's resources/updated, to the subscribed clients
 //	              (registry.Subscriptions), each in its era's way (§4.8)
 //	health.go     the /health document (§3.3)
-//	record.go     what an operator sees of each request (§11): its record,
-//	              begun where it is routed and ended where its answer is
-//	              written, one place per front (serveSession, serveModern);
-//	              a call line and the call series for tools/call,
-//	              prompts/get, resources/read; span.go its server span,
-//	              which continues the caller's trace (SEP-414) and which an
-//	              MRTR retry or a task's methods join; metrics.go what
-//	              /metrics reads at each scrape (§11.2)
+//	recording.go  where a request's record begins (package record: the call
+//	              line, the call series and the server span, §11), one place
+//	              per front (serveSession, serveModern), its client named;
+//	              metrics.go what /metrics reads at each scrape (§11.2)
 //	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session

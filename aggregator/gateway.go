@@ -19,7 +19,7 @@ type Gateway struct {
 	reg     *registry.Registry // what it serves: tools, prompts, resources, subscriptions' routes
 	states  *reqstate.Sealer   // requestStates of the MRTR bridge
 	h       *handler           // the endpoint: its sessions, calls, tasks and streams
-	tel     Telemetry          // what it tells of its requests (record.go)
+	tel     Telemetry          // what it tells of its requests (package record)
 
 	rebuildMu sync.Mutex
 }

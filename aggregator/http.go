@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
@@ -50,9 +51,13 @@ type HTTPOptions struct {
 	// Health produces the /health document (default: Gateway.Health).
 	Health func() any
 	// Telemetry is what the endpoint tells of its requests: the call
-	// log, /metrics, traces (SPEC §11; record.go). Zero: nothing.
+	// log, /metrics, traces (SPEC §11; package record). Zero: nothing.
 	Telemetry Telemetry
 }
+
+// Telemetry is what the endpoint tells about its requests (SPEC §11):
+// record.Telemetry, the package whose records tell it.
+type Telemetry = record.Telemetry
 
 // Defaults for HTTPOptions.
 const (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -17,9 +18,9 @@ import (
 
 // surface answers a session's request of the surface beyond tools; a
 // method whose capability no server offers is -32601.
-func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	if !h.g.reg.Capabilities().Serves(m.Method) {
-		return rec.errorParts(m.ID, registry.NotOffered(m.Method))
+		return rec.ErrorParts(m.ID, registry.NotOffered(m.Method))
 	}
 	switch m.Method {
 	case "resources/subscribe":
@@ -45,8 +46,8 @@ func listPage(m *wire.Message, l registry.List) [][]byte {
 // relay is a session's prompts/get, resources/read or
 // completion/complete: routed and checked, it runs with the session's
 // peer (peer.go) until it ends, as a tools/call does; rec is its record
-// (record.go).
-func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+// (package record).
+func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	route := func() (upstreamCall, error) { return h.g.routeRequest(m.Method, m.Params, &s.uris) }
 	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
 		o := h.g.call(ctx, c)

@@ -60,7 +60,7 @@ type handler struct {
 	levels  levels                  // the servers' log level (loglevel.go)
 	auth    *authLog                // 401s, logged at a bounded rate (authlog.go)
 	// lastClient is the last modern caller's token and its call-line
-	// client (record.go).
+	// client (recording.go).
 	lastClient atomic.Pointer[[2]string]
 	// modernURIs is the URI memory of modern callers, who share the
 	// token (registry.Memory).
