@@ -12,6 +12,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -78,7 +80,7 @@ type bridgeCall struct {
 	// target names the call in its requestStates (upstreamCall.stateKey):
 	// the exported tool name, or the method and prompt name or URI.
 	target string
-	rt     route
+	rt     registry.Route
 	bearer string // the caller's token; see token()
 	caps   json.RawMessage
 	// inline: the client can be asked nothing, so the call never detaches
@@ -190,9 +192,9 @@ func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, to
 	bc.out, bc.inline = out, true
 	out.ArmSSE()
 	c.peer = bc
-	o := h.g.call(req.rec.context(r.Context()), c)
+	o := h.g.call(req.rec.Context(r.Context()), c)
 	if r.Context().Err() != nil {
-		req.rec.cancelled()
+		req.rec.Cancelled()
 		out.Close()
 		return
 	}
@@ -222,7 +224,7 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 			return
 		case <-done: // the client left while the round gathered
 			bc.cancel(errClientCancelled)
-			req.rec.cancelled()
+			req.rec.Cancelled()
 			out.Close()
 			return
 		default:
@@ -231,10 +233,10 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.Finish(req.rec.inputRequired(req.ID, bc.inputRequired(asks))...)
+		out.Finish(req.rec.InputRequired(req.ID, bc.inputRequired(asks))...)
 	case <-done:
 		bc.cancel(errClientCancelled)
-		req.rec.cancelled()
+		req.rec.Cancelled()
 		out.Close()
 	}
 }
@@ -248,15 +250,15 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
 	case kind == "input_required":
 		res, err = bc.passInputRequired(o, req.rec)
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
-		res, err = bc.h.relayModernTask(req.rec.context(bc.h.baseCtx), "token:"+bc.token(), o, res, bc) // taskmodern.go
+		res, err = bc.h.relayModernTask(req.rec.Context(bc.h.baseCtx), "token:"+bc.token(), o, res, bc) // taskmodern.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
 		res = withCacheHints(res, readCache) // modernsurface.go
 	}
 	if err != nil {
-		out.FinishStatus(modernErrorStatus(err), req.rec.errorParts(req.ID, err)...)
+		out.FinishStatus(modernErrorStatus(err), req.rec.ErrorParts(req.ID, err)...)
 		return
 	}
-	req.rec.resultKind(res, kind)
+	req.rec.ResultKind(res, kind)
 	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 
@@ -279,7 +281,7 @@ func modernErrorStatus(err error) int {
 // caller has read its resultType): it seals the server's requestState with
 // its process (SPEC §4.6), and refuses input requests the client cannot answer with
 // -32021 (MissingRequiredClientCapability).
-func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record) (json.RawMessage, error) {
+func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record.Record) (json.RawMessage, error) {
 	if reqs, ok := jsonrpc.Member(o.res, "inputRequests"); ok {
 		if missing := bc.missingCapabilities(reqs); missing != nil {
 			data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
@@ -293,8 +295,8 @@ func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record) (json.RawMes
 		return o.res, nil
 	}
 	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
-		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.upstream.Name(), Run: o.served, ServerState: state,
-		Trace: telemetry.Traceparent(rec.origin())})
+		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.Upstream.Name(), Run: o.served, ServerState: state,
+		Trace: telemetry.Traceparent(rec.Origin())})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }
 

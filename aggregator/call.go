@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -23,7 +24,7 @@ import (
 // task, fields the gateway does not know). A progressToken must be a
 // string or a number (MCP, Progress); the supervisor swaps it for its own
 // and restores it on the way back. The result comes back as the server
-// sent it; a URI it carries is remembered for the client (urimemory.go).
+// sent it; a URI it carries is remembered for the client (registry.Memory).
 // Errors are *jsonrpc.Error: the server's own (code, message and data
 // unchanged), or the gateway's: -32602 for an unknown name or URI, bad
 // params or a requestState whose server process has ended,
@@ -52,7 +53,7 @@ import (
 type upstreamCall struct {
 	method string          // "tools/call", "prompts/get", "resources/read", "completion/complete"
 	name   string          // what the client named: an exported tool or prompt name, or a URI
-	route  route           // its server, and the original name
+	route  registry.Route  // its server, and the original name
 	params json.RawMessage // as the client sent them
 	// run is the server process the call must reach (the one a modern
 	// server's requestState belongs to); 0: any, started if none runs
@@ -60,8 +61,8 @@ type upstreamCall struct {
 	run  uint64
 	peer supervisor.Peer
 	// mem learns the URIs the result carries, for the calling client
-	// (urimemory.go); nil learns none.
-	mem *uriMemory
+	// (registry.Memory); nil learns none.
+	mem *registry.Memory
 }
 
 // callOutcome is how a call ended: the server's result, raw, and the
@@ -71,12 +72,12 @@ type upstreamCall struct {
 type callOutcome struct {
 	res      json.RawMessage
 	served   uint64
-	rt       route
+	rt       registry.Route
 	err      error
 	detached *supervisor.DetachedCall
 
-	method string     // the call's, for the result's checks
-	mem    *uriMemory // the call's
+	method string           // the call's, for the result's checks
+	mem    *registry.Memory // the call's
 }
 
 // routeTool is step 1 for a tools/call's params: the route of
@@ -97,7 +98,7 @@ func (g *Gateway) routeTool(params json.RawMessage) (upstreamCall, error) {
 // routeName is routeTool for a name already read from params (a modern
 // request's, in validateModern's one scan).
 func (g *Gateway) routeName(name string, params json.RawMessage) (upstreamCall, error) {
-	rt, ok := g.reg.Load().routes[name]
+	rt, ok := g.reg.Load().Tool(name)
 	if !ok {
 		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
 	}
@@ -114,10 +115,10 @@ func (c *upstreamCall) check() error { return checkProgressToken(c.params) }
 // detached, a detached outcome.
 func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 	params := c.params
-	if c.route.name != c.name {
+	if c.route.Name != c.name {
 		params = c.renamed()
 	}
-	rep, err := c.route.upstream.CallRun(ctx, c.run, c.method, params, c.peer)
+	rep, err := c.route.Upstream.CallRun(ctx, c.run, c.method, params, c.peer)
 	o := callOutcome{rt: c.route, method: c.method, mem: c.mem}
 	if rep.Detached != nil {
 		o.served, o.detached = rep.Run, rep.Detached
@@ -129,7 +130,7 @@ func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 // renamed is the params with the original name in place of the exported
 // one: params.name, or a completion's params.ref.name.
 func (c *upstreamCall) renamed() json.RawMessage {
-	name := jsonrpc.Quote(c.route.name)
+	name := jsonrpc.Quote(c.route.Name)
 	if c.method == "completion/complete" {
 		ref, _ := jsonrpc.Member(c.params, "ref")
 		ref, _ = jsonrpc.Replace(ref, "name", name)
@@ -171,11 +172,11 @@ func (o callOutcome) end(ctx context.Context, res json.RawMessage, served uint64
 	}
 	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
 		o.err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.rt.upstream.Name(), o.method)}
+			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.rt.Upstream.Name(), o.method)}
 		return o
 	}
-	if o.mem != nil && o.rt.resources && mayHoldURI(res) {
-		o.mem.learn(res, o.method, o.rt.upstream.Name())
+	if o.mem != nil && o.rt.Resources && registry.MayHoldURI(res) {
+		o.mem.Learn(res, o.method, o.rt.Upstream.Name())
 	}
 	o.res, o.served = res, served
 	return o

@@ -30,14 +30,14 @@ import (
 func (h *handler) callParkable(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
 	bc := h.newBridge(req, c, token)
 	bc.out, bc.detach = out, make(chan struct{})
-	bc.trace = req.rec.spanContext()
+	bc.trace = req.rec.SpanContext()
 	out.ArmSSE()
 	c.peer = bc
-	o := h.g.call(req.rec.context(r.Context()), c)
+	o := h.g.call(req.rec.Context(r.Context()), c)
 	if o.detached == nil {
 		bc.endAttached()
 		if r.Context().Err() != nil {
-			req.rec.cancelled()
+			req.rec.Cancelled()
 			out.Close() // cancelled by the client: no response
 			return
 		}

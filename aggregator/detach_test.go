@@ -167,7 +167,7 @@ func TestDetachServerCrashesAsItAsks(t *testing.T) {
 		// A gateway each: a server crashing twice in a row backs off.
 		srv, gw := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": askTools}})
 		c := modernCaller{t: t, url: srv.URL + "/mcp", caps: askCaps}
-		u := gw.reg.Load().routes["askcrash"].upstream
+		u := gw.tool("askcrash").Upstream
 		msg := c.call(i, "askcrash", fmt.Sprintf(`"arguments":{"ms":%d},`, ms))
 		if strings.Contains(string(msg), "input_required") {
 			_, state := inputRequired(t, msg)
@@ -263,7 +263,7 @@ func TestDetachedPeerUsedAgain(t *testing.T) {
 		_, state := inputRequired(t, c.call(1, "askraw", ""))
 		c.call(2, "askraw", retry(state, `{"elicitation-1":{"action":"decline"}}`))
 	}
-	u := gw.reg.Load().routes["askraw"].upstream
+	u := gw.tool("askraw").Upstream
 	done := make(chan struct{})
 	go func() { _, _ = u.Restart(context.Background(), 100*time.Millisecond); close(done) }()
 	select {

@@ -1,11 +1,14 @@
-// Package aggregator owns what clients see (SPEC §3, §4): the registry of
-// the servers' merged tools, prompts, resources and resource templates,
-// and the MCP Streamable HTTP endpoint on /mcp: the gateway's
+// Package aggregator owns what clients see (SPEC §3, §4): the MCP
+// Streamable HTTP endpoint on /mcp over the registry of the servers'
+// merged tools, prompts, resources and resource templates: the gateway's
 // own relay, which reads only each message's envelope and passes every
 // other byte through as the client or server wrote it. Its leaves are
-// packages of their own: wire (framing: a body's messages, an answer as
-// JSON or SSE), names (exported names, §4.2) and reqstate (the sealed
-// MRTR requestState, §4.6).
+// packages of their own: registry (what is served and where each name or
+// URI leads, §4.1–§4.5, §4.8: the merge, the lists, resource URIs, the
+// capabilities, resource subscriptions), record (what an operator sees
+// of each request, §11: its call line, call series and server span), wire (framing: a body's
+// messages, an answer as JSON or SSE), names (exported names, §4.2) and
+// reqstate (the sealed MRTR requestState, §4.6).
 //
 // Where to find a rule, in the order a request meets them:
 //
@@ -33,24 +36,15 @@
 //	              server asks
 //	get.go        a session's GET stream and list_changed fan-out (§3.6, §4.5)
 //	listen.go     subscriptions/listen streams (§3.10, §4.5)
-//	subscriptions.go  resource subscriptions: one upstream per URI, updates
-//	              to exactly its clients (§4.8)
 //	loglevel.go   per-session log levels, the servers' the most verbose (§4.8)
 //	gateway.go    the Gateway: the registry swap, list changes, shutdown (§4.5, §7.6)
-//	registry.go   the merged, named tools and prompts (§4.1, §4.2, §4.4);
-//	              lists.go their pages; resources.go resources, templates and
-//	              the rules that route a URI (§4.8); urimemory.go the URIs
-//	              results carried to each client
-//	capabilities.go  what the gateway advertises: what its servers offer (§3.8)
+//	updates.go    a server's resources/updated, to the subscribed clients
+//	              (registry.Subscriptions), each in its era's way (§4.8)
 //	health.go     the /health document (§3.3)
-//	record.go     what an operator sees of each request (§11): its record,
-//	              begun where it is routed and ended where its answer is
-//	              written, one place per front (serveSession, serveModern);
-//	              a call line and the call series for tools/call,
-//	              prompts/get, resources/read; span.go its server span,
-//	              which continues the caller's trace (SEP-414) and which an
-//	              MRTR retry or a task's methods join; metrics.go what
-//	              /metrics reads at each scrape (§11.2)
+//	recording.go  where a request's record begins (package record: the call
+//	              line, the call series and the server span, §11), one place
+//	              per front (serveSession, serveModern), its client named;
+//	              metrics.go what /metrics reads at each scrape (§11.2)
 //	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session

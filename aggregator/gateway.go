@@ -3,8 +3,8 @@ package aggregator
 import (
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -14,13 +14,12 @@ import (
 // the upstreams, and the /mcp handler that serves it (Handler).
 type Gateway struct {
 	ups     []*supervisor.Upstream
-	byName  map[string]*supervisor.Upstream
 	log     *slog.Logger
 	version string
-	reg     atomic.Pointer[registry]
-	states  *reqstate.Sealer // requestStates of the MRTR bridge
-	h       *handler         // the endpoint: its sessions, calls, tasks and streams
-	tel     Telemetry        // what it tells of its requests (record.go)
+	reg     *registry.Registry // what it serves: tools, prompts, resources, subscriptions' routes
+	states  *reqstate.Sealer   // requestStates of the MRTR bridge
+	h       *handler           // the endpoint: its sessions, calls, tasks and streams
+	tel     Telemetry          // what it tells of its requests (package record)
 
 	rebuildMu sync.Mutex
 }
@@ -32,11 +31,7 @@ type Gateway struct {
 // state are registered there (metrics.go); a registry that has them
 // already (from another Gateway) is logged and left as it is.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOptions) *Gateway {
-	g := &Gateway{ups: ups, byName: map[string]*supervisor.Upstream{}, log: log, version: version, states: reqstate.NewSealer(), tel: o.Telemetry}
-	for _, u := range ups {
-		g.byName[u.Name()] = u
-	}
-	g.reg.Store(emptyRegistry())
+	g := &Gateway{ups: ups, log: log, version: version, reg: registry.New(ups, log), states: reqstate.NewSealer(), tel: o.Telemetry}
 	g.h = newHandler(g, o)
 	if m := o.Telemetry.Metrics; m != nil {
 		if err := m.Register(stateCollector{g}); err != nil {
@@ -53,17 +48,9 @@ func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOpt
 func (g *Gateway) Rebuild() {
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
-	prev := g.reg.Load()
-	next := buildRegistry(g.ups, g.log, prev)
-	g.reg.Store(next)
-	for _, c := range []struct {
-		same bool
-		kind listKind
-	}{{prev.tools.same(next.tools), listTools}, {prev.promptList.same(next.promptList), listPrompts}, {prev.uris.same(&next.uris), listResources}} {
-		if !c.same {
-			g.h.notifyAll(jsonrpc.Notification(c.kind.method(), nil))
-			g.h.notifyListeners(c.kind)
-		}
+	for _, kind := range g.reg.Rebuild() {
+		g.h.notifyAll(jsonrpc.Notification(kind.Method(), nil))
+		g.h.notifyListeners(kind)
 	}
 }
 
@@ -102,7 +89,10 @@ func (g *Gateway) EndStreams() {
 }
 
 // ToolCount returns the number of exported tools.
-func (g *Gateway) ToolCount() int { return len(g.reg.Load().tools.items) }
+func (g *Gateway) ToolCount() int {
+	tools, _, _, _ := g.reg.Load().Counts()
+	return tools
+}
 
 // SessionCount returns the number of live legacy sessions.
 func (g *Gateway) SessionCount() int { return g.h.sessions.count() }

@@ -27,9 +27,9 @@ type Health struct {
 
 // Health reports the gateway's state.
 func (g *Gateway) Health() Health {
-	reg := g.reg.Load()
-	h := Health{Status: "ok", ServerCount: len(g.ups), ToolCount: len(reg.tools.items), Servers: []supervisor.Status{},
-		Prompts: len(reg.promptList.items), Resources: len(reg.uris.resources.items), Templates: len(reg.uris.templateList.items)}
+	tools, prompts, resources, templates := g.reg.Load().Counts()
+	h := Health{Status: "ok", ServerCount: len(g.ups), ToolCount: tools, Servers: []supervisor.Status{},
+		Prompts: prompts, Resources: resources, Templates: templates}
 	h.Tools = h.ToolCount
 	for _, u := range g.ups {
 		st := u.Status()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
@@ -49,9 +51,13 @@ type HTTPOptions struct {
 	// Health produces the /health document (default: Gateway.Health).
 	Health func() any
 	// Telemetry is what the endpoint tells of its requests: the call
-	// log, /metrics, traces (SPEC §11; record.go). Zero: nothing.
+	// log, /metrics, traces (SPEC §11; package record). Zero: nothing.
 	Telemetry Telemetry
 }
+
+// Telemetry is what the endpoint tells about its requests (SPEC §11):
+// record.Telemetry, the package whose records tell it.
+type Telemetry = record.Telemetry
 
 // Defaults for HTTPOptions.
 const (
@@ -82,7 +88,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.Health = func() any { return g.Health() }
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: newSubTable(), auth: newAuthLog(g.log)}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: registry.NewSubscriptions(), auth: newAuthLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded
 	return h

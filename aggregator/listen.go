@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -17,12 +18,12 @@ import (
 // JSON-RPC id), notifications/{tools,prompts,resources}/list_changed
 // whenever that merged list changes and the client asked for it, and
 // notifications/resources/updated for the URIs of its
-// resourceSubscriptions (subscriptions.go). It is written by its own
+// resourceSubscriptions (registry.Subscriptions). It is written by its own
 // handler from a queue, like a GET stream.
 type listener struct {
 	id json.RawMessage
-	// lists are the list changes the client asked for, by listKind.
-	lists [listKinds]bool
+	// lists are the list changes the client asked for, by registry.ListKind.
+	lists [registry.ListKinds]bool
 	// taskIDs are the caller's tasks whose notifications/tasks it
 	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
 	taskIDs map[string]bool
@@ -98,12 +99,12 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		return
 	}
 	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
-	offered := h.g.capabilities()
+	offered := h.g.reg.Capabilities()
 	var agreed []string
-	for k := range listKinds {
-		want, _ := jsonrpc.Member(filter, k.filter())
-		if l.lists[k] = string(want) == "true" && offered.lists(k); l.lists[k] {
-			agreed = append(agreed, `"`+k.filter()+`":true`)
+	for k := range registry.ListKinds {
+		want, _ := jsonrpc.Member(filter, k.Filter())
+		if l.lists[k] = string(want) == "true" && offered.Lists(k); l.lists[k] {
+			agreed = append(agreed, `"`+k.Filter()+`":true`)
 		}
 	}
 	out := wire.NewStream(w, true)
@@ -115,7 +116,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		h.listenersMu.Lock()
 		delete(h.listeners, l)
 		h.listenersMu.Unlock()
-		h.subs.dropAll(l) // subscriptions.go
+		h.subs.DropAll(l) // registry.Subscriptions
 	}()
 	if uris := h.subscribeListed(r.Context(), l, filter); uris != "" {
 		agreed = append(agreed, uris)
@@ -150,14 +151,14 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 
 // notifyListeners sends kind's list_changed to every listener that asked
 // for it (SPEC §4.5).
-func (h *handler) notifyListeners(kind listKind) {
+func (h *handler) notifyListeners(kind registry.ListKind) {
 	h.listenersMu.Lock()
 	defer h.listenersMu.Unlock()
 	for l := range h.listeners {
 		if !l.lists[kind] {
 			continue
 		}
-		if !l.enqueue(jsonrpc.Notification(kind.method(), subscriptionMeta(l.id, ""))) {
+		if !l.enqueue(jsonrpc.Notification(kind.Method(), subscriptionMeta(l.id, ""))) {
 			h.g.log.Warn("subscriptions/listen stream full; notification dropped")
 		}
 	}

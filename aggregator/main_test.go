@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -233,4 +234,10 @@ func rpcError(t *testing.T, msg []byte) map[string]json.RawMessage {
 		t.Fatalf("want an error response, got %s", msg)
 	}
 	return m.Error
+}
+
+// tool is the route of an exported tool name in the registry served now.
+func (g *Gateway) tool(name string) registry.Route {
+	rt, _ := g.reg.Load().Tool(name)
+	return rt
 }

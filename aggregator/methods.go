@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -20,8 +21,9 @@ import (
 // surface.go). Any other method is -32601.
 
 // errClientCancelled is the cause of a request the client cancelled with
-// notifications/cancelled: it gets no response (MCP Cancellation).
-var errClientCancelled = errors.New("cancelled by the client")
+// notifications/cancelled: it gets no response (MCP Cancellation), and
+// its record is cancelled.
+var errClientCancelled = record.ErrClientCancelled
 
 // logLevels orders the MCP logging levels (RFC 5424 severities).
 var logLevels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
@@ -73,11 +75,11 @@ func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly boo
 }
 
 // initializeResult is the gateway's InitializeResult: the capabilities it
-// offers (capabilities.go; SPEC §3.8) and the 2025-11-25 tasks.
+// offers (registry.Offered; SPEC §3.8) and the 2025-11-25 tasks.
 func (g *Gateway) initializeResult(version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    g.capabilities().object(map[string]any{"tasks": taskCapability}),
+		"capabilities":    g.reg.Capabilities().Object(map[string]any{"tasks": taskCapability}),
 		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
 	})
 	return b
@@ -85,15 +87,16 @@ func (g *Gateway) initializeResult(version string) json.RawMessage {
 
 // request answers one request of a session and returns the response as
 // the parts of one message, or nil when the client cancelled it; rec is
-// its record (record.go), told what the call does.
-func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+// its record (package record), told what the call does.
+func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	switch m.Method {
 	case "ping":
 		return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
-		return listPage(m, h.g.reg.Load().tools)
+		tools, _ := h.g.reg.Load().List(m.Method)
+		return listPage(m, tools)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return h.surface(s, m, out, rec) // surface.go
@@ -113,7 +116,7 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 // toolsCall is a legacy session's tools/call (call.go): routed and
 // checked, it runs with the session's peer (peer.go) until it ends; a
 // modern server's task made of it is followed to its end (follow).
-func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	route := func() (upstreamCall, error) { return h.g.routeTool(m.Params) }
 	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
 		c.mem = &s.uris
@@ -124,33 +127,33 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 // sessionCall is the one course of a session's routed request (call.go's
 // spine): begun (a duplicate id refused), routed, checked, run
 // with the session's peer until it ends, and answered; rec is its record
-// (record.go). A request the client cancelled gets no answer (MCP,
+// (package record). A request the client cancelled gets no answer (MCP,
 // Cancellation).
-func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec *record,
+func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record,
 	route func() (upstreamCall, error), run func(context.Context, upstreamCall) (json.RawMessage, error)) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
-		rec.failed(errDuplicateID)
+		rec.Failed(errDuplicateID)
 		return refused
 	}
 	defer end()
 	c, err := route()
 	if err == nil {
-		rec.routed(c)
+		rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 		err = c.check()
 	}
 	if err != nil {
-		return rec.errorParts(m.ID, err)
+		return rec.ErrorParts(m.ID, err)
 	}
 	c.peer = &peer{h: h, s: s, out: out}
-	res, err := run(rec.context(ctx), c)
+	res, err := run(rec.Context(ctx), c)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
 		}
-		return rec.errorParts(m.ID, err)
+		return rec.ErrorParts(m.ID, err)
 	}
-	return rec.resultParts(m.ID, res)
+	return rec.ResultParts(m.ID, res)
 }
 
 // setLevel is logging/setLevel: the session's minimum level for the

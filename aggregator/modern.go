@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -62,7 +64,7 @@ type modernReq struct {
 	// progressErr is checkProgressToken's verdict on params, from the
 	// same scan (the call then skips upstreamCall.check).
 	progressErr error
-	rec         *record // what the operator is told of it (record.go)
+	rec         *record.Record // what the operator is told of it (package record)
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.
@@ -91,11 +93,11 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
-	rec := h.begin(m, nil, r) // record.go: ends once the answer is written
-	defer rec.end()
+	rec := h.begin(m, nil, r) // recording.go: ends once the answer is written
+	defer rec.End()
 	req, herr := validateModern(r, m, version)
 	if herr != nil {
-		rec.httpFailed(herr)
+		rec.HTTPFailed(herr)
 		herr.ID = m.ID
 		wire.WriteError(w, herr)
 		return
@@ -131,7 +133,7 @@ func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      g.capabilities().object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
+		"capabilities":      g.reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
@@ -147,15 +149,15 @@ func (g *Gateway) discoverResult() json.RawMessage {
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, err := h.modernRoute(req)
 	if err == nil {
-		req.rec.routed(c)
-		if e := checkParamHeaders(r, req.Params, c.route.headers); e != nil {
-			req.rec.httpFailed(e)
+		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+		if e := checkParamHeaders(r, req.Params, c.route.Headers); e != nil {
+			req.rec.HTTPFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
 			return
 		}
 		if e := taskRequired(req.caps, c.name, c.route); e != nil {
-			wire.WriteParts(w, http.StatusBadRequest, req.rec.errorParts(req.ID, e))
+			wire.WriteParts(w, http.StatusBadRequest, req.rec.ErrorParts(req.ID, e))
 			return
 		}
 	}
@@ -171,30 +173,30 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
-		req.rec.cancelled()
+		req.rec.Cancelled()
 		return
 	}
 	if err != nil {
-		out.Finish(req.rec.errorParts(req.ID, err)...)
+		out.Finish(req.rec.ErrorParts(req.ID, err)...)
 		return
 	}
 	token, _ := bearer(r.Header.Get("Authorization"))
 	if req.hasState {
 		st, err := h.openState(req.state, tokenDigest(token), c.stateKey(), c.route)
 		if err != nil {
-			out.Finish(req.rec.errorParts(req.ID, err)...)
+			out.Finish(req.rec.ErrorParts(req.ID, err)...)
 			return
 		}
 		if st.Kind == reqstate.KindPark {
 			h.resumeCall(req, st, out, r.Context().Done())
 			return
 		}
-		req.rec.follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
+		req.rec.Follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
 		c.params, _ = jsonrpc.Replace(c.params, "requestState", jsonrpc.Quote(st.ServerState))
 		c.run = st.Run
 	}
 	if req.progressErr != nil {
-		out.Finish(req.rec.errorParts(req.ID, req.progressErr)...)
+		out.Finish(req.rec.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
 	if !canBeAsked(req.caps) || c.method == "completion/complete" {
@@ -215,13 +217,13 @@ func (h *handler) modernRoute(req *modernReq) (upstreamCall, error) {
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
 // not a string this gateway sealed for this caller and tool, or has expired.
-func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (*reqstate.State, error) {
+func (h *handler) openState(raw json.RawMessage, token, tool string, rt registry.Route) (*reqstate.State, error) {
 	text, ok := jsonrpc.Text(raw)
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
 	}
 	st, err := h.g.states.Open(text, token, tool, time.Now())
-	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.upstream.Name() {
+	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.Upstream.Name() {
 		err = reqstate.ErrForeign
 	}
 	if err != nil {
@@ -236,17 +238,17 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt route) (
 func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
 	bc, err := h.resume(st)
 	if err != nil {
-		out.Finish(req.rec.errorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
+		out.Finish(req.rec.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
 		return
 	}
-	req.rec.follows(bc.trace) // a parked call and its retries are one trace
+	req.rec.Follows(bc.trace) // a parked call and its retries are one trace
 	responses, _ := jsonrpc.Member(req.Params, "inputResponses")
 	if missing := bc.answer(responses); len(missing) > 0 {
 		if !bc.park(missing) { // shutting down: the call ends
 			bc.finish(req, out, <-bc.done)
 			return
 		}
-		out.Finish(req.rec.inputRequired(req.ID, bc.inputRequired(missing))...)
+		out.Finish(req.rec.InputRequired(req.ID, bc.inputRequired(missing))...)
 		return
 	}
 	bc.mu.Lock()

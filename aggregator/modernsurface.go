@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -38,8 +39,8 @@ var (
 // method whose capability no server offers is 404 with -32601, as an
 // unknown method is.
 func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	if !h.g.capabilities().serves(req.Method) {
-		wire.WriteParts(w, http.StatusNotFound, wire.ErrorParts(req.ID, notOffered(req.Method)))
+	if !h.g.reg.Capabilities().Serves(req.Method) {
+		wire.WriteParts(w, http.StatusNotFound, wire.ErrorParts(req.ID, registry.NotOffered(req.Method)))
 		return
 	}
 	switch req.Method {
@@ -54,8 +55,8 @@ func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *mod
 // modernList answers a list method: the page, with resultType, ttlMs and
 // cacheScope added.
 func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
-	l, _ := h.g.reg.Load().listOf(req.Method)
-	page, err := l.page(cursorOf(req.Params))
+	l, _ := h.g.reg.Load().List(req.Method)
+	page, err := l.Page(registry.CursorOf(req.Params))
 	if err != nil {
 		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, err))
 		return
@@ -120,11 +121,11 @@ func (h *handler) subscribeListed(ctx context.Context, l *listener, filter json.
 			continue
 		}
 		seen[uri] = true
-		u := h.g.uriOwner(uri, &h.modernURIs)
+		u := h.g.reg.Owner(uri, &h.modernURIs)
 		if u == nil {
 			continue
 		}
-		if err := h.subs.add(ctx, subKey{u, uri}, l); err != nil {
+		if err := h.subs.Add(ctx, u, uri, l); err != nil {
 			h.g.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
 			continue
 		}

@@ -72,9 +72,9 @@ func (h *handler) serveLegacy(w http.ResponseWriter, r *http.Request, msgs []*wi
 			wire.WriteError(w, e)
 			return
 		}
-		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (record.go)
+		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (package record)
 		h.initialize(w, msgs[0], acc.sse && !acc.json)
-		rec.end()
+		rec.End()
 		return
 	}
 	s := h.sessions.get(sid)
@@ -151,11 +151,11 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if !batch {
-		rec := h.begin(requests[0], s, r) // record.go: ends once the answer is written
-		defer rec.end()
+		rec := h.begin(requests[0], s, r) // recording.go: ends once the answer is written
+		defer rec.End()
 		reply := h.request(s, requests[0], out, rec)
 		if reply == nil {
-			rec.cancelled()
+			rec.Cancelled()
 			out.Close() // cancelled by the client: no response (MCP Cancellation)
 			return
 		}
@@ -185,9 +185,9 @@ func (h *handler) batch(s *session, requests []*wire.Message, out *wire.Stream, 
 			defer wg.Done()
 			defer func() { <-slots }()
 			rec := h.begin(m, s, hr)
-			defer rec.end()
+			defer rec.End()
 			if replies[i] = h.request(s, m, out, rec); replies[i] == nil {
-				rec.cancelled()
+				rec.Cancelled()
 			}
 		}()
 	}

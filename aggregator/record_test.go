@@ -2,8 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // Tests of what an operator sees of calls (SPEC §11.1, §11.2): a known mix
@@ -228,28 +225,4 @@ func histogramCount(f *dto.MetricFamily, want map[string]string) uint64 {
 		n += m.GetHistogram().GetSampleCount()
 	}
 	return n
-}
-
-// How an error becomes an outcome: the client's cancellation or its
-// session's end is cancelled, a deadline is timeout, anything else an
-// error with its JSON-RPC code (the gateway's -32603 for one that has
-// none).
-func TestRecordOutcomeOfErrors(t *testing.T) {
-	for _, c := range []struct {
-		err     error
-		outcome string
-		code    int64
-	}{
-		{errClientCancelled, telemetry.OutcomeCancelled, 0},
-		{fmt.Errorf("wait: %w", context.Canceled), telemetry.OutcomeCancelled, 0},
-		{fmt.Errorf("wait: %w", context.DeadlineExceeded), telemetry.OutcomeTimeout, 0},
-		{&jsonrpc.Error{Code: -32042, Message: "no"}, telemetry.OutcomeError, -32042},
-		{errors.New("something else"), telemetry.OutcomeError, jsonrpc.CodeInternalError},
-	} {
-		r := &record{}
-		r.failed(c.err)
-		if r.outcome != c.outcome || r.code != c.code {
-			t.Errorf("%v: outcome %s code %d, want %s %d", c.err, r.outcome, r.code, c.outcome, c.code)
-		}
-	}
 }

@@ -4,18 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file is step 1 of the spine (call.go) for the requests other than
 // tools/call (SPEC §4.8): prompts/get by its exported prompt name,
-// resources/read by its URI (resources.go has the rules),
+// resources/read by its URI (registry.Registry.Owner has the rules),
 // completion/complete by its ref. mem is the calling client's URI
-// memory (urimemory.go).
+// memory (registry.Memory).
 
 // routeRequest routes one of the relayed methods other than tools/call.
-func (g *Gateway) routeRequest(method string, params json.RawMessage, mem *uriMemory) (upstreamCall, error) {
+func (g *Gateway) routeRequest(method string, params json.RawMessage, mem *registry.Memory) (upstreamCall, error) {
 	var (
 		c   upstreamCall
 		err error
@@ -45,7 +45,7 @@ func (g *Gateway) routePrompt(params json.RawMessage) (upstreamCall, error) {
 }
 
 func (g *Gateway) promptCall(method, name string) (upstreamCall, error) {
-	rt, ok := g.reg.Load().prompts[name]
+	rt, ok := g.reg.Load().Prompt(name)
 	if !ok {
 		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt: %q", name)}
 	}
@@ -55,29 +55,22 @@ func (g *Gateway) promptCall(method, name string) (upstreamCall, error) {
 // routeRead routes params.uri to the server it belongs to; an unroutable
 // URI is -32602 with the URI in data (MCP 2026-07-28 resources,
 // "Error Handling": resource not found).
-func (g *Gateway) routeRead(params json.RawMessage, mem *uriMemory) (upstreamCall, error) {
+func (g *Gateway) routeRead(params json.RawMessage, mem *registry.Memory) (upstreamCall, error) {
 	uri, ok := stringMember(params, "uri")
 	if !ok {
 		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/read needs a string "uri"`}
 	}
-	u := g.uriOwner(uri, mem)
+	u := g.reg.Owner(uri, mem)
 	if u == nil {
-		return upstreamCall{}, resourceNotFound(uri)
+		return upstreamCall{}, registry.ResourceNotFound(uri)
 	}
-	return upstreamCall{method: "resources/read", name: uri, route: route{upstream: u, name: uri, resources: true}}, nil
-}
-
-// resourceNotFound is the error for a URI no server owns.
-func resourceNotFound(uri string) error {
-	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Data: data,
-		Message: fmt.Sprintf("Resource not found: %q: no server lists it, has a template matching it, or sent it to this client", uri)}
+	return upstreamCall{method: "resources/read", name: uri, route: registry.Route{Upstream: u, Name: uri, Resources: true}}, nil
 }
 
 // routeComplete routes by params.ref (MCP completion): a ref/prompt by its
 // exported name (the original upstream); a ref/resource by its URI
 // template, or, for 2026-07-28 where it may be a URI, as a URI is routed.
-func (g *Gateway) routeComplete(params json.RawMessage, mem *uriMemory) (upstreamCall, error) {
+func (g *Gateway) routeComplete(params json.RawMessage, mem *registry.Memory) (upstreamCall, error) {
 	ref, _ := jsonrpc.Member(params, "ref")
 	typ, _ := stringMember(ref, "type")
 	switch typ {
@@ -87,25 +80,18 @@ func (g *Gateway) routeComplete(params json.RawMessage, mem *uriMemory) (upstrea
 		}
 	case "ref/resource":
 		if uri, ok := stringMember(ref, "uri"); ok {
-			u := g.reg.Load().uris.byText[uri]
+			u := g.reg.Load().Template(uri)
 			if u == nil {
-				u = g.uriOwner(uri, mem)
+				u = g.reg.Owner(uri, mem)
 			}
 			if u == nil {
 				return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource template or URI: %q", uri)}
 			}
-			return upstreamCall{method: "completion/complete", name: uri, route: route{upstream: u, name: uri}}, nil
+			return upstreamCall{method: "completion/complete", name: uri, route: registry.Route{Upstream: u, Name: uri}}, nil
 		}
 	}
 	return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 		Message: `Invalid params: completion/complete needs "ref": {"type": "ref/prompt", "name": ...} or {"type": "ref/resource", "uri": ...}`}
-}
-
-// uriOwner is the server a URI belongs to for the client whose memory is
-// mem, or nil (resources.go).
-func (g *Gateway) uriOwner(uri string, mem *uriMemory) *supervisor.Upstream {
-	reg := g.reg.Load()
-	return reg.uris.owner(uri, mem, func(name string) *supervisor.Upstream { return g.byName[name] })
 }
 
 // stateKey names the call in a requestState (MRTR, SPEC §4.6): the

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -41,7 +42,7 @@ type session struct {
 	caps    json.RawMessage // the client's capabilities from initialize, raw
 	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
 	info    json.RawMessage // the client's clientInfo, raw
-	uris    uriMemory       // the URIs results carried to it (urimemory.go)
+	uris    registry.Memory // the URIs results carried to it (registry.Memory)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc

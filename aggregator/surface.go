@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -12,13 +14,13 @@ import (
 // This file serves a legacy session the server surface beyond tools (SPEC
 // §3.8, §4.8): the merged lists of prompts, resources and templates, the
 // relayed prompts/get, resources/read and completion/complete (through
-// the spine, call.go), and resource subscriptions (subscriptions.go).
+// the spine, call.go), and resource subscriptions (registry.Subscriptions).
 
 // surface answers a session's request of the surface beyond tools; a
 // method whose capability no server offers is -32601.
-func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
-	if !h.g.capabilities().serves(m.Method) {
-		return rec.errorParts(m.ID, notOffered(m.Method))
+func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	if !h.g.reg.Capabilities().Serves(m.Method) {
+		return rec.ErrorParts(m.ID, registry.NotOffered(m.Method))
 	}
 	switch m.Method {
 	case "resources/subscribe":
@@ -28,39 +30,24 @@ func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "prompts/get", "resources/read", "completion/complete":
 		return h.relay(s, m, out, rec)
 	}
-	l, _ := h.g.reg.Load().listOf(m.Method)
+	l, _ := h.g.reg.Load().List(m.Method)
 	return listPage(m, l)
 }
 
 // listPage answers a list method with one page of l.
-func listPage(m *wire.Message, l list) [][]byte {
-	page, err := l.page(cursorOf(m.Params))
+func listPage(m *wire.Message, l registry.List) [][]byte {
+	page, err := l.Page(registry.CursorOf(m.Params))
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, page)
 }
 
-// listOf returns the merged list a list method pages through.
-func (r *registry) listOf(method string) (list, bool) {
-	switch method {
-	case "tools/list":
-		return r.tools, true
-	case "prompts/list":
-		return r.promptList, true
-	case "resources/list":
-		return r.uris.resources, true
-	case "resources/templates/list":
-		return r.uris.templateList, true
-	}
-	return list{}, false
-}
-
 // relay is a session's prompts/get, resources/read or
 // completion/complete: routed and checked, it runs with the session's
 // peer (peer.go) until it ends, as a tools/call does; rec is its record
-// (record.go).
-func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+// (package record).
+func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	route := func() (upstreamCall, error) { return h.g.routeRequest(m.Method, m.Params, &s.uris) }
 	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
 		o := h.g.call(ctx, c)
@@ -70,17 +57,17 @@ func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *reco
 
 // subscribe is resources/subscribe: the URI is routed as resources/read
 // is, and the session subscribed to it there (one upstream subscription
-// per URI, subscriptions.go).
+// per URI, registry.Subscriptions).
 func (h *handler) subscribe(s *session, m *wire.Message) [][]byte {
 	uri, ok := stringMember(m.Params, "uri")
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/subscribe needs a string "uri"`})
 	}
-	u := h.g.uriOwner(uri, &s.uris)
+	u := h.g.reg.Owner(uri, &s.uris)
 	if u == nil {
-		return wire.ErrorParts(m.ID, resourceNotFound(uri))
+		return wire.ErrorParts(m.ID, registry.ResourceNotFound(uri))
 	}
-	if err := h.subs.add(s.ctx, subKey{u, uri}, s); err != nil {
+	if err := h.subs.Add(s.ctx, u, uri, s); err != nil {
 		return wire.ErrorParts(m.ID, asRPCError(err))
 	}
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
@@ -93,7 +80,7 @@ func (h *handler) unsubscribe(s *session, m *wire.Message) [][]byte {
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/unsubscribe needs a string "uri"`})
 	}
-	h.subs.removeURI(s.ctx, uri, s)
+	h.subs.RemoveURI(s.ctx, uri, s)
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 }
 
@@ -111,7 +98,7 @@ func asRPCError(err error) *jsonrpc.Error {
 // its resource subscriptions (an upstream one it was the last client of
 // ends) and its log level.
 func (h *handler) sessionEnded(s *session) {
-	h.subs.dropAll(s)
+	h.subs.DropAll(s)
 	s.mu.Lock()
 	leveled := s.level != ""
 	s.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -44,8 +45,8 @@ var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "f
 // (modernCaller), to an end without a server task of the other era: see
 // the file comment.
 func (h *handler) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
-	modernUp := c.route.upstream.Status().Era == supervisor.EraModern
-	asked := modernCaller && !modernUp && c.route.taskSupport == "required" && !taskParams(c.params)
+	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
+	asked := modernCaller && !modernUp && c.route.TaskSupport == "required" && !taskParams(c.params)
 	if asked {
 		var err error
 		if c.params, err = jsonrpc.Replace(c.params, "task", []byte("{}")); err != nil {
@@ -57,7 +58,7 @@ func (h *handler) follow(ctx context.Context, c upstreamCall, modernCaller bool)
 		return nil, o.err
 	}
 	res := o.res
-	f := &follower{h: h, up: c.route.upstream, run: o.served, p: c.peer}
+	f := &follower{h: h, up: c.route.Upstream, run: o.served, p: c.peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
@@ -240,8 +241,8 @@ func withoutTasksExt(caps json.RawMessage) json.RawMessage {
 // legacy server would answer a plain call -32601. A caller with the
 // extension gets a gateway-made task (modernTaskCall), or, past a task
 // limit, the server's answer.
-func taskRequired(caps json.RawMessage, name string, rt route) error {
-	if rt.taskSupport != "required" || wantsTasks(caps) || rt.upstream.Status().Era == supervisor.EraModern {
+func taskRequired(caps json.RawMessage, name string, rt registry.Route) error {
+	if rt.TaskSupport != "required" || wantsTasks(caps) || rt.Upstream.Status().Era == supervisor.EraModern {
 		return nil
 	}
 	return &jsonrpc.Error{Code: codeMissingCapability,

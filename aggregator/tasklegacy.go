@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -46,58 +47,58 @@ func taskParams(params json.RawMessage) bool {
 // once). A modern server ignores 2025-11-25 "task" params, so its calls
 // are always gateway-made tasks, whose call declares the tasks extension:
 // a task the server makes of it is followed (taskfollow.go).
-func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	c, err := h.g.routeTool(m.Params)
 	if err != nil {
-		return rec.errorParts(m.ID, err)
+		return rec.ErrorParts(m.ID, err)
 	}
-	rec.routed(c)
-	c.mem = &s.uris // its result's URIs are the session's (urimemory.go)
+	rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+	c.mem = &s.uris // its result's URIs are the session's (registry.Memory)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	modernUp := c.route.upstream.Status().Era == supervisor.EraModern
-	if !modernUp && (c.route.taskSupport == "optional" || c.route.taskSupport == "required") {
+	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (c.route.TaskSupport == "optional" || c.route.TaskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
-			rec.failed(errDuplicateID)
+			rec.Failed(errDuplicateID)
 			return refused
 		}
 		defer end()
 		c.peer = &peer{h: h, s: s, out: out}
-		res, err := h.relayCreate(rec.context(ctx), sessionOwner(s), s.ctx, c)
+		res, err := h.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
 			}
-			return rec.errorParts(m.ID, err)
+			return rec.ErrorParts(m.ID, err)
 		}
 		if id, ok := jsonrpc.Text(mustMember(mustMember(res, "task"), "taskId")); ok {
-			rec.task(id, res)
+			rec.Task(id, res)
 			return wire.ResultParts(m.ID, res)
 		}
-		return rec.resultParts(m.ID, res)
+		return rec.ResultParts(m.ID, res)
 	}
 	if err := c.check(); err != nil {
-		return rec.errorParts(m.ID, err)
+		return rec.ErrorParts(m.ID, err)
 	}
 	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
-	t.trace = rec.spanContext() // its calls and methods join the call's trace
+	t.trace = rec.SpanContext() // its calls and methods join the call's trace
 	var base supervisor.Peer = &peer{h: h, s: s}
 	if modernUp {
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
 	c.params = withoutMember(c.params, "task")
 	if err := h.startTask(t, c, s.ctx, base); err != nil {
-		return rec.errorParts(m.ID, err)
+		return rec.ErrorParts(m.ID, err)
 	}
 	res := []byte(`{"task":` + string(t.snapshot()) + `}`)
-	rec.task(t.id, res)
+	rec.Task(t.id, res)
 	return wire.ResultParts(m.ID, res)
 }
 
 // taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
 // of a session.
-func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec *record) [][]byte {
+func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	owner := sessionOwner(s)
 	if m.Method == "tasks/list" {
 		return h.listTasks(s, m)
@@ -111,7 +112,7 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
-	rec.follows(t.trace) // the task's methods join the trace of the call that made it
+	rec.Follows(t.trace) // the task's methods join the trace of the call that made it
 	if t.kind == taskRelayed {
 		return h.relayTaskMethod(s, m, out, t, rec)
 	}

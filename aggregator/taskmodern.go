@@ -81,23 +81,23 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.headers) != nil {
+	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.Headers) != nil {
 		return false
 	}
 	c.mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
 	t := newMadeTask(tokenOwner(r), h.tasks.lim.DefaultTTL, taskModern)
-	t.out, t.trace = out, req.rec.spanContext()
+	t.out, t.trace = out, req.rec.SpanContext()
 	t.modernTask = &modernTask{caps: req.caps, asked: make(chan struct{}, 1), onAsk: h.taskChanged, inline: true, level: req.level}
 	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
-	req.rec.routed(c)
+	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		h.tasks.remove(t, errClientCancelled)
-		req.rec.cancelled()
+		req.rec.Cancelled()
 		return true
 	}
 	wait := time.NewTimer(taskAfter)
@@ -108,13 +108,13 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	case <-t.asked:
 	case <-r.Context().Done():
 		h.tasks.remove(t, errClientCancelled)
-		req.rec.cancelled()
+		req.rec.Cancelled()
 		out.Close()
 		return true
 	}
 	if t.announce() {
 		res := t.renderModern("task", false)
-		req.rec.task(t.id, res)
+		req.rec.Task(t.id, res)
 		out.Finish(wire.ResultParts(req.ID, res)...)
 		return true
 	}
@@ -131,10 +131,10 @@ func (h *handler) answerInline(t *task, req *modernReq, out *wire.Stream) {
 	t.mu.Unlock()
 	h.tasks.remove(t, nil)
 	if rpcErr != nil {
-		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.errorParts(req.ID, rpcErr)...)
+		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.ErrorParts(req.ID, rpcErr)...)
 		return
 	}
-	req.rec.result(res)
+	req.rec.Result(res)
 	out.Finish(modernResultParts(req.ID, res)...)
 }
 
@@ -167,7 +167,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 		return
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.upstream.Status().Era == supervisor.EraModern {
+	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
 	req.Params = withoutMember(req.Params, "task")
@@ -332,11 +332,11 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	req.rec.follows(t.trace) // the task's methods join the trace of the call that made it
+	req.rec.Follows(t.trace) // the task's methods join the trace of the call that made it
 	var res json.RawMessage
 	switch {
 	case t.kind == taskRelayed:
-		res, err = h.relayTask(req.rec.context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
+		res, err = h.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.renderModern("complete", true)
 	case req.Method == "tasks/update":

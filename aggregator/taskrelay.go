@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -47,9 +48,9 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 		ttl = h.tasks.lim.ttl(raw)
 	}
 	t := &task{id: newTaskID(), owner: owner, kind: taskRelayed, created: time.Now(), ttl: ttl,
-		relayedTask: &relayedTask{up: o.rt.upstream, run: o.served, upID: upID}, trace: trace.SpanContextFromContext(ctx)}
+		relayedTask: &relayedTask{up: o.rt.Upstream, run: o.served, upID: upID}, trace: trace.SpanContextFromContext(ctx)}
 	if err := h.tasks.add(t); err != nil {
-		_, _ = o.rt.upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return t, nil
@@ -157,13 +158,13 @@ func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) 
 // relayTaskMethod answers a legacy session's tasks/get, tasks/result or
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *task, rec *record) [][]byte {
+func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *task, rec *record.Record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
 	}
 	defer end()
-	res, err := h.relayTask(rec.context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
+	res, err := h.relayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil

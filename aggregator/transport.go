@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -53,17 +54,17 @@ type handler struct {
 	listenersMu sync.Mutex
 	listeners   map[*listener]struct{} // open subscriptions/listen streams
 
-	bridges bridges    // modern clients' calls, and the parked ones (bridge.go)
-	tasks   *taskTable // tasks made or relayed for callers (tasktable.go)
-	subs    *subTable  // resource subscriptions (subscriptions.go)
-	levels  levels     // the servers' log level (loglevel.go)
-	auth    *authLog   // 401s, logged at a bounded rate (authlog.go)
+	bridges bridges                 // modern clients' calls, and the parked ones (bridge.go)
+	tasks   *taskTable              // tasks made or relayed for callers (tasktable.go)
+	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
+	levels  levels                  // the servers' log level (loglevel.go)
+	auth    *authLog                // 401s, logged at a bounded rate (authlog.go)
 	// lastClient is the last modern caller's token and its call-line
-	// client (record.go).
+	// client (recording.go).
 	lastClient atomic.Pointer[[2]string]
 	// modernURIs is the URI memory of modern callers, who share the
-	// token (urimemory.go).
-	modernURIs uriMemory
+	// token (registry.Memory).
+	modernURIs registry.Memory
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context

@@ -1,4 +1,4 @@
-package aggregator
+package registry
 
 import (
 	"encoding/base64"
@@ -13,18 +13,18 @@ import (
 // the rest follow through nextCursor (MCP Pagination, SPEC §4.8).
 const PageSize = 500
 
-// list is one merged list as clients page through it: the definitions in
+// List is one merged list as clients page through it: the definitions in
 // order, and the result member that holds them ("tools", "prompts",
 // "resources", "resourceTemplates").
-type list struct {
+type List struct {
 	member string
 	items  []json.RawMessage
 }
 
-// page renders one page of l: {"<member>":[…],"nextCursor":"…"}. A
+// Page renders one page of l: {"<member>":[…],"nextCursor":"…"}. A
 // cursor is an offset into the list, opaque to clients; one that is not
 // this gateway's, or past the end, is -32602 (MCP Pagination).
-func (l list) page(cursor string) (json.RawMessage, error) {
+func (l List) Page(cursor string) (json.RawMessage, error) {
 	start := 0
 	if cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -59,8 +59,8 @@ func (l list) page(cursor string) (json.RawMessage, error) {
 	return append(b, '}'), nil
 }
 
-// same reports whether l and o hold the same definitions, byte for byte.
-func (l list) same(o list) bool {
+// Same reports whether l and o hold the same definitions, byte for byte.
+func (l List) Same(o List) bool {
 	if len(l.items) != len(o.items) {
 		return false
 	}
@@ -72,8 +72,8 @@ func (l list) same(o list) bool {
 	return true
 }
 
-// cursorOf reads params.cursor ("" when absent or not a string).
-func cursorOf(params json.RawMessage) string {
+// CursorOf reads params.cursor ("" when absent or not a string).
+func CursorOf(params json.RawMessage) string {
 	c, ok := jsonrpc.Member(params, "cursor")
 	if !ok {
 		return ""
@@ -82,23 +82,23 @@ func cursorOf(params json.RawMessage) string {
 	return s
 }
 
-// listKind names a merged list whose changes clients hear of (SPEC §4.5):
+// ListKind names a merged list whose changes clients hear of (SPEC §4.5):
 // resources/list_changed covers the templates too.
-type listKind int
+type ListKind int
 
 const (
-	listTools listKind = iota
-	listPrompts
-	listResources
-	listKinds listKind = 3 // how many there are
+	ListTools ListKind = iota
+	ListPrompts
+	ListResources
+	ListKinds ListKind = 3 // how many there are
 )
 
-// method is the notification that the list changed.
-func (k listKind) method() string {
+// Method is the notification that the list changed.
+func (k ListKind) Method() string {
 	return [...]string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"}[k]
 }
 
-// filter is the member of a subscriptions/listen filter that asks for it.
-func (k listKind) filter() string {
+// Filter is the member of a subscriptions/listen filter that asks for it.
+func (k ListKind) Filter() string {
 	return [...]string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"}[k]
 }

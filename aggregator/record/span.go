@@ -1,4 +1,4 @@
-package aggregator
+package record
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // This file is a record's server span (SPEC §11.3; the MCP semantic
 // conventions' "Server" span): it continues the caller's trace, from
 // params._meta (SEP-414) or else the HTTP traceparent header, and its
-// context goes with the call to the server, whose client span is its
+// Context goes with the call to the server, whose client span is its
 // child (supervisor). A request that continues a call (an MRTR retry, a
 // task's methods) joins the trace of the call that began it (follows).
 // The span starts when the call first needs its context, dated from the
@@ -31,46 +31,46 @@ type spanState struct {
 	named  bool // the span started with its name (routed before)
 }
 
-// follows makes the request part of the trace of the call that began
+// Follows makes the request part of the trace of the call that began
 // what it continues (sc, that call's span): its parent, unless the
 // caller's own context is in that trace already; the caller's context is
 // then linked.
-func (r *record) follows(sc trace.SpanContext) {
+func (r *Record) Follows(sc trace.SpanContext) {
 	if r != nil && r.trace != nil && sc.IsValid() {
 		r.trace.origin = sc
 	}
 }
 
-// context returns ctx carrying the request's span (started now if it has
+// Context returns ctx carrying the request's span (started now if it has
 // not been) and baggage: the context a call to a server is made in.
-func (r *record) context(ctx context.Context) context.Context {
-	if r == nil || r.h.g.tel.Tracer == nil {
+func (r *Record) Context(ctx context.Context) context.Context {
+	if r == nil || r.tel.Tracer == nil {
 		return ctx
 	}
 	r.startSpan()
 	return telemetry.Carry(ctx, r.trace.span.SpanContext(), r.trace.remote)
 }
 
-// spanContext is the request's span context (invalid when tracing is
+// SpanContext is the request's span context (invalid when tracing is
 // off), for what continues it later: a parked call, a task.
-func (r *record) spanContext() trace.SpanContext {
-	if r == nil || r.h.g.tel.Tracer == nil {
+func (r *Record) SpanContext() trace.SpanContext {
+	if r == nil || r.tel.Tracer == nil {
 		return trace.SpanContext{}
 	}
 	r.startSpan()
 	return r.trace.span.SpanContext()
 }
 
-// origin is the span context a later request continuing this one should
+// Origin is the span context a later request continuing this one should
 // join: the one this request continues itself, else its own.
-func (r *record) origin() trace.SpanContext {
+func (r *Record) Origin() trace.SpanContext {
 	if r != nil && r.trace != nil && r.trace.origin.IsValid() {
 		return r.trace.origin
 	}
-	return r.spanContext()
+	return r.SpanContext()
 }
 
-func (r *record) startSpan() {
+func (r *Record) startSpan() {
 	st := r.trace
 	if st.span.SpanContext().IsValid() { // started: every span Start makes has ids
 		return
@@ -88,13 +88,13 @@ func (r *record) startSpan() {
 			parent = trace.ContextWithSpanContext(parent, st.origin)
 		}
 	}
-	r.h.g.tel.Tracer.Start(parent, &st.span, r.spanName(), trace.SpanKindServer, r.start, links...)
+	r.tel.Tracer.Start(parent, &st.span, r.spanName(), trace.SpanKindServer, r.start, links...)
 	st.named = r.name != ""
 }
 
 // spanName is the span's name: the method, and the name it was asked for
 // once routed ("tools/call get_weather").
-func (r *record) spanName() string {
+func (r *Record) spanName() string {
 	if r.name == "" {
 		return r.method
 	}
@@ -102,8 +102,8 @@ func (r *record) spanName() string {
 }
 
 // endSpan names the span for what it served and ends it.
-func (r *record) endSpan() {
-	if r.h.g.tel.Tracer == nil {
+func (r *Record) endSpan() {
+	if r.tel.Tracer == nil {
 		return
 	}
 	r.startSpan()
@@ -123,7 +123,7 @@ func (r *record) endSpan() {
 
 // setSpanAttributes sets the server span's attributes (the MCP semantic
 // conventions' "Server" span), all known once the request has ended.
-func (r *record) setSpanAttributes(sp *telemetry.Span) {
+func (r *Record) setSpanAttributes(sp *telemetry.Span) {
 	sp.SetString("mcp.method.name", r.method)
 	sp.SetString("network.transport", "tcp")
 	sp.SetString("network.protocol.name", "http")
@@ -165,7 +165,7 @@ func (r *record) setSpanAttributes(sp *telemetry.Span) {
 
 // spanStatus is the server span's status: an error for a JSON-RPC error
 // (its message), a tool's isError, a cancelled or timed-out request.
-func (r *record) spanStatus() (codes.Code, string, bool) {
+func (r *Record) spanStatus() (codes.Code, string, bool) {
 	switch {
 	case r.outcome == telemetry.OutcomeError:
 		return codes.Error, r.message, true // SetStatus cuts it

@@ -1,22 +1,22 @@
-package aggregator
+package registry
 
 import "github.com/mcp-gateway/mcp-gateway/jsonrpc"
 
-// offered is the server surface the gateway advertises (SPEC §3.8): each
+// Offered is the server surface the gateway advertises (SPEC §3.8): each
 // capability a configured server offers, as its last run declared it.
 // Tools and logging are always offered (the gateway relays servers' log
 // messages), and every list it offers announces its changes (listChanged:
 // the gateway tells of restarts and reloads, SPEC §4.5, whatever the
 // servers announce); resources.subscribe is offered when a server with
 // resources takes subscriptions.
-type offered struct {
+type Offered struct {
 	prompts, resources, subscribe, completions bool
 }
 
-// capabilities reads what the upstreams' last runs declared.
-func (g *Gateway) capabilities() offered {
-	var o offered
-	for _, u := range g.ups {
+// Capabilities reads what the upstreams' last runs declared.
+func (r *Registry) Capabilities() Offered {
+	var o Offered
+	for _, u := range r.ups {
 		c := u.Capabilities()
 		o.prompts = o.prompts || c.Prompts
 		o.resources = o.resources || c.Resources
@@ -26,21 +26,21 @@ func (g *Gateway) capabilities() offered {
 	return o
 }
 
-// lists reports whether the gateway offers the list of kind.
-func (o offered) lists(kind listKind) bool {
+// Lists reports whether the gateway offers the list of kind.
+func (o Offered) Lists(kind ListKind) bool {
 	switch kind {
-	case listPrompts:
+	case ListPrompts:
 		return o.prompts
-	case listResources:
+	case ListResources:
 		return o.resources
 	}
 	return true
 }
 
-// object renders the capabilities object of initialize (legacy) or
+// Object renders the capabilities object of initialize (legacy) or
 // server/discover (modern, with the tasks extension): the tasks entry
 // differs between the eras and is the caller's.
-func (o offered) object(tasks map[string]any) map[string]any {
+func (o Offered) Object(tasks map[string]any) map[string]any {
 	caps := map[string]any{"logging": struct{}{}, "tools": map[string]bool{"listChanged": true}}
 	for k, v := range tasks {
 		caps[k] = v
@@ -57,12 +57,12 @@ func (o offered) object(tasks map[string]any) map[string]any {
 	return caps
 }
 
-// serves reports whether the gateway serves method, a method of the
+// Serves reports whether the gateway serves method, a method of the
 // surface beyond tools: one whose capability no server offers is -32601,
 // as it is from a server that does not declare it (a client that calls
 // prompts/list of a gateway without prompts learns that they are not
 // there, not that there are none).
-func (o offered) serves(method string) bool {
+func (o Offered) Serves(method string) bool {
 	switch method {
 	case "prompts/list", "prompts/get":
 		return o.prompts
@@ -74,7 +74,7 @@ func (o offered) serves(method string) bool {
 	return true
 }
 
-// notOffered is the error for a method whose capability no server offers.
-func notOffered(method string) error {
+// NotOffered is the error for a method whose capability no server offers.
+func NotOffered(method string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + method + " (no server behind the gateway offers it)"}
 }

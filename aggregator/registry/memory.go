@@ -1,4 +1,4 @@
-package aggregator
+package registry
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// uriMemory remembers, for one client, which server's result carried each
+// Memory remembers, for one client, which server's result carried each
 // URI to it (SPEC §4.8): a resource_link or an embedded resource in a
 // tools/call or prompts/get result, a resources/read's contents (a
 // directory's files, say). A client is a legacy session, or all modern
@@ -16,10 +16,10 @@ import (
 // URIs learnt first are forgotten first.
 //
 // A result is scanned only when it can carry a URI the client could read
-// back: its server offers resources (route.resources; a tools-only
-// server's calls pay nothing), and it holds a "uri" at all (mayHoldURI,
+// back: its server offers resources (Route.Resources; a tools-only
+// server's calls pay nothing), and it holds a "uri" at all (MayHoldURI,
 // one bytes.Index: about 0.15 ms per MiB of result).
-type uriMemory struct {
+type Memory struct {
 	mu    sync.Mutex
 	byURI map[string]string // URI → server
 	order []string          // URIs in the order learnt, oldest first
@@ -34,9 +34,9 @@ const (
 	maxRememberedURI = 4 << 10
 )
 
-// lookup returns the server a URI came from, or ""; a nil memory knows
+// Lookup returns the server a URI came from, or ""; a nil memory knows
 // none.
-func (m *uriMemory) lookup(uri string) string {
+func (m *Memory) Lookup(uri string) string {
 	if m == nil {
 		return ""
 	}
@@ -45,15 +45,15 @@ func (m *uriMemory) lookup(uri string) string {
 	return m.byURI[uri]
 }
 
-// mayHoldURI reports whether a result can carry a URI: every resource
+// MayHoldURI reports whether a result can carry a URI: every resource
 // link, embedded resource and resource content has a "uri" member.
-func mayHoldURI(res []byte) bool { return bytes.Contains(res, []byte(`"uri"`)) }
+func MayHoldURI(res []byte) bool { return bytes.Contains(res, []byte(`"uri"`)) }
 
-// learn remembers the URIs a result of method from server carries:
+// Learn remembers the URIs a result of method from server carries:
 // tools/call's content[], prompts/get's messages[].content (a
 // resource_link's uri, an embedded resource's resource.uri), and
 // resources/read's contents[].uri.
-func (m *uriMemory) learn(res json.RawMessage, method, server string) {
+func (m *Memory) Learn(res json.RawMessage, method, server string) {
 	var uris []string
 	switch method {
 	case "tools/call":
@@ -98,7 +98,7 @@ func appendBlockURI(uris []string, block []byte) []string {
 }
 
 // put remembers uri as server's; call with m.mu held.
-func (m *uriMemory) put(uri, server string) {
+func (m *Memory) put(uri, server string) {
 	if len(uri) > maxRememberedURI {
 		return
 	}

@@ -1,6 +1,10 @@
-package aggregator
+package registry
 
 import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"log/slog"
 	"strings"
 
@@ -19,7 +23,7 @@ import (
 //  1. listed: to the server that lists it in resources/list; where several
 //     list it, the first in server order, with a log line naming both;
 //  2. remembered: to the server whose result (a tool's, a prompt's, a
-//     read's) carried it to this client (urimemory.go): a result is more
+//     read's) carried it to this client (memory.go): a result is more
 //     particular evidence than a pattern, which two servers' templates
 //     may share;
 //  3. a template: to the server of the first template, in server order,
@@ -30,9 +34,9 @@ import (
 // uriTable is one registry generation's resources and templates.
 type uriTable struct {
 	listed       map[string]*supervisor.Upstream // URI → the server that serves it
-	resources    list
+	resources    List
 	templates    []uriTemplate // in server order, each uriTemplate once
-	templateList list
+	templateList List
 	byText       map[string]*supervisor.Upstream // uriTemplate → its server (completion's ref/resource)
 	// logged holds the duplicates this generation has logged, so that the
 	// next one does not log them again.
@@ -126,11 +130,11 @@ func (ut *uriTemplate) matches(uri string) bool {
 
 // owner returns the server of a URI by the registry's rules: listed, then
 // remembered by mem (nil: none), then the first matching template.
-func (t *uriTable) owner(uri string, mem *uriMemory, byName func(string) *supervisor.Upstream) *supervisor.Upstream {
+func (t *uriTable) owner(uri string, mem *Memory, byName func(string) *supervisor.Upstream) *supervisor.Upstream {
 	if u := t.listed[uri]; u != nil {
 		return u
 	}
-	if server := mem.lookup(uri); server != "" {
+	if server := mem.Lookup(uri); server != "" {
 		if u := byName(server); u != nil {
 			return u
 		}
@@ -145,5 +149,13 @@ func (t *uriTable) owner(uri string, mem *uriMemory, byName func(string) *superv
 
 // same reports whether t and o list the same resources and templates.
 func (t *uriTable) same(o *uriTable) bool {
-	return t.resources.same(o.resources) && t.templateList.same(o.templateList)
+	return t.resources.Same(o.resources) && t.templateList.Same(o.templateList)
+}
+
+// ResourceNotFound is the error for a URI no server owns: -32602 with the
+// URI in data (MCP 2026-07-28 resources, "Error Handling").
+func ResourceNotFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Data: data,
+		Message: fmt.Sprintf("Resource not found: %q: no server lists it, has a template matching it, or sent it to this client", uri)}
 }

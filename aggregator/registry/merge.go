@@ -1,4 +1,4 @@
-package aggregator
+package registry
 
 import (
 	"bytes"
@@ -7,74 +7,36 @@ import (
 	"log/slog"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
+	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// route is where an exported name (a tool's, a prompt's) or a URI leads:
-// the server, and its own name for it.
-type route struct {
-	upstream *supervisor.Upstream
-	// name is the original name upstream (a tool's or a prompt's); for a
-	// URI, the URI itself (never rewritten, SPEC §4.8).
-	name    string
-	headers []paramHeader // a tool's x-mcp-header parameters (headers.go)
-	// taskSupport is a tool definition's execution.taskSupport
-	// ("optional", "required", "forbidden" or ""), SPEC §4.7.
-	taskSupport string
-	// resources says the server offers resources, so that a URI its
-	// result carries can be read back from it: only then is the result
-	// scanned for one (urimemory.go), and a tools-only server's calls
-	// pay nothing for it.
-	resources bool
-}
-
-// registry is one immutable generation of what the gateway serves: the
-// merged tools and prompts (named, SPEC §4.1, §4.2, each in a namespace
-// of its own), resources and resource templates (resources.go), each in
-// config-key order and then in each server's order.
-type registry struct {
-	routes     map[string]route // exported tool name → route
-	tools      list
-	prompts    map[string]route // exported prompt name → route
-	promptList list
-	uris       uriTable // resources and templates (resources.go)
-}
-
-// buildRegistry merges the upstreams' lists (in config-key order). Each
+// build merges the upstreams' lists (in config-key order). Each
 // definition is the server's, byte for byte, except a tool's or prompt's
 // "name" and a tool's minimal schema repair (SPEC §4.4); entries that
 // cannot be served are dropped with a log line. prev is the generation it
 // replaces: what it logged already is not logged again.
-func buildRegistry(ups []*supervisor.Upstream, log *slog.Logger, prev *registry) *registry {
+func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Generation {
 	lists := make([]supervisor.Lists, len(ups))
 	readable := map[*supervisor.Upstream]bool{}
 	for i, u := range ups {
 		lists[i] = u.Lists()
 		readable[u] = u.Capabilities().Resources
 	}
-	r := emptyRegistry()
+	r := empty()
 	for _, n := range mergeNamed(ups, lists, "tool", func(l supervisor.Lists) []supervisor.Entry { return l.Tools }, repairSchema, log) {
 		schema, _ := jsonrpc.Member(n.def, "inputSchema")
 		exec, _ := jsonrpc.Member(n.def, "execution")
 		support, _ := jsonrpc.Text(mustMember(exec, "taskSupport"))
-		r.routes[n.exported] = route{upstream: n.up, name: n.ref.Name, headers: paramHeaders(schema), taskSupport: support, resources: readable[n.up]}
+		r.routes[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Headers: mcpheader.Params(schema), TaskSupport: support, Resources: readable[n.up]}
 		r.tools.items = append(r.tools.items, n.def)
 	}
 	for _, n := range mergeNamed(ups, lists, "prompt", func(l supervisor.Lists) []supervisor.Entry { return l.Prompts }, isObjectDef, log) {
-		r.prompts[n.exported] = route{upstream: n.up, name: n.ref.Name, resources: readable[n.up]}
+		r.prompts[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Resources: readable[n.up]}
 		r.promptList.items = append(r.promptList.items, n.def)
 	}
 	r.uris = buildURITable(ups, lists, log, &prev.uris)
-	return r
-}
-
-// emptyRegistry is the registry before the first build: every list
-// empty.
-func emptyRegistry() *registry {
-	r := &registry{routes: map[string]route{}, prompts: map[string]route{}}
-	r.tools.member, r.promptList.member = "tools", "prompts"
-	r.uris.resources.member, r.uris.templateList.member = "resources", "resourceTemplates"
 	return r
 }
 
@@ -173,4 +135,17 @@ func repairSchema(def json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("inputSchema type is %s, not \"object\"", typ)
 	}
 	return def, nil
+}
+
+// mustMember is obj's member key, raw, or nil.
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }

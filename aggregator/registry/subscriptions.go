@@ -1,4 +1,4 @@
-package aggregator
+package registry
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -20,12 +19,12 @@ import (
 // modern client's subscriptions/listen resourceSubscriptions), and the
 // supervisor subscribes upstream in the server's (supervisor/subscribe.go).
 
-// subscriber is a client subscribed to resources: a legacy session (its
+// Subscriber is a client subscribed to resources: a legacy session (its
 // GET stream carries the updates) or a subscriptions/listen stream.
-type subscriber interface {
-	// updated delivers a server's notifications/resources/updated, its
+type Subscriber interface {
+	// Updated delivers a server's notifications/resources/updated, its
 	// params as the server sent them; it must not block.
-	updated(params json.RawMessage)
+	Updated(params json.RawMessage)
 }
 
 // subKey is one upstream subscription: a server and a URI.
@@ -42,20 +41,21 @@ type subEntry struct {
 	op sync.Mutex
 	on bool
 	// clients and refs (callers between taking the entry and releasing
-	// it) are under subTable.mu; an entry without either is removed.
-	clients map[subscriber]struct{}
+	// it) are under Subscriptions.mu; an entry without either is removed.
+	clients map[Subscriber]struct{}
 	refs    int
 }
 
-// subTable is the gateway's resource subscriptions.
-type subTable struct {
+// Subscriptions is the gateway's resource subscriptions; safe for
+// concurrent use.
+type Subscriptions struct {
 	mu    sync.Mutex
 	m     map[subKey]*subEntry
-	bySub map[subscriber]map[subKey]struct{}
+	bySub map[Subscriber]map[subKey]struct{}
 }
 
-func newSubTable() *subTable {
-	return &subTable{m: map[subKey]*subEntry{}, bySub: map[subscriber]map[subKey]struct{}{}}
+func NewSubscriptions() *Subscriptions {
+	return &Subscriptions{m: map[subKey]*subEntry{}, bySub: map[Subscriber]map[subKey]struct{}{}}
 }
 
 // unsubscribeWait bounds the upstream unsubscribes of one client that
@@ -64,10 +64,10 @@ const unsubscribeWait = 10 * time.Second
 
 // take returns k's entry, made if need be, with the caller counted in
 // refs; call with t.mu held.
-func (t *subTable) take(k subKey) *subEntry {
+func (t *Subscriptions) take(k subKey) *subEntry {
 	e := t.m[k]
 	if e == nil {
-		e = &subEntry{clients: map[subscriber]struct{}{}}
+		e = &subEntry{clients: map[Subscriber]struct{}{}}
 		t.m[k] = e
 	}
 	e.refs++
@@ -76,17 +76,18 @@ func (t *subTable) take(k subKey) *subEntry {
 
 // release uncounts the caller and removes an entry nobody needs; call
 // with t.mu held.
-func (t *subTable) release(k subKey, e *subEntry) {
+func (t *Subscriptions) release(k subKey, e *subEntry) {
 	e.refs--
 	if e.refs == 0 && len(e.clients) == 0 && !e.on {
 		delete(t.m, k)
 	}
 }
 
-// add subscribes s to k, subscribing the gateway upstream first if s is
-// k's first client. Subscribing again is nothing more. The server's
-// refusal comes back as its error.
-func (t *subTable) add(ctx context.Context, k subKey, s subscriber) error {
+// Add subscribes s to uri on up, subscribing the gateway upstream first
+// if s is its first client. Subscribing again is nothing more. The
+// server's refusal comes back as its error.
+func (t *Subscriptions) Add(ctx context.Context, up *supervisor.Upstream, uri string, s Subscriber) error {
+	k := subKey{up, uri}
 	t.mu.Lock()
 	e := t.take(k)
 	_, already := e.clients[s]
@@ -115,7 +116,7 @@ func (t *subTable) add(ctx context.Context, k subKey, s subscriber) error {
 
 // remove unsubscribes s from k, and the gateway upstream if s was k's last
 // client.
-func (t *subTable) remove(ctx context.Context, k subKey, s subscriber) {
+func (t *Subscriptions) remove(ctx context.Context, k subKey, s Subscriber) {
 	t.mu.Lock()
 	e := t.m[k]
 	if e == nil {
@@ -145,9 +146,9 @@ func (t *subTable) remove(ctx context.Context, k subKey, s subscriber) {
 	t.mu.Unlock()
 }
 
-// removeURI unsubscribes s from uri on whichever server it is subscribed
+// RemoveURI unsubscribes s from uri on whichever server it is subscribed
 // to it on (resources/unsubscribe names only the URI).
-func (t *subTable) removeURI(ctx context.Context, uri string, s subscriber) {
+func (t *Subscriptions) RemoveURI(ctx context.Context, uri string, s Subscriber) {
 	for _, k := range t.keysOf(s) {
 		if k.uri == uri {
 			t.remove(ctx, k, s)
@@ -155,10 +156,10 @@ func (t *subTable) removeURI(ctx context.Context, uri string, s subscriber) {
 	}
 }
 
-// dropAll unsubscribes s from everything: its session ended, or its
+// DropAll unsubscribes s from everything: its session ended, or its
 // listen stream closed. The upstream unsubscribes it makes share
 // unsubscribeWait.
-func (t *subTable) dropAll(s subscriber) {
+func (t *Subscriptions) DropAll(s Subscriber) {
 	keys := t.keysOf(s)
 	if len(keys) == 0 {
 		return
@@ -170,7 +171,7 @@ func (t *subTable) dropAll(s subscriber) {
 	}
 }
 
-func (t *subTable) keysOf(s subscriber) []subKey {
+func (t *Subscriptions) keysOf(s Subscriber) []subKey {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	keys := make([]subKey, 0, len(t.bySub[s]))
@@ -180,13 +181,13 @@ func (t *subTable) keysOf(s subscriber) []subKey {
 	return keys
 }
 
-// deliver hands a server's notifications/resources/updated to the
+// Deliver hands a server's notifications/resources/updated to the
 // clients subscribed to uri on that server, or to a URI it is a
 // sub-resource of (MCP: the updated URI "might be a sub-resource of the
 // one that the client actually subscribed to").
-func (t *subTable) deliver(server, uri string, params json.RawMessage) {
+func (t *Subscriptions) Deliver(server, uri string, params json.RawMessage) {
 	t.mu.Lock()
-	var to []subscriber
+	var to []Subscriber
 	for k, e := range t.m {
 		if k.up.Name() != server || !(k.uri == uri || isSubResource(uri, k.uri)) {
 			continue
@@ -197,7 +198,7 @@ func (t *subTable) deliver(server, uri string, params json.RawMessage) {
 	}
 	t.mu.Unlock()
 	for _, s := range to {
-		s.updated(params)
+		s.Updated(params)
 	}
 }
 
@@ -208,64 +209,4 @@ func isSubResource(uri, sub string) bool {
 		return false
 	}
 	return strings.HasSuffix(sub, "/") || strings.ContainsRune("/?#", rune(uri[len(sub)]))
-}
-
-// ResourceUpdated relays a server's notifications/resources/updated for
-// the subscribed uri to the clients subscribed to it (SPEC §4.8). The
-// daemon calls it from supervisor.Options.OnResourceUpdated; it does not
-// block.
-func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
-	g.h.subs.deliver(server, uri, params)
-}
-
-// taggedUpdate renders notifications/resources/updated with params as
-// the server sent them but for _meta's subscription id, which becomes
-// id's (a modern client's listen) or goes (a legacy session: a modern
-// server's own id means nothing to the client). A _meta left empty goes
-// too; one added comes first.
-func taggedUpdate(params json.RawMessage, id json.RawMessage) []byte {
-	fields, _ := jsonrpc.Fields(params) // nil: params were not an object
-	metaAt := -1
-	var meta []jsonrpc.Field
-	for i, f := range fields {
-		if f.Key == "_meta" {
-			metaAt = i
-			meta, _ = jsonrpc.Fields(f.Value)
-		}
-	}
-	kept := meta[:0:0]
-	for _, f := range meta {
-		if f.Key != metaSubscription {
-			kept = append(kept, f)
-		}
-	}
-	if id != nil {
-		kept = append(kept, jsonrpc.Field{Key: metaSubscription, Value: id})
-	}
-	switch {
-	case metaAt >= 0 && len(kept) > 0:
-		fields[metaAt].Value = jsonrpc.Encode(kept)
-	case metaAt >= 0:
-		fields = append(fields[:metaAt:metaAt], fields[metaAt+1:]...)
-	case len(kept) > 0:
-		fields = append([]jsonrpc.Field{{Key: "_meta", Value: jsonrpc.Encode(kept)}}, fields...)
-	}
-	return jsonrpc.Notification("notifications/resources/updated", jsonrpc.Encode(fields))
-}
-
-// updated queues a resource update on the session's GET stream; a session
-// without one misses it, as the transport allows.
-func (s *session) updated(params json.RawMessage) {
-	s.mu.Lock()
-	g := s.get
-	s.mu.Unlock()
-	if g != nil {
-		g.send(taggedUpdate(params, nil))
-	}
-}
-
-// updated queues a resource update on the listen stream, tagged with its
-// subscription id.
-func (l *listener) updated(params json.RawMessage) {
-	l.enqueue(taggedUpdate(params, l.id))
 }

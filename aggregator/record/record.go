@@ -1,4 +1,4 @@
-package aggregator
+package record
 
 import (
 	"context"
@@ -42,6 +42,11 @@ type Telemetry struct {
 	CallLog *logfile.Log
 }
 
+// ErrClientCancelled is the cause of a request the client cancelled
+// (notifications/cancelled), or whose session ended: its record is
+// cancelled, not an error.
+var ErrClientCancelled = errors.New("cancelled by the client")
+
 // Eras, as a record names its client's.
 const (
 	eraLegacy = "legacy"
@@ -54,10 +59,10 @@ func isCall(method string) bool {
 }
 
 // record is one request to /mcp, from its routing to its answer. Its
-// methods are for the request's own goroutine, and a nil *record (a
+// methods are for the request's own goroutine, and a nil *Record (a
 // request there is nothing to tell about) takes them all.
-type record struct {
-	h        *handler
+type Record struct {
+	tel      *Telemetry
 	start    time.Time
 	method   string
 	id       json.RawMessage
@@ -80,71 +85,62 @@ type record struct {
 
 // tracedRecord is a record and its tracing part, allocated as one.
 type tracedRecord struct {
-	record
+	Record
 	state spanState
 }
 
-// begin starts the record of request m, which came in the HTTP request
-// hr, of session s (a legacy client's) or, with s nil, of a modern
-// client; nil when there is nothing to tell (not a call, and tracing
-// off).
-func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record {
-	t := &h.g.tel
-	call := isCall(m.Method)
+// Begin starts the record of a request (method, id, params as they
+// came) that came in with header: of the legacy session whose id is
+// session, or, with session "", of a modern client; nil when there is
+// nothing to tell (not a call, and tracing off). A modern caller's
+// client, when Logged, is the caller's to set (SetClient).
+func Begin(t *Telemetry, method string, id, params json.RawMessage, session string, header http.Header) *Record {
+	call := isCall(method)
 	if t.Tracer == nil && (!call || (t.CallLog == nil && t.Metrics == nil)) {
 		return nil
 	}
-	var r *record
+	var r *Record
 	if t.Tracer != nil {
 		tr := &tracedRecord{}
-		r = &tr.record
+		r = &tr.Record
 		r.trace = &tr.state
 	} else {
-		r = &record{}
+		r = &Record{}
 	}
-	r.h, r.start, r.method, r.id, r.era, r.call, r.params, r.reqBytes = h, time.Now(), m.Method, m.ID, eraModern, call, m.Params, len(m.Params)
-	logged := t.CallLog != nil && call
-	switch {
-	case s != nil:
-		r.era, r.session = eraLegacy, s.id
-		if logged {
-			r.client = sessionClient(s)
+	r.tel, r.start, r.method, r.id, r.era, r.call, r.params, r.reqBytes = t, time.Now(), method, id, eraModern, call, params, len(params)
+	if session != "" {
+		r.era, r.session = eraLegacy, session
+		if r.Logged() {
+			r.client = sessionClient(session)
 		}
-	case logged:
-		r.client = h.tokenClient(hr)
 	}
 	if t.Tracer != nil {
-		r.trace.remote, r.trace.link = telemetry.Remote(context.Background(), m.Params, hr.Header)
+		r.trace.remote, r.trace.link = telemetry.Remote(context.Background(), params, header)
 	}
 	return r
 }
 
+// Logged reports whether the record ends in a call line.
+func (r *Record) Logged() bool { return r.tel.CallLog != nil && r.call }
+
+// SetClient names a modern caller's client for the call line ("t:" and
+// its token's digest's first 8 characters).
+func (r *Record) SetClient(client string) { r.client = client }
+
 // sessionClient is a legacy session's client, as a call line names it.
-func sessionClient(s *session) string { return "s:" + s.id[:min(8, len(s.id))] }
+func sessionClient(id string) string { return "s:" + id[:min(8, len(id))] }
 
-// tokenClient is a modern caller's client: its token's digest. Callers
-// share the one token, so the last digest is kept (a SHA-256 per call
-// saved).
-func (h *handler) tokenClient(r *http.Request) string {
-	tok, _ := bearer(r.Header.Get("Authorization"))
-	if last := h.lastClient.Load(); last != nil && last[0] == tok {
-		return last[1]
-	}
-	c := "t:" + tokenDigest(tok)[:8]
-	h.lastClient.Store(&[2]string{tok, c})
-	return c
-}
-
-// routed records the call's route.
-func (r *record) routed(c upstreamCall) {
+// Routed records the call's route: the name the client asked for, its
+// server, and the server's own name for it.
+func (r *Record) Routed(name, server, tool string) {
 	if r != nil {
-		r.name, r.server, r.tool = c.name, c.route.upstream.Name(), c.route.name
+		r.name, r.server, r.tool = name, server, tool
 	}
 }
 
-// result records a result answered; a small one is read for isError and
+// Result records a result answered; a small one is read for isError and
 // a modern resultType (input_required, task).
-func (r *record) result(res json.RawMessage) {
+func (r *Record) Result(res json.RawMessage) {
 	if r == nil {
 		return
 	}
@@ -180,22 +176,22 @@ func (r *record) result(res json.RawMessage) {
 // plain result, so that a large result costs no second scan.
 const maxResultLook = 64 << 10
 
-// task records a CreateTaskResult answered for task id.
-func (r *record) task(id string, res json.RawMessage) {
+// Task records a CreateTaskResult answered for task id.
+func (r *Record) Task(id string, res json.RawMessage) {
 	if r != nil {
 		r.outcome, r.taskID, r.resBytes = telemetry.OutcomeTask, id, len(res)
 	}
 }
 
-// failed records an error answered, or no answer: cancelled by the
+// Failed records an error answered, or no answer: cancelled by the
 // client or its session's end, or past a deadline.
-func (r *record) failed(err error) {
+func (r *Record) Failed(err error) {
 	if r == nil {
 		return
 	}
 	var rpcErr *jsonrpc.Error
 	switch {
-	case errors.Is(err, errClientCancelled) || errors.Is(err, context.Canceled):
+	case errors.Is(err, ErrClientCancelled) || errors.Is(err, context.Canceled):
 		r.outcome = telemetry.OutcomeCancelled
 	case errors.Is(err, context.DeadlineExceeded):
 		r.outcome = telemetry.OutcomeTimeout
@@ -208,33 +204,33 @@ func (r *record) failed(err error) {
 	}
 }
 
-// httpFailed records an error answered with an HTTP status.
-func (r *record) httpFailed(e *wire.HTTPError) {
+// HTTPFailed records an error answered with an HTTP status.
+func (r *Record) HTTPFailed(e *wire.HTTPError) {
 	if r != nil {
-		r.failed(&jsonrpc.Error{Code: e.Code, Message: e.Msg})
+		r.Failed(&jsonrpc.Error{Code: e.Code, Message: e.Msg})
 	}
 }
 
-// cancelled records a request that gets no answer: its client cancelled it
+// Cancelled records a request that gets no answer: its client cancelled it
 // or closed the stream.
-func (r *record) cancelled() {
+func (r *Record) Cancelled() {
 	if r != nil {
 		r.outcome = telemetry.OutcomeCancelled
 	}
 }
 
-// inputRequired is wire.ResultParts(id, res) for an InputRequiredResult
+// InputRequired is wire.ResultParts(id, res) for an InputRequiredResult
 // the gateway made (a parked call's round), recorded.
-func (r *record) inputRequired(id []byte, res json.RawMessage) [][]byte {
+func (r *Record) InputRequired(id []byte, res json.RawMessage) [][]byte {
 	if r != nil {
 		r.outcome, r.resBytes = telemetry.OutcomeInputRequired, len(res)
 	}
 	return wire.ResultParts(id, res)
 }
 
-// resultKind is result for a result whose resultType the caller has read
+// ResultKind is result for a result whose resultType the caller has read
 // (kind): no second look at it for that.
-func (r *record) resultKind(res json.RawMessage, kind string) {
+func (r *Record) ResultKind(res json.RawMessage, kind string) {
 	if r == nil {
 		return
 	}
@@ -243,30 +239,30 @@ func (r *record) resultKind(res json.RawMessage, kind string) {
 		r.outcome, r.resBytes = telemetry.OutcomeInputRequired, len(res)
 	case "task":
 		id, _ := jsonrpc.Text(mustMember(res, "taskId"))
-		r.task(id, res)
+		r.Task(id, res)
 	default:
 		r.outcome, r.resBytes = telemetry.OutcomeOK, len(res)
-		if len(res) <= maxResultLook && isErrorResult(res) {
+		if len(res) <= maxResultLook && isError(res) {
 			r.errType = telemetry.ErrorToolError
 		}
 	}
 }
 
-// errorParts is wire.ErrorParts(id, err), recorded.
-func (r *record) errorParts(id []byte, err error) [][]byte {
-	r.failed(err)
+// ErrorParts is wire.ErrorParts(id, err), recorded.
+func (r *Record) ErrorParts(id []byte, err error) [][]byte {
+	r.Failed(err)
 	return wire.ErrorParts(id, err)
 }
 
-// resultParts is wire.ResultParts(id, res), recorded.
-func (r *record) resultParts(id []byte, res json.RawMessage) [][]byte {
-	r.result(res)
+// ResultParts is wire.ResultParts(id, res), recorded.
+func (r *Record) ResultParts(id []byte, res json.RawMessage) [][]byte {
+	r.Result(res)
 	return wire.ResultParts(id, res)
 }
 
-// end ends the record: its span, and for a call its metrics and its log
+// End ends the record: its span, and for a call its metrics and its log
 // line.
-func (r *record) end() {
+func (r *Record) End() {
 	if r == nil {
 		return
 	}
@@ -278,16 +274,16 @@ func (r *record) end() {
 	if !r.call {
 		return
 	}
-	r.h.g.tel.Metrics.Call(telemetry.Call{Server: r.server, Method: r.method, Tool: r.toolLabel(), Outcome: r.outcome,
+	r.tel.Metrics.Call(telemetry.Call{Server: r.server, Method: r.method, Tool: r.toolLabel(), Outcome: r.outcome,
 		ErrorType: r.errType, Duration: d, RequestBytes: r.reqBytes, ResultBytes: r.resBytes})
-	if l := r.h.g.tel.CallLog; l != nil {
+	if l := r.tel.CallLog; l != nil {
 		l.LineLater("gateway", r.logLine(d)) // written off the call's goroutine, in batches
 	}
 }
 
 // toolLabel is the exported tool name of a routed tools/call ("" for
 // anything else): only names the registry exports become series.
-func (r *record) toolLabel() string {
+func (r *Record) toolLabel() string {
 	if r.method != "tools/call" || r.server == "" {
 		return ""
 	}
@@ -298,7 +294,7 @@ func (r *record) toolLabel() string {
 // read ("level=INFO msg=call key=value …", a value quoted when it must
 // be), without slog's cost on the call's goroutine, in one allocation.
 // Never arguments, results or error messages, which may echo arguments.
-func (r *record) logLine(d time.Duration) string {
+func (r *Record) logLine(d time.Duration) string {
 	var b strings.Builder
 	b.Grow(256)
 	var num [24]byte
@@ -328,7 +324,7 @@ func (r *record) logLine(d time.Duration) string {
 	if r.taskID != "" {
 		kv(&b, "task", r.taskID)
 	}
-	if sc := r.spanContext(); sc.IsValid() {
+	if sc := r.SpanContext(); sc.IsValid() {
 		var id [2 * len(trace.TraceID{})]byte
 		tid := sc.TraceID()
 		hex.Encode(id[:], tid[:]) // as TraceID.String writes it, but in place
@@ -361,7 +357,7 @@ func kv(b *strings.Builder, key, value string) {
 // nameForLog is the name the client asked for, read from the params
 // when routing failed (a tool the gateway does not export), cut at 128
 // bytes.
-func (r *record) nameForLog() string {
+func (r *Record) nameForLog() string {
 	if r.name == "" {
 		key := "name"
 		if r.method == "resources/read" {
@@ -377,4 +373,15 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// isError reports whether a result is a tool's error (isError: true).
+func isError(res json.RawMessage) bool {
+	v, _ := jsonrpc.Member(res, "isError")
+	return string(v) == "true"
+}
+
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
 }

@@ -1,0 +1,87 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// How an error becomes an outcome: the client's cancellation or its
+// session's end is cancelled, a deadline is timeout, anything else an
+// error with its JSON-RPC code (the gateway's -32603 for one that has
+// none).
+func TestRecordOutcomeOfErrors(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		outcome string
+		code    int64
+	}{
+		{ErrClientCancelled, telemetry.OutcomeCancelled, 0},
+		{fmt.Errorf("wait: %w", context.Canceled), telemetry.OutcomeCancelled, 0},
+		{fmt.Errorf("wait: %w", context.DeadlineExceeded), telemetry.OutcomeTimeout, 0},
+		{&jsonrpc.Error{Code: -32042, Message: "no"}, telemetry.OutcomeError, -32042},
+		{errors.New("something else"), telemetry.OutcomeError, jsonrpc.CodeInternalError},
+	} {
+		r := &Record{}
+		r.Failed(c.err)
+		if r.outcome != c.outcome || r.code != c.code {
+			t.Errorf("%v: outcome %s code %d, want %s %d", c.err, r.outcome, r.code, c.outcome, c.code)
+		}
+	}
+}
+
+// A request that is not a call, with tracing off, has no record; a call
+// has one that a nil Telemetry field leaves silent.
+func TestBeginOnlyWhatIsTold(t *testing.T) {
+	if r := Begin(&Telemetry{}, "tools/call", json.RawMessage("1"), nil, "", http.Header{}); r != nil {
+		t.Error("a record with nothing to tell")
+	}
+	tel := &Telemetry{Metrics: telemetry.NewMetrics()}
+	if r := Begin(tel, "tools/list", json.RawMessage("1"), nil, "", http.Header{}); r != nil {
+		t.Error("a record of tools/list without tracing")
+	}
+	r := Begin(tel, "tools/call", json.RawMessage("1"), json.RawMessage(`{"name":"echo"}`), "0123456789abcdef", http.Header{})
+	if r == nil || r.era != eraLegacy || r.session != "0123456789abcdef" || r.Logged() {
+		t.Fatalf("legacy call record = %+v", r)
+	}
+	r.End()
+}
+
+// The call line: keys in order, values quoted as slog's text handler
+// quotes them, the name read from the params when routing failed.
+func TestCallLine(t *testing.T) {
+	r := &Record{tel: &Telemetry{}, method: "tools/call", era: eraModern, client: "t:abcdef01", call: true,
+		params: json.RawMessage(`{"name":"no such tool"}`), reqBytes: 22}
+	r.Failed(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool"})
+	got := r.logLine(1500 * time.Microsecond)
+	want := `level=INFO msg=call method=tools/call server="" name="no such tool" era=modern client=t:abcdef01 duration=1.500ms request_bytes=22 result_bytes=0 outcome=error code=-32602`
+	if got != want {
+		t.Errorf("call line\n got %s\nwant %s", got, want)
+	}
+	r = &Record{method: "tools/call", name: strings.Repeat("n", 200)}
+	if n := r.nameForLog(); n != strings.Repeat("n", 128)+"…" {
+		t.Errorf("a long name is logged as %q", n)
+	}
+}
+
+// ResultKind: a result the caller has read the resultType of.
+func TestResultKind(t *testing.T) {
+	r := &Record{}
+	r.ResultKind(json.RawMessage(`{"isError":true}`), "")
+	if r.outcome != telemetry.OutcomeOK || r.errType != telemetry.ErrorToolError {
+		t.Errorf("isError: %s %s", r.outcome, r.errType)
+	}
+	r = &Record{}
+	r.ResultKind(json.RawMessage(`{"resultType":"task","taskId":"t-1"}`), "task")
+	if r.outcome != telemetry.OutcomeTask || r.taskID != "t-1" {
+		t.Errorf("task: %s %s", r.outcome, r.taskID)
+	}
+}
