@@ -6,6 +6,8 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 )
 
 // Adapter turns one config entry into a LaunchSpec. Resolve must not start
@@ -32,6 +34,12 @@ type Entry struct {
 	// Headers is "headers": header names (tokens) to values without CR,
 	// LF or other control characters; checked, not canonicalised.
 	Headers map[string]string
+	// Tools and Prompts are "tools" and "prompts", the names of the
+	// server's that are exported and under which names (SPEC §4.9); the
+	// zero Choice keeps all. They are the gateway's concern, not the
+	// adapter's: every kind takes them, and they are not sent to an
+	// external adapter.
+	Tools, Prompts choice.Choice
 	// Props holds every other field, raw, by name.
 	Props map[string]json.RawMessage
 }
@@ -68,6 +76,10 @@ type LaunchSpec struct {
 	// Pulled names what pull installed that Argv runs, "<package>@<version>"
 	// (SPEC §2.8); "" if the spec runs nothing pull installed.
 	Pulled string
+	// Tools and Prompts are the entry's choice of what the server exports
+	// (SPEC §4.9), copied from the Entry whatever the adapter. They do not
+	// change the process: Equal leaves them out.
+	Tools, Prompts choice.Choice
 }
 
 // Equal reports whether two specs launch the same process and reach the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
@@ -118,6 +119,7 @@ func resolveEntry(key string, raw json.RawMessage, list []Adapter) (LaunchSpec, 
 			}
 			spec.Kind = a.Kind()
 			spec.Secrets = secrets(spec.Secrets, e.Envs)
+			spec.Tools, spec.Prompts = e.Tools, e.Prompts
 			return spec, warns, nil
 		}
 	}
@@ -163,7 +165,7 @@ func unknownServerError(list []Adapter, e Entry) error {
 }
 
 // sharedFields are the entry fields every kind reads (decodeField).
-var sharedFields = []string{"runCmd", "installCmd", "url", "envs", "headers"}
+var sharedFields = []string{"runCmd", "installCmd", "url", "envs", "headers", "tools", "prompts"}
 
 func decodeConfig(doc []byte) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(doc)
@@ -249,6 +251,10 @@ func (e *Entry) decodeField(k string, v json.RawMessage) error {
 		e.Envs, err = decodeEnvs(v)
 	case "headers":
 		e.Headers, err = decodeHeaders(v)
+	case "tools":
+		e.Tools, err = choice.Tools(v)
+	case "prompts":
+		e.Prompts, err = choice.Prompts(v)
 	default:
 		e.Props[k] = v
 	}

@@ -165,6 +165,15 @@ var rejectCases = []struct {
 	{"filesystem empty paths", `{"filesystem": {"paths": []}}`, []string{`server "filesystem"`, `property "paths" is required and must not be empty`}},
 	{"filesystem misspelt paths", `{"filesystem": {"path": ["/a"]}}`, []string{`server "filesystem"`, `property "paths" is required`}},
 
+	// tools and prompts, on every kind of entry (SPEC §4.9).
+	{"tools string on a catalog entry", `{"time": {"tools": "get_*"}}`, []string{`server "time": tools: want an array of tool names or an object with allow, deny, rename and pin, got a string`}},
+	{"tools unknown key on a command", `{"mine": {"runCmd": "x", "tools": {"alow": ["a"]}}}`, []string{`server "mine": tools: unknown key "alow": want allow, deny, rename or pin`}},
+	{"tools two renames to one name on github", `{"github/a/b": {"runCmd": "x", "tools": {"rename": {"a": "x", "b": "x"}}}}`, []string{`server "github/a/b": tools: rename: "a" and "b" both become "x"`}},
+	{"tools rename breaking the name rule on http", `{"web": {"url": "http://h/mcp", "tools": {"rename": {"a": "a.b"}}}}`, []string{`server "web": tools: rename: "a": "a.b" is not a name every client accepts`}},
+	{"tools allow item not a string", `{"mine": {"runCmd": "x", "tools": ["a", null]}}`, []string{`server "mine": tools: item 2: want a tool name, got null`}},
+	{"prompts pin", `{"mine": {"runCmd": "x", "prompts": {"pin": ["p"]}}}`, []string{`server "mine": prompts: pin is for tools only`}},
+	{"tools and envs both named", `{"mine": {"runCmd": "x", "tools": 1, "envs": []}}`, []string{`server "mine": tools: want an array`, `server "mine": envs: want an object`}},
+
 	// One error per bad entry, each naming its key; good entries do not hide them.
 	{"good and bad", `{"time": {}, "github/a": {"runCmd": "x"}, "filesystem": {}}`, []string{`server "github/a"`, `server "filesystem"`}},
 }
@@ -447,6 +456,45 @@ var specOpts = cmp.Options{
 // A GitHub server prepares its clone; a catalog server whose package
 // was not pulled checks that its registry can be reached (fromdisk.go);
 // a local command prepares nothing.
+// Every kind of entry takes tools and prompts, and its spec carries them
+// (SPEC §4.9): the registry reads them from there, not the adapter.
+func TestParseToolsEveryKind(t *testing.T) {
+	choice := `"tools": {"deny": ["delete_*"], "rename": {"search": "find"}, "pin": ["search"]}, "prompts": ["summary"]`
+	doc := `{"time": {` + choice + `}, "github/a/b": {"runCmd": "x", ` + choice + `}, "mine": {"runCmd": "x", ` + choice + `},
+		"web": {"url": "https://h/mcp", ` + choice + `}}`
+	servers, warns, err := adapters.Parse([]byte(doc), builtinList())
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("Parse: %v, warnings %q", err, warns)
+	}
+	kinds := map[string]string{}
+	for _, s := range servers {
+		kinds[s.Name] = s.Spec.Kind
+		for orig, want := range map[string]string{"search": "find", "read": "read", "delete_all": ""} {
+			if got, kept := s.Spec.Tools.Export(orig); got != want || kept != (want != "") {
+				t.Errorf("%s: tools Export(%q) = %q, %v; want %q", s.Name, orig, got, kept, want)
+			}
+		}
+		if !s.Spec.Tools.Pinned("search") || s.Spec.Tools.Pinned("read") {
+			t.Errorf("%s: pin not carried", s.Name)
+		}
+		if _, kept := s.Spec.Prompts.Export("summary"); !kept {
+			t.Errorf("%s: prompt summary left out", s.Name)
+		}
+		if _, kept := s.Spec.Prompts.Export("other"); kept {
+			t.Errorf("%s: prompt other kept", s.Name)
+		}
+	}
+	want := map[string]string{"time": "catalog", "github/a/b": "github", "mine": "command", "web": "http"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	// Without the properties, the choice keeps all.
+	servers, _, err = adapters.Parse([]byte(`{"mine": {"runCmd": "x", "tools": null}}`), builtinList())
+	if err != nil || !servers[0].Spec.Tools.IsZero() || !servers[0].Spec.Prompts.IsZero() {
+		t.Fatalf("null tools: %v, %+v", err, servers)
+	}
+}
+
 func TestParseWhatHasPrepare(t *testing.T) {
 	got, _, err := adapters.Parse([]byte(`{"github/a/b": {"runCmd": "x"}, "mine": {"runCmd": "y"}, "time": {}}`), builtinList())
 	if err != nil {

@@ -9,5 +9,8 @@
 //     that serves it, SPEC §5.6 (http.go);
 //   - command: any other key with runCmd, run as /bin/sh -c runCmd, SPEC §5.4.
 //
+// Every kind takes "tools" and "prompts", the choice of what the server
+// exports (SPEC §4.9, package choice); the spec carries it to the registry.
+//
 // A new kind of entry is one new Adapter.
 package adapters

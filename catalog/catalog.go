@@ -162,11 +162,19 @@ func parseEntry(name string, raw json.RawMessage) (*Entry, error) {
 	return &e, nil
 }
 
-// checkProperties checks each declared property's type and default; a
-// null default is made no default.
+// ReservedProperties are the entry fields the gateway reads whatever the
+// kind of entry (SPEC §4.9): a catalog entry cannot declare them as
+// properties of its own.
+var ReservedProperties = []string{"tools", "prompts"}
+
+// checkProperties checks each declared property's type and default, and
+// that none is reserved; a null default is made no default.
 func (e *Entry) checkProperties() error {
 	for _, pname := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[pname]
+		if slices.Contains(ReservedProperties, pname) {
+			return fmt.Errorf("property %q is reserved: every config entry takes %q to choose the server's %s; rename the property", pname, pname, pname)
+		}
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
 			return fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
 		}
