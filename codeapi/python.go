@@ -43,7 +43,11 @@ func params(tp *typer, s schema) []param {
 		}
 		seen[p.name] = true
 		pn := parseNode(p.raw)
-		prm := param{name: p.name, required: req[p.name], t: tp.read(p.raw, s.root, 1, 0), description: pn.description}
+		t := anyType
+		if tp.nodes++; tp.nodes <= maxNodes && isObject(p.raw) {
+			t = tp.readNode(pn, s.root, 1, 0)
+		}
+		prm := param{name: p.name, required: req[p.name], t: t, description: pn.description}
 		if prm.required {
 			first = append(first, prm)
 		} else {

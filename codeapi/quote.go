@@ -139,6 +139,9 @@ func firstSentence(s string, max int) string {
 // cut cuts s to max runes, marking the cut with "…", and makes it valid
 // UTF-8 without control characters.
 func cut(s string, max int) string {
+	if len(s) <= max && plainASCII(s) {
+		return s
+	}
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 {
 			return ' '
@@ -160,3 +163,13 @@ func cut(s string, max int) string {
 
 // itoa is strconv.Itoa, short.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// plainASCII reports whether s is printable ASCII only.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}

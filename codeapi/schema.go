@@ -251,7 +251,11 @@ func (tp *typer) read(raw, root []byte, depth, refs int) *typ {
 	if tp.nodes++; tp.nodes > maxNodes || depth > maxDepth || !isObject(raw) {
 		return anyType
 	}
-	n := parseNode(raw)
+	return tp.readNode(parseNode(raw), root, depth, refs)
+}
+
+// readNode is read of a node parsed already (counted in the budget).
+func (tp *typer) readNode(n node, root []byte, depth, refs int) *typ {
 	switch {
 	case n.ref != "":
 		target, ok := resolve(root, n.ref)

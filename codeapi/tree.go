@@ -3,6 +3,8 @@ package codeapi
 import (
 	_ "embed"
 	"encoding/json"
+	"runtime"
+	"sync"
 )
 
 // File is one file of the tree: its path under the code dir (slashes) and
@@ -45,18 +47,48 @@ func Generate(in Input, dir string) []File {
 		File{"python/mcp_tools/_client.py", pyRuntime},
 		File{"js/_client.mjs", jsRuntime},
 	)
+	var all []*tool
+	for _, s := range servers {
+		all = append(all, s.tools...)
+	}
+	rendered := renderAll(all)
+	i := 0
 	for _, s := range servers {
 		py, js := "python/mcp_tools/"+s.ident+"/", "js/"+s.ident+"/"
 		files = append(files, File{py + "__init__.py", pyServer(s)}, File{js + "index.mjs", jsServer(s)})
 		for _, t := range s.tools {
-			pyFile, tsFile := toolFiles(t)
+			r := rendered[i]
+			i++
 			files = append(files,
-				File{py + t.file + ".py", pyFile},
-				File{js + t.file + ".mjs", jsTool(t)},
-				File{js + t.file + ".d.ts", tsFile})
+				File{py + t.file + ".py", r.py},
+				File{js + t.file + ".mjs", r.mjs},
+				File{js + t.file + ".d.ts", r.ts})
 		}
 	}
 	return files
+}
+
+// toolOut is one tool's three files.
+type toolOut struct{ py, mjs, ts []byte }
+
+// renderAll writes every tool's files, on as many goroutines as there
+// are processors (each waited for here).
+func renderAll(tools []*tool) []toolOut {
+	out := make([]toolOut, len(tools))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(tools)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(tools); i += workers {
+				py, ts := toolFiles(tools[i])
+				out[i] = toolOut{py: py, mjs: jsTool(tools[i]), ts: ts}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // ProtocolVersion is the MCP version the runtimes speak (SPEC §12.3).

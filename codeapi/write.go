@@ -26,25 +26,51 @@ var seq atomic.Uint64
 // one rename, and the old tree is removed. A reader sees the old tree or
 // the new one, never a mix. Calls for one dir must not overlap.
 func Write(dir string, in Input) error {
-	dir = filepath.Clean(dir)
-	return WriteFiles(dir, Generate(in, dir))
+	return (&Writer{Dir: dir}).Write(in)
 }
 
-// WriteFiles puts files at dir as Write does.
-func WriteFiles(dir string, files []File) error {
-	dir = filepath.Clean(dir)
+// Writer writes the tree at one dir, again at every change (the daemon's
+// code mode). It remembers what it wrote: a file whose bytes are the same
+// as in the tree it replaces is hard-linked from that tree instead of
+// written again (on a slow disk a new file costs about a millisecond, a
+// link a twentieth of that), so a change of one server's tools writes
+// that server's files. A Writer's methods must not be called
+// concurrently.
+type Writer struct {
+	Dir  string
+	prev map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+}
+
+// Write generates the tree for in and puts it at w.Dir (see Write).
+func (w *Writer) Write(in Input) error {
+	dir := filepath.Clean(w.Dir)
+	return w.WriteFiles(Generate(in, dir))
+}
+
+// WriteFiles puts files at w.Dir as Write does.
+func (w *Writer) WriteFiles(files []File) error {
+	dir := filepath.Clean(w.Dir)
+	if w.same(files) {
+		return nil // the tree at dir is this one already
+	}
 	parent, base := filepath.Split(dir)
 	if parent == "" {
 		parent = "."
 	}
 	tag := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(seq.Add(1), 10)
 	tmp := filepath.Join(parent, "."+base+".new-"+tag)
-	if err := writeTree(tmp, files); err != nil {
+	if err := writeTree(tmp, dir, files, w.prev); err != nil {
+		w.prev = nil
 		return errors.Join(fmt.Errorf("write code tree: %w", err), os.RemoveAll(tmp))
 	}
 	old, err := swap(tmp, dir)
 	if err != nil {
+		w.prev = nil
 		return errors.Join(fmt.Errorf("replace code tree %s: %w", dir, err), os.RemoveAll(tmp))
+	}
+	w.prev = make(map[string][]byte, len(files))
+	for _, f := range files {
+		w.prev[f.Path] = f.Data
 	}
 	if old != "" {
 		if err := os.RemoveAll(old); err != nil {
@@ -54,8 +80,24 @@ func WriteFiles(dir string, files []File) error {
 	return nil
 }
 
-// writeTree writes files under root, which must not exist yet.
-func writeTree(root string, files []File) error {
+// same reports whether files are the tree this Writer wrote last, and
+// that tree is still there.
+func (w *Writer) same(files []File) bool {
+	if w.prev == nil || len(files) != len(w.prev) {
+		return false
+	}
+	for _, f := range files {
+		if old, ok := w.prev[f.Path]; !ok || !bytes.Equal(old, f.Data) {
+			return false
+		}
+	}
+	_, err := os.Stat(filepath.Join(w.Dir, "INDEX.md"))
+	return err == nil
+}
+
+// writeTree writes files under root, which must not exist yet, linking
+// those whose bytes prev holds from the tree at cur.
+func writeTree(root, cur string, files []File, prev map[string][]byte) error {
 	strict := umaskStrips()
 	made := map[string]bool{}
 	mkdir := func(d string) error {
@@ -87,6 +129,11 @@ func writeTree(root string, files []File) error {
 			}
 		}
 		name := filepath.Join(root, filepath.FromSlash(f.Path))
+		if old, ok := prev[f.Path]; ok && bytes.Equal(old, f.Data) {
+			if os.Link(filepath.Join(cur, filepath.FromSlash(f.Path)), name) == nil {
+				continue
+			}
+		}
 		if err := os.WriteFile(name, f.Data, fileMode); err != nil {
 			return err
 		}
