@@ -1,0 +1,165 @@
+package codeapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+)
+
+// Modes of the tree: readable (and the directories searchable) by every
+// user, written by the daemon's only (SPEC §12.1).
+const (
+	dirMode  os.FileMode = 0o755
+	fileMode os.FileMode = 0o644
+)
+
+var seq atomic.Uint64
+
+// Write generates the tree for in and puts it at dir, replacing what is
+// there atomically (SPEC §12.1): the new tree is written beside dir
+// (dir's parent must exist and be writable), then takes dir's place in
+// one rename, and the old tree is removed. A reader sees the old tree or
+// the new one, never a mix. Calls for one dir must not overlap.
+func Write(dir string, in Input) error {
+	return (&Writer{Dir: dir}).Write(in)
+}
+
+// Writer writes the tree at one dir, again at every change (the daemon's
+// code mode). It remembers what it wrote: a file whose bytes are the same
+// as in the tree it replaces is hard-linked from that tree instead of
+// written again (on a slow disk a new file costs about a millisecond, a
+// link a twentieth of that), so a change of one server's tools writes
+// that server's files. A Writer's methods must not be called
+// concurrently.
+type Writer struct {
+	Dir  string
+	prev map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+}
+
+// Write generates the tree for in and puts it at w.Dir (see Write).
+func (w *Writer) Write(in Input) error {
+	dir := filepath.Clean(w.Dir)
+	return w.WriteFiles(Generate(in, dir))
+}
+
+// WriteFiles puts files at w.Dir as Write does.
+func (w *Writer) WriteFiles(files []File) error {
+	dir := filepath.Clean(w.Dir)
+	if w.same(files) {
+		return nil // the tree at dir is this one already
+	}
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	tag := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(seq.Add(1), 10)
+	tmp := filepath.Join(parent, "."+base+".new-"+tag)
+	if err := writeTree(tmp, dir, files, w.prev); err != nil {
+		w.prev = nil
+		return errors.Join(fmt.Errorf("write code tree: %w", err), os.RemoveAll(tmp))
+	}
+	old, err := swap(tmp, dir)
+	if err != nil {
+		w.prev = nil
+		return errors.Join(fmt.Errorf("replace code tree %s: %w", dir, err), os.RemoveAll(tmp))
+	}
+	w.prev = make(map[string][]byte, len(files))
+	for _, f := range files {
+		w.prev[f.Path] = f.Data
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("remove old code tree: %w", err)
+		}
+	}
+	return nil
+}
+
+// same reports whether files are the tree this Writer wrote last, and
+// that tree is still there.
+func (w *Writer) same(files []File) bool {
+	if w.prev == nil || len(files) != len(w.prev) {
+		return false
+	}
+	for _, f := range files {
+		if old, ok := w.prev[f.Path]; !ok || !bytes.Equal(old, f.Data) {
+			return false
+		}
+	}
+	_, err := os.Stat(filepath.Join(w.Dir, "INDEX.md"))
+	return err == nil
+}
+
+// writeTree writes files under root, which must not exist yet, linking
+// those whose bytes prev holds from the tree at cur.
+func writeTree(root, cur string, files []File, prev map[string][]byte) error {
+	strict := umaskStrips()
+	made := map[string]bool{}
+	mkdir := func(d string) error {
+		if err := os.Mkdir(d, dirMode); err != nil {
+			return err
+		}
+		if strict {
+			return os.Chmod(d, dirMode)
+		}
+		return nil
+	}
+	if err := mkdir(root); err != nil {
+		return err
+	}
+	made["."] = true
+	for _, f := range files {
+		rel := path.Dir(f.Path)
+		if !made[rel] {
+			// Parents first: they are few, so walking up is cheap.
+			var chain []string
+			for d := rel; !made[d]; d = path.Dir(d) {
+				chain = append(chain, d)
+			}
+			for i := len(chain) - 1; i >= 0; i-- {
+				if err := mkdir(filepath.Join(root, filepath.FromSlash(chain[i]))); err != nil {
+					return err
+				}
+				made[chain[i]] = true
+			}
+		}
+		name := filepath.Join(root, filepath.FromSlash(f.Path))
+		if old, ok := prev[f.Path]; ok && bytes.Equal(old, f.Data) {
+			if os.Link(filepath.Join(cur, filepath.FromSlash(f.Path)), name) == nil {
+				continue
+			}
+		}
+		if err := os.WriteFile(name, f.Data, fileMode); err != nil {
+			return err
+		}
+		if strict {
+			if err := os.Chmod(name, fileMode); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// umaskStrips reports whether the process umask would take a read or
+// search bit from the tree's modes (then every file is chmod-ed after
+// it is made). It reads /proc/self/status, and assumes so where it
+// cannot.
+func umaskStrips() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nUmask:"))
+	if !ok {
+		return true
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	mask, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 8, 32)
+	return err != nil || os.FileMode(mask)&0o755&^0o200 != 0
+}
