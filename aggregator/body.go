@@ -45,7 +45,7 @@ const (
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
 	limit := h.o.Budget.MaxBody(h.o.MaxBodyBytes)
 	if r.ContentLength > limit {
-		skipBody(w) // refused unread: the connection closes after the answer
+		wire.SkipBody(w) // refused unread: the connection closes after the answer
 		return nil, tooLarge(limit)
 	}
 	rc := http.NewResponseController(w)
@@ -126,7 +126,7 @@ func (h *handler) bodyError(w http.ResponseWriter, err error, limit int64) *wire
 	case errors.Is(err, budget.ErrTooLarge):
 		return tooLarge(limit)
 	case errors.Is(err, budget.ErrBusy):
-		skipBody(w)
+		wire.SkipBody(w)
 		w.Header().Set("Retry-After", retryAfter)
 		return &wire.HTTPError{Status: http.StatusServiceUnavailable, Code: jsonrpc.CodeServerUnavailable,
 			Msg: fmt.Sprintf("Service Unavailable: the gateway's memory budget (%d MiB, --memory-budget) is held by other requests; retry shortly", h.o.Budget.Size()>>20)}

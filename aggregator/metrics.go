@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -68,5 +69,5 @@ func (g *Gateway) metricsHandler() http.Handler {
 	if g.tel.Metrics == nil {
 		return http.NotFoundHandler()
 	}
-	return requireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
+	return auth.RequireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -62,8 +63,8 @@ func wantsTasks(caps json.RawMessage) bool {
 }
 
 func tokenOwner(r *http.Request) string {
-	tok, _ := bearer(r.Header.Get("Authorization"))
-	return "token:" + tokenDigest(tok)
+	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
+	return "token:" + auth.TokenDigest(tok)
 }
 
 // modernTaskCall runs a modern tools/call to a legacy server as a

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -58,7 +59,7 @@ type handler struct {
 	tasks   *taskTable              // tasks made or relayed for callers (tasktable.go)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	levels  levels                  // the servers' log level (loglevel.go)
-	auth    *authLog                // 401s, logged at a bounded rate (authlog.go)
+	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
 	// lastClient is the last modern caller's token and its call-line
 	// client (recording.go).
 	lastClient atomic.Pointer[[2]string]
