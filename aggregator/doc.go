@@ -10,13 +10,15 @@
 //	          resource subscriptions
 //	record    what an operator sees of each request (§11): its call line,
 //	          call series and server span
+//	tasks     the task table and its kinds: ids, owners, limits, TTL, a
+//	          made task's state and Task objects (§4.7)
 //	auth      who may come in: the bearer token, the Origin (§3.2, §3.4)
 //	wire      framing: a body's messages, an answer as JSON or SSE
 //	names     exported names (§4.2)
 //	reqstate  the sealed MRTR requestState (§4.6)
 //
 // They meet here, in the fronts and the call spine (call.go), through
-// their own values (a registry.Route, a record.Record) and never this
+// their own values (a registry.Route, a record.Record, a tasks.Task) and never this
 // package's.
 //
 // Where to find a rule, in the order a request meets them:
@@ -53,7 +55,6 @@
 //	              line, the call series and the server span, §11), one place
 //	              per front (serveSession, serveModern), its client named;
 //	              metrics.go what /metrics reads at each scrape (§11.2)
-//	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
@@ -50,6 +51,20 @@ type HTTPOptions struct {
 	Telemetry Telemetry
 }
 
+// Limits bounds the tasks the gateway keeps for callers (SPEC §4.7):
+// tasks.Limits, the package that keeps them.
+type TaskLimits = tasks.Limits
+
+// Defaults of TaskLimits.
+const (
+	DefaultTasksPerCaller  = tasks.DefaultPerCaller
+	DefaultTasksTotal      = tasks.DefaultTotal
+	DefaultTaskResultBytes = tasks.DefaultResultBytes
+	DefaultTaskTTL         = tasks.DefaultTTL
+	DefaultTaskMinTTL      = tasks.DefaultMinTTL
+	DefaultTaskMaxTTL      = tasks.DefaultMaxTTL
+)
+
 // Telemetry is what the endpoint tells about its requests (SPEC §11):
 // record.Telemetry, the package whose records tell it.
 type Telemetry = record.Telemetry
@@ -83,7 +98,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.Health = func() any { return g.Health() }
 	}
 	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded
 	return h

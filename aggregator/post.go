@@ -12,7 +12,7 @@ import (
 
 // servePOST answers a POST to /mcp: one JSON-RPC message or a batch
 // (MCP Streamable HTTP, "Sending Messages to the Server"). Requests are
-// answered as JSON or as an SSE stream (stream.go); a body of only
+// Answered as JSON or as an SSE stream (stream.go); a body of only
 // notifications and responses gets 202 with no body.
 func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	jsonOK, sseOK, herr := postTypes(r)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -56,7 +57,7 @@ type handler struct {
 	listeners   map[*listener]struct{} // open subscriptions/listen streams
 
 	bridges bridges                 // modern clients' calls, and the parked ones (bridge.go)
-	tasks   *taskTable              // tasks made or relayed for callers (tasktable.go)
+	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	levels  levels                  // the servers' log level (loglevel.go)
 	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
