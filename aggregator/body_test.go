@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
@@ -71,7 +72,7 @@ func TestBodyOverTheBudgetGets503(t *testing.T) {
 	start := time.Now()
 	resp, b := send(t, "POST", c.url, call, sessionHeaders(c))
 	wantRPCError(t, "a body the budget has no room for", resp, b, 503, 0)
-	if resp.Header.Get("Retry-After") == "" || time.Since(start) < admissionWait/2 {
+	if resp.Header.Get("Retry-After") == "" || time.Since(start) < body.AdmissionWait/2 {
 		t.Errorf("503 after %v with Retry-After %q: want a brief wait, then Retry-After", time.Since(start), resp.Header.Get("Retry-After"))
 	}
 	runtime.KeepAlive(held)

@@ -21,7 +21,7 @@ import (
 // prompt's) is routed to its server and replaced by the original name
 // (completion: in params.ref); a URI is never rewritten; every other byte
 // of params reaches the server as the client sent it (arguments, _meta,
-// Task, fields the gateway does not know). A progressToken must be a
+// task, fields the gateway does not know). A progressToken must be a
 // string or a number (MCP, Progress); the supervisor swaps it for its own
 // and restores it on the way back. The result comes back as the server
 // sent it; a URI it carries is remembered for the client (registry.Memory).

@@ -72,7 +72,7 @@ func (g *Gateway) CancelCalls(message string) {
 
 // EndStreams ends every stream that waits for news rather than for a
 // call: the sessions' GET streams, and subscriptions/listen streams, which
-// Get their closing response (MCP 2026-07-28 subscriptions, Graceful
+// get their closing response (MCP 2026-07-28 subscriptions, Graceful
 // Closure). The daemon calls it as shutdown starts, so that the drain
 // waits only for calls (SPEC §7.6). The 401 log's last count is dropped
 // then: nothing more is logged for the endpoint.

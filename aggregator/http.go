@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
@@ -51,7 +52,11 @@ type HTTPOptions struct {
 	Telemetry Telemetry
 }
 
-// Limits bounds the tasks the gateway keeps for callers (SPEC §4.7):
+// DefaultBodyTimeout bounds reading a POST body (body.DefaultTimeout:
+// 64 MiB at about 1 MB/s).
+const DefaultBodyTimeout = body.DefaultTimeout
+
+// TaskLimits bounds the tasks the gateway keeps for callers (SPEC §4.7):
 // tasks.Limits, the package that keeps them.
 type TaskLimits = tasks.Limits
 
@@ -89,7 +94,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = DefaultBodyTimeout
+		o.BodyTimeout = body.DefaultTimeout
 	}
 	if o.StateTTL <= 0 {
 		o.StateTTL = DefaultStateTTL
@@ -97,7 +102,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
+	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
 		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded

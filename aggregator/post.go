@@ -12,7 +12,7 @@ import (
 
 // servePOST answers a POST to /mcp: one JSON-RPC message or a batch
 // (MCP Streamable HTTP, "Sending Messages to the Server"). Requests are
-// Answered as JSON or as an SSE stream (stream.go); a body of only
+// answered as JSON or as an SSE stream (stream.go); a body of only
 // notifications and responses gets 202 with no body.
 func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	jsonOK, sseOK, herr := postTypes(r)
@@ -20,7 +20,7 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, herr)
 		return
 	}
-	body, rerr := h.readBody(w, r)
+	body, rerr := h.bodies.Read(w, r)
 	if rerr != nil {
 		wire.WriteError(w, rerr)
 		return

@@ -85,7 +85,7 @@ func (t *sessions) open(version string, caps, info json.RawMessage) *session {
 	return s
 }
 
-// Get returns the live session with id, or nil.
+// get returns the live session with id, or nil.
 func (t *sessions) get(id string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -232,7 +232,7 @@ func (s *session) cancelCall(id json.RawMessage) {
 	}
 }
 
-// CancelAll cancels every running request of s with cause.
+// cancelAll cancels every running request of s with cause.
 func (s *session) cancelAll(cause error) {
 	s.mu.Lock()
 	fns := make([]context.CancelCauseFunc, 0, len(s.calls))

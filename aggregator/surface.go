@@ -13,7 +13,7 @@ import (
 
 // This file serves a legacy session the server surface beyond tools (SPEC
 // §3.8, §4.8): the merged lists of prompts, resources and templates, the
-// Relayed prompts/get, resources/read and completion/complete (through
+// relayed prompts/get, resources/read and completion/complete (through
 // the spine, call.go), and resource subscriptions (registry.Subscriptions).
 
 // surface answers a session's request of the surface beyond tools; a

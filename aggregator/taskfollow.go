@@ -191,14 +191,14 @@ func (f *follower) legacy(ctx context.Context) (json.RawMessage, error) {
 }
 
 // withoutRelatedTask removes _meta's related-task (it names the server's
-// Task id) from a result; a _meta left empty stays, as {}.
+// task id) from a result; a _meta left empty stays, as {}.
 func withoutRelatedTask(res json.RawMessage) json.RawMessage {
 	return withoutNested(res, "_meta", tasks.MetaRelatedTask)
 }
 
 // tasksExtPeer is a peer whose capabilities declare the tasks extension:
 // a gateway-made task's call to a modern server (the gateway follows the
-// Task the server may make), and the follower's tasks/get and
+// task the server may make), and the follower's tasks/get and
 // tasks/cancel (a server answers them only to a caller with the
 // extension).
 type tasksExtPeer struct{ supervisor.Peer }

@@ -43,7 +43,7 @@ func waitRecord(t *testing.T, rec, want string) string {
 }
 
 // (1) A legacy session that declares the extension, a modern server, no
-// Task param: the server gets the session's capabilities without the
+// task param: the server gets the session's capabilities without the
 // extension, so it makes no task, and the call is answered as a call.
 func TestLegacyCallerModernServerNoTask(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "rec")
@@ -90,7 +90,7 @@ func TestLegacyTaskModernServerFollowed(t *testing.T) {
 }
 
 // (2) tasks/cancel of a gateway-made task that follows a modern server's
-// Task reaches the server as tasks/cancel with its own id.
+// task reaches the server as tasks/cancel with its own id.
 func TestLegacyTaskModernServerCancel(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "rec")
 	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_MODERN": "1", "MCP_FAKE_TASK_RESULT": "1", "MCP_FAKE_TOOLS": mktask, "MCP_FAKE_RECORD_FILE": rec}})

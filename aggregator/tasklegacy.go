@@ -131,7 +131,7 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 }
 
 // taskResult is tasks/result of a gateway-made task: it waits for the
-// Task to end, carrying the call's server-to-client requests to the
+// task to end, carrying the call's server-to-client requests to the
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
 func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {

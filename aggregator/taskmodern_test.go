@@ -61,9 +61,9 @@ func pollModern(t *testing.T, url, taskID, status string) modernTaskView {
 }
 
 // A modern caller with the extension, a legacy server: a quick call is
-// Answered as usual; a slow one becomes a gateway-made task, whose
+// answered as usual; a slow one becomes a gateway-made task, whose
 // tasks/get carries the result once done; one that asks for input is a
-// Task at once, input_required until tasks/update answers.
+// task at once, input_required until tasks/update answers.
 func TestModernGatewayTask(t *testing.T) {
 	srv, _ := startGateway(t, map[string]map[string]string{"s": {
 		"MCP_FAKE_TOOLS": `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"sleep","inputSchema":{"type":"object"}},{"name":"elicit","inputSchema":{"type":"object"}}]`}})

@@ -10,7 +10,7 @@ import (
 )
 
 // This file tells a gateway-made task's creator, and only it, that the
-// Task changed (SPEC §4.7):
+// task changed (SPEC §4.7):
 //
 //   - a legacy session gets notifications/tasks/status (params: the Task)
 //     on its GET stream when the task ends (MCP 2025-11-25: optional);

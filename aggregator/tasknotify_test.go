@@ -92,7 +92,7 @@ func TestModernTaskNotifications(t *testing.T) {
 }
 
 // A server's own notifications/tasks/status reaches the session that
-// Created the task, with the gateway's task id; no other session.
+// created the task, with the gateway's task id; no other session.
 func TestRelayedTaskStatusNotification(t *testing.T) {
 	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": mktask}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -18,7 +18,7 @@ import (
 //
 // The gateway polls; it does not ask the server to push. While such a
 // stream is open, the stream's own poller sends tasks/get for each of its
-// Relayed tasks to the server process that owns the task (relayTaskGet),
+// relayed tasks to the server process that owns the task (relayTaskGet),
 // every pollIntervalMs the server's last answer asked for (clamped to
 // [minPoll, maxPoll]), and queues notifications/tasks whose params are
 // that answer, with the gateway's task id and without resultType:

@@ -22,12 +22,12 @@ import (
 // tool its server marked execution.taskSupport "optional" or "required"
 // reaches the server byte for byte. A CreateTaskResult ({"task": {"taskId",
 // …}}) comes back as sent but for task.taskId, which becomes a gateway
-// Task id (package tasks) naming the server, the process (run) that made
+// task id (package tasks) naming the server, the process (run) that made
 // the task and the server's own id. tasks/get, tasks/result and
 // tasks/cancel of that id go to that process only (supervisor CallRun
 // with its run), with taskId swapped back and forth; if the process has
 // ended (crash, restart, removal) they fail at once with -32602 and the
-// Task is dropped: its state died with the process. When the legacy
+// task is dropped: its state died with the process. When the legacy
 // session that created the task ends, the task is dropped and cancelled
 // on its server (bindRelayed).
 
@@ -178,7 +178,7 @@ func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream,
 // relatedPeer carries what a relayed task's server sends its client while
 // a task method is relayed: a request or notification whose _meta names
 // the task (related-task, MCP 2025-11-25 tasks) names it by the gateway's
-// ID, never the server's own.
+// id, never the server's own.
 type relatedPeer struct {
 	supervisor.Peer
 	t *tasks.Task

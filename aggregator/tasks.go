@@ -119,7 +119,7 @@ func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 
 // finishTask records the call's outcome, unless the task was cancelled
 // (it stays cancelled, MCP Task Cancellation). A result that does not fit
-// Limits.ResultBytes fails the task with a JSON-RPC error saying so.
+// TaskLimits.ResultBytes fails the task with a JSON-RPC error saying so.
 func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	var rpcErr *jsonrpc.Error
 	if err != nil && !errors.As(err, &rpcErr) {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
@@ -52,6 +53,7 @@ type handler struct {
 	g        *Gateway
 	o        HTTPOptions
 	sessions *sessions
+	bodies   body.Reader // POST bodies, within their limits and the memory budget (package body)
 
 	listenersMu sync.Mutex
 	listeners   map[*listener]struct{} // open subscriptions/listen streams

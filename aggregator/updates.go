@@ -21,7 +21,7 @@ func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
 
 // taggedUpdate renders notifications/resources/updated with params as
 // the server sent them but for _meta's subscription id, which becomes
-// ID's (a modern client's listen) or goes (a legacy session: a modern
+// id's (a modern client's listen) or goes (a legacy session: a modern
 // server's own id means nothing to the client). A _meta left empty goes
 // too; one added comes first.
 func taggedUpdate(params json.RawMessage, id json.RawMessage) []byte {

@@ -16,7 +16,7 @@ import (
 
 // Announce makes an inline task a task its caller is told of, and reports
 // whether it did: not when the call has ended meanwhile (its outcome is
-// Answered inline). From here on its result counts against the
+// answered inline). From here on its result counts against the
 // kept-results room and its messages no longer reach the call's response.
 func (t *Task) Announce() bool {
 	t.Mu.Lock()

@@ -114,7 +114,7 @@ const (
 )
 
 // Task is one entry of the table: what every kind has, and the part its
-// Kind needs (embedded, so that the kind's code reads t.status, t.upID;
+// kind needs (embedded, so that the kind's code reads t.Status, t.UpID;
 // the other kind's part is nil). mu guards ttl and the Made part's
 // mutable fields.
 type Task struct {
@@ -258,7 +258,7 @@ func (tt *Table) expire(t *Task) {
 	tt.Remove(t, ErrExpired)
 }
 
-// ErrExpired cancels a task still running at its TTL; errTaskGone is
+// ErrExpired cancels a task still running at its TTL; ErrGone is
 // the error for a task this caller cannot see (unknown, expired or
 // another's: the same answer, so ids cannot be probed).
 var (
