@@ -6,16 +6,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
@@ -73,7 +72,7 @@ func TestBodyOverTheBudgetGets503(t *testing.T) {
 	start := time.Now()
 	resp, b := send(t, "POST", c.url, call, sessionHeaders(c))
 	wantRPCError(t, "a body the budget has no room for", resp, b, 503, 0)
-	if resp.Header.Get("Retry-After") == "" || time.Since(start) < admissionWait/2 {
+	if resp.Header.Get("Retry-After") == "" || time.Since(start) < body.AdmissionWait/2 {
 		t.Errorf("503 after %v with Retry-After %q: want a brief wait, then Retry-After", time.Since(start), resp.Header.Get("Retry-After"))
 	}
 	runtime.KeepAlive(held)
@@ -152,43 +151,4 @@ func postChunked(t *testing.T, c *rawClient, body string) (*http.Response, []byt
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, b
-}
-
-// 401s are logged at once, then as one count per interval, never with the
-// token tried.
-func TestUnauthorizedLoggedAtABoundedRate(t *testing.T) {
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	a := newAuthLog(slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}), nil)))
-	a.every = 100 * time.Millisecond
-	h := requireBearer(testToken, a, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	for i := range 500 {
-		req := httptest.NewRequest("POST", "/mcp", nil)
-		if i%2 == 0 {
-			req.Header.Set("Authorization", "Bearer wrong-token-"+fmt.Sprint(i))
-		}
-		h.ServeHTTP(httptest.NewRecorder(), req)
-	}
-	logged := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
-	testwait.For(t, 0, "the interval's count", func() bool { return strings.Contains(logged(), "count=499") })
-	out := logged()
-	if n := strings.Count(out, "\n"); n != 2 {
-		t.Errorf("%d log lines for 500 401s in one interval, want 2:\n%s", n, out)
-	}
-	if strings.Contains(out, "wrong-token") {
-		t.Errorf("the log holds a token that was tried:\n%s", out)
-	}
-	if !strings.Contains(out, "missingToken=250") || !strings.Contains(out, "wrongToken=249") {
-		t.Errorf("the count does not say why:\n%s", out)
-	}
-	testwait.For(t, 0, "a quiet interval to close", func() bool {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		return !a.open
-	})
-	a.stop()
 }

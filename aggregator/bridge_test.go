@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
@@ -82,7 +83,7 @@ func TestBridgeLegacyServerModernClient(t *testing.T) {
 	// Replayed, tampered, foreign: errors, at once.
 	wantCode(t, "replayed state", c.call(3, "elicit", retry(state, `{"elicitation-1":`+answer+`}`)), "-32602")
 	wantCode(t, "tampered state", c.call(4, "elicit", retry(state[:len(state)-2]+"xy", `{}`)), "-32602")
-	foreign := gw.states.Seal(reqstate.State{Kind: reqstate.KindPark, ID: "x", Round: 1, Tool: "elicit", Token: tokenDigest("someone else"), Expiry: time.Now().Add(time.Hour).UnixMilli()})
+	foreign := gw.states.Seal(reqstate.State{Kind: reqstate.KindPark, ID: "x", Round: 1, Tool: "elicit", Token: auth.TokenDigest("someone else"), Expiry: time.Now().Add(time.Hour).UnixMilli()})
 	wantCode(t, "foreign state", c.call(5, "elicit", retry(foreign, `{}`)), "-32602")
 	// The state is bound to its tool call.
 	_, state = inputRequired(t, c.call(6, "elicit", ""))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -99,7 +100,7 @@ func (bc *bridgeCall) cancelledFirst() {
 const cancelFirstWait = time.Second
 
 // token is the caller's token digest, for requestStates (state.go).
-func (bc *bridgeCall) token() string { return tokenDigest(bc.bearer) }
+func (bc *bridgeCall) token() string { return auth.TokenDigest(bc.bearer) }
 
 // ClientID is the call's own: a modern client has no session, and the
 // gateway tells apart only the calls it makes.

@@ -3,18 +3,28 @@
 // merged tools, prompts, resources and resource templates: the gateway's
 // own relay, which reads only each message's envelope and passes every
 // other byte through as the client or server wrote it. Its leaves are
-// packages of their own: registry (what is served and where each name or
-// URI leads, §4.1–§4.5, §4.8: the merge, the lists, resource URIs, the
-// capabilities, resource subscriptions), record (what an operator sees
-// of each request, §11: its call line, call series and server span), wire (framing: a body's
-// messages, an answer as JSON or SSE), names (exported names, §4.2) and
-// reqstate (the sealed MRTR requestState, §4.6).
+// packages of their own:
+//
+//	registry  what is served and where each name or URI leads (§4.1–§4.5,
+//	          §4.8): the merge, the lists, resource URIs, the capabilities,
+//	          resource subscriptions
+//	record    what an operator sees of each request (§11): its call line,
+//	          call series and server span
+//	tasks     the task table and its kinds: ids, owners, limits, TTL, a
+//	          made task's state and Task objects (§4.7)
+//	auth      who may come in: the bearer token, the Origin (§3.2, §3.4)
+//	wire      framing: a body's messages, an answer as JSON or SSE
+//	names     exported names (§4.2)
+//	reqstate  the sealed MRTR requestState (§4.6)
+//
+// They meet here, in the fronts and the call spine (call.go), through
+// their own values (a registry.Route, a record.Record, a tasks.Task) and never this
+// package's.
 //
 // Where to find a rule, in the order a request meets them:
 //
-//	http.go       New's one handler, bearer auth (§3.2), Origin (§3.4), /health (§3.3),
-//	              /metrics (§11.2);
-//	              authlog.go logs 401s at a bounded rate
+//	http.go       New's one handler: /mcp behind package auth's Origin check (§3.4)
+//	              and bearer token (§3.2), /health (§3.3), /metrics (§11.2)
 //	transport.go  /mcp by HTTP method, version header, Accept
 //	post.go       POST: session rule, batches, 202; body.go reads the body
 //	              under the memory budget (§3.9: 413, 503, 408)
@@ -45,7 +55,6 @@
 //	              line, the call series and the server span, §11), one place
 //	              per front (serveSession, serveModern), its client named;
 //	              metrics.go what /metrics reads at each scrape (§11.2)
-//	tasktable.go  tasks: their kinds, ids, binding to callers, limits, TTL (§4.7)
 //	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
 //	tasklegacy.go the task methods of a legacy session
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)

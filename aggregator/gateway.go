@@ -67,7 +67,7 @@ func (g *Gateway) CancelCalls(message string) {
 		s.cancelAll(cause)
 	}
 	h.cancelBridges(cause)
-	h.tasks.cancelAll(cause)
+	h.tasks.CancelAll(cause)
 }
 
 // EndStreams ends every stream that waits for news rather than for a
@@ -77,7 +77,7 @@ func (g *Gateway) CancelCalls(message string) {
 // waits only for calls (SPEC §7.6). The 401 log's last count is dropped
 // then: nothing more is logged for the endpoint.
 func (g *Gateway) EndStreams() {
-	g.h.auth.stop()
+	g.h.auth.Stop()
 	for _, s := range g.h.sessions.all() {
 		s.mu.Lock()
 		if s.get != nil {

@@ -2,18 +2,15 @@ package aggregator
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
@@ -55,6 +52,24 @@ type HTTPOptions struct {
 	Telemetry Telemetry
 }
 
+// DefaultBodyTimeout bounds reading a POST body (body.DefaultTimeout:
+// 64 MiB at about 1 MB/s).
+const DefaultBodyTimeout = body.DefaultTimeout
+
+// TaskLimits bounds the tasks the gateway keeps for callers (SPEC §4.7):
+// tasks.Limits, the package that keeps them.
+type TaskLimits = tasks.Limits
+
+// Defaults of TaskLimits.
+const (
+	DefaultTasksPerCaller  = tasks.DefaultPerCaller
+	DefaultTasksTotal      = tasks.DefaultTotal
+	DefaultTaskResultBytes = tasks.DefaultResultBytes
+	DefaultTaskTTL         = tasks.DefaultTTL
+	DefaultTaskMinTTL      = tasks.DefaultMinTTL
+	DefaultTaskMaxTTL      = tasks.DefaultMaxTTL
+)
+
 // Telemetry is what the endpoint tells about its requests (SPEC §11):
 // record.Telemetry, the package whose records tell it.
 type Telemetry = record.Telemetry
@@ -79,7 +94,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = DefaultBodyTimeout
+		o.BodyTimeout = body.DefaultTimeout
 	}
 	if o.StateTTL <= 0 {
 		o.StateTTL = DefaultStateTTL
@@ -87,8 +102,8 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: newTaskTable(o.Tasks), subs: registry.NewSubscriptions(), auth: newAuthLog(g.log)}
+	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
+		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.sessions.onEnd = h.sessionEnded
 	return h
@@ -102,10 +117,10 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 func (g *Gateway) Handler() http.Handler {
 	o := g.h.o
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(o.AllowedOrigins, requireBearer(o.Token, g.h.auth, g.h)))
+	mux.Handle("/mcp", auth.CheckOrigin(o.AllowedOrigins, auth.RequireBearer(o.Token, g.h.auth, g.h)))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
-			skipBody(w) // a GET has none to wait for
+			wire.SkipBody(w) // a GET has none to wait for
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -115,83 +130,8 @@ func (g *Gateway) Handler() http.Handler {
 	})
 	mux.Handle("GET /metrics", g.metricsHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		skipBody(w)
+		wire.SkipBody(w)
 		http.NotFound(w, r)
 	})
 	return mux
-}
-
-// requireBearer enforces SPEC §3.2 in constant time; each 401 is noted in
-// log (at a bounded rate, never with the token tried).
-func requireBearer(token string, log *authLog, next http.Handler) http.Handler {
-	want := []byte(token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := bearer(r.Header.Get("Authorization"))
-		if len(want) == 0 || !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			log.rejected(!ok, r.RemoteAddr)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-gateway"`)
-			skipBody(w)
-			wire.WriteRPCError(w, http.StatusUnauthorized, nil, -32001, "unauthorized: send Authorization: Bearer <token>, the gateway's access token", nil)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// skipBody is for an answer that does not read the request's body: the
-// connection closes after it, and reading what is left of the body fails
-// at once. net/http otherwise drains up to 256 KiB of an unread body
-// first: a caller without the token that sends headers and never its body
-// held its connection (and, with enough of them, every descriptor), even
-// past a 401 marked Connection: close.
-func skipBody(w http.ResponseWriter) {
-	w.Header().Set("Connection", "close")
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-}
-
-func bearer(h string) (string, bool) {
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimSpace(tok), true
-}
-
-// checkOrigin rejects cross-site browser requests (DNS rebinding, SPEC
-// §3.4): an Origin header must be a localhost origin or allowed. Requests
-// without Origin (non-browser clients) pass. Host is not checked.
-func checkOrigin(allowed []string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && !originAllowed(origin, allowed) {
-			skipBody(w)
-			wire.WriteRPCError(w, http.StatusForbidden, nil, -32000, "forbidden: Origin "+origin+" is not allowed (see --allowed-origins)", nil)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func originAllowed(origin string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// tokenDigest names the caller's bearer token without revealing it.
-func tokenDigest(token string) string {
-	sum := sha256.Sum256([]byte("mcp-gateway requestState\x00" + token))
-	return base64.RawURLEncoding.EncodeToString(sum[:12])
 }

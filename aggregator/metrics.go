@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -56,7 +57,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(u.InFlight()), st.Name)
 	}
 	h := c.g.h
-	tasks, _ := h.tasks.usage()
+	tasks, _ := h.tasks.Usage()
 	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.sessions.count()))
 	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.parkedCount()))
 	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(tasks))
@@ -68,5 +69,5 @@ func (g *Gateway) metricsHandler() http.Handler {
 	if g.tel.Metrics == nil {
 		return http.NotFoundHandler()
 	}
-	return requireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
+	return auth.RequireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
 }

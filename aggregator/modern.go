@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
@@ -180,9 +181,9 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 		out.Finish(req.rec.ErrorParts(req.ID, err)...)
 		return
 	}
-	token, _ := bearer(r.Header.Get("Authorization"))
+	token, _ := auth.Bearer(r.Header.Get("Authorization"))
 	if req.hasState {
-		st, err := h.openState(req.state, tokenDigest(token), c.stateKey(), c.route)
+		st, err := h.openState(req.state, auth.TokenDigest(token), c.stateKey(), c.route)
 		if err != nil {
 			out.Finish(req.rec.ErrorParts(req.ID, err)...)
 			return

@@ -20,7 +20,7 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, herr)
 		return
 	}
-	body, rerr := h.readBody(w, r)
+	body, rerr := h.bodies.Read(w, r)
 	if rerr != nil {
 		wire.WriteError(w, rerr)
 		return

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"net/http"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
@@ -32,11 +33,11 @@ func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record.R
 // share the one token, so the last digest is kept (a SHA-256 per call
 // saved).
 func (h *handler) tokenClient(r *http.Request) string {
-	tok, _ := bearer(r.Header.Get("Authorization"))
+	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
 	if last := h.lastClient.Load(); last != nil && last[0] == tok {
 		return last[1]
 	}
-	c := "t:" + tokenDigest(tok)[:8]
+	c := "t:" + auth.TokenDigest(tok)[:8]
 	h.lastClient.Store(&[2]string{tok, c})
 	return c
 }

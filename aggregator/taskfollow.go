@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -107,7 +108,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 		wait.Reset(pollEvery(res, key))
 	}
 	for {
-		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != taskWorking {
+		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != tasks.Working {
 			return res, status, nil
 		}
 		select {
@@ -154,17 +155,17 @@ func (f *follower) modern(ctx context.Context, created json.RawMessage) (json.Ra
 		return nil, err
 	}
 	switch status {
-	case taskCompleted:
+	case tasks.Completed:
 		if out, ok := jsonrpc.Member(res, "result"); ok && len(out) > 0 && out[0] == '{' {
 			return withoutMember(out, "resultType"), nil
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's completed task has no result object"}
-	case taskFailed:
+	case tasks.Failed:
 		if e, ok := jsonrpc.Member(res, "error"); ok {
 			return nil, jsonrpc.DecodeError(e)
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task failed without an error"}
-	case taskInput:
+	case tasks.InputRequired:
 		return nil, f.abandon(ctx, errFollowInput)
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(mustMember(res, "status")))}
@@ -192,7 +193,7 @@ func (f *follower) legacy(ctx context.Context) (json.RawMessage, error) {
 // withoutRelatedTask removes _meta's related-task (it names the server's
 // task id) from a result; a _meta left empty stays, as {}.
 func withoutRelatedTask(res json.RawMessage) json.RawMessage {
-	return withoutNested(res, "_meta", metaRelatedTask)
+	return withoutNested(res, "_meta", tasks.MetaRelatedTask)
 }
 
 // tasksExtPeer is a peer whose capabilities declare the tasks extension:

@@ -62,19 +62,6 @@ func TestModernTaskCallerServedInline(t *testing.T) {
 	})
 }
 
-// A ttl is clamped as a number: 1e13 ms or 1e300 ms is the maximum, not a
-// Duration that overflowed to the minimum (found by an adversarial review).
-func TestTaskTTLClampedWithoutOverflow(t *testing.T) {
-	l := TaskLimits{}.withDefaults()
-	for raw, want := range map[string]time.Duration{
-		"1e13": l.MaxTTL, "1e300": l.MaxTTL, "9.2e12": l.MaxTTL, "-5": l.MinTTL, "0": l.MinTTL, "1500": 1500 * time.Millisecond, "null": l.DefaultTTL,
-	} {
-		if got := l.ttl(json.RawMessage(raw)); got != want {
-			t.Errorf("ttl %s: %v, want %v", raw, got, want)
-		}
-	}
-}
-
 // A modern gateway-made task whose call outlasts the TTL the gateway gave
 // it is not cut: its TTL grows by the default, up to the maximum, and the
 // result arrives (found by an adversarial review: 5 min killed longer calls).

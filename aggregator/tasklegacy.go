@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -81,8 +82,8 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 	if err := c.check(); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	t := newTask(sessionOwner(s), h.tasks.lim.ttl(ttlRaw))
-	t.trace = rec.SpanContext() // its calls and methods join the call's trace
+	t := tasks.NewLegacy(sessionOwner(s), h.tasks.Lim.TTL(ttlRaw))
+	t.Trace = rec.SpanContext() // its calls and methods join the call's trace
 	var base supervisor.Peer = &peer{h: h, s: s}
 	if modernUp {
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
@@ -91,8 +92,8 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 	if err := h.startTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	res := []byte(`{"task":` + string(t.snapshot()) + `}`)
-	rec.Task(t.id, res)
+	res := []byte(`{"task":` + string(t.Snapshot()) + `}`)
+	rec.Task(t.ID, res)
 	return wire.ResultParts(m.ID, res)
 }
 
@@ -108,19 +109,19 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.Method + " needs a string \"taskId\""})
 	}
-	t, err := h.tasks.get(id, owner)
+	t, err := h.tasks.Get(id, owner)
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
-	rec.Follows(t.trace) // the task's methods join the trace of the call that made it
-	if t.kind == taskRelayed {
+	rec.Follows(t.Trace) // the task's methods join the trace of the call that made it
+	if t.Kind == tasks.KindRelayed {
 		return h.relayTaskMethod(s, m, out, t, rec)
 	}
 	switch m.Method {
 	case "tasks/get":
-		return wire.ResultParts(m.ID, t.snapshot())
+		return wire.ResultParts(m.ID, t.Snapshot())
 	case "tasks/cancel":
-		res, err := t.cancelTask()
+		res, err := t.CancelTask()
 		if err != nil {
 			return wire.ErrorParts(m.ID, err)
 		}
@@ -133,38 +134,38 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 // task to end, carrying the call's server-to-client requests to the
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
-func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *task) [][]byte {
+func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
 	}
 	defer end()
-	t.mu.Lock()
-	t.out = out
-	t.mu.Unlock()
+	t.Mu.Lock()
+	t.Out = out
+	t.Mu.Unlock()
 	defer func() {
-		t.mu.Lock()
-		if t.out == out {
-			t.out = nil
+		t.Mu.Lock()
+		if t.Out == out {
+			t.Out = nil
 		}
-		t.mu.Unlock()
+		t.Mu.Unlock()
 	}()
 	p := &peer{h: h, s: s, out: out}
 	for {
 		select {
-		case <-t.done:
-			res, err := t.outcome()
+		case <-t.Done:
+			res, err := t.Outcome()
 			if err != nil {
 				return wire.ErrorParts(m.ID, err)
 			}
 			return wire.ResultParts(m.ID, res)
-		case a := <-t.asks:
-			a.reply <- h.askForTask(ctx, t, p, a)
+		case a := <-t.Asks:
+			a.Reply <- h.askForTask(ctx, t, p, a)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
 			}
-			return wire.ErrorParts(m.ID, fmt.Errorf("wait for task %s: %w", t.id, context.Cause(ctx)))
+			return wire.ErrorParts(m.ID, fmt.Errorf("wait for task %s: %w", t.ID, context.Cause(ctx)))
 		}
 	}
 }
@@ -174,13 +175,13 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 // withdrawn when the task's call ends (cancelled, its server gone, its
 // TTL): a tasks/result waiting on it hung after the task had ended (found
 // by an adversarial review).
-func (h *handler) askForTask(ctx context.Context, t *task, p *peer, a *taskAsk) taskReply {
+func (h *handler) askForTask(ctx context.Context, t *tasks.Task, p *peer, a *tasks.Ask) tasks.Reply {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stop := context.AfterFunc(t.ctx, cancel)
+	stop := context.AfterFunc(t.Ctx, cancel)
 	defer stop()
-	res, err := p.Request(ctx, a.method, withRelatedMeta(a.params, t.id))
-	return taskReply{res, err}
+	res, err := p.Request(ctx, a.Method, withRelatedMeta(a.Params, t.ID))
+	return tasks.Reply{Res: res, Err: err}
 }
 
 // withRelatedMeta sets params._meta's related-task (MCP: a request a task
@@ -189,7 +190,7 @@ func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
 	if len(params) == 0 || params[0] != '{' {
 		params = []byte("{}")
 	}
-	return withRelatedTask(params, id)
+	return tasks.WithRelatedTask(params, id)
 }
 
 // listTasks is tasks/list: the session's tasks, oldest first, a page of
@@ -208,7 +209,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		}
 		start = n
 	}
-	all := h.tasks.owned(sessionOwner(s))
+	all := h.tasks.Owned(sessionOwner(s))
 	start = min(start, len(all))
 	end := min(start+taskListPage, len(all))
 	ctx, cancel := context.WithTimeout(s.ctx, relayTimeout)
@@ -217,13 +218,13 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 	n := 0
 	for _, t := range all[start:end] {
 		var item json.RawMessage
-		if t.kind == taskRelayed {
+		if t.Kind == tasks.KindRelayed {
 			var err error
 			if item, err = h.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
 				continue
 			}
 		} else {
-			item = t.snapshot()
+			item = t.Snapshot()
 		}
 		if n > 0 {
 			b = append(b, ',')

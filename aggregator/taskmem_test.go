@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
@@ -81,10 +82,10 @@ func shortTask(c *rawClient, i int) string {
 
 // drainedHeap waits (10 s at most) for the task table to be empty, and
 // returns the heap in use after a collection.
-func drainedHeap(t *testing.T, tasks *taskTable) uint64 {
+func drainedHeap(t *testing.T, tasks *tasks.Table) uint64 {
 	t.Helper()
-	if !testwait.Until(10*time.Second, func() bool { n, b := tasks.usage(); return n == 0 && b == 0 }) {
-		n, b := tasks.usage()
+	if !testwait.Until(10*time.Second, func() bool { n, b := tasks.Usage(); return n == 0 && b == 0 }) {
+		n, b := tasks.Usage()
 		t.Fatalf("%d tasks and %d bytes still kept 10 s after the last ttl", n, b)
 	}
 	var ms runtime.MemStats

@@ -3,11 +3,11 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -62,8 +62,8 @@ func wantsTasks(caps json.RawMessage) bool {
 }
 
 func tokenOwner(r *http.Request) string {
-	tok, _ := bearer(r.Header.Get("Authorization"))
-	return "token:" + tokenDigest(tok)
+	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
+	return "token:" + auth.TokenDigest(tok)
 }
 
 // modernTaskCall runs a modern tools/call to a legacy server as a
@@ -86,35 +86,35 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	}
 	c.mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
-	t := newMadeTask(tokenOwner(r), h.tasks.lim.DefaultTTL, taskModern)
-	t.out, t.trace = out, req.rec.SpanContext()
-	t.modernTask = &modernTask{caps: req.caps, asked: make(chan struct{}, 1), onAsk: h.taskChanged, inline: true, level: req.level}
-	base := &modernBase{id: t.id, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
+	t := tasks.NewMade(tokenOwner(r), h.tasks.Lim.DefaultTTL, tasks.KindModern)
+	t.Out, t.Trace = out, req.rec.SpanContext()
+	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: h.taskChanged, Inline: true, Level: req.level}
+	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
 	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
-		h.tasks.remove(t, errClientCancelled)
+		h.tasks.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		return true
 	}
 	wait := time.NewTimer(taskAfter)
 	defer wait.Stop()
 	select {
-	case <-t.done:
+	case <-t.Done:
 	case <-wait.C:
-	case <-t.asked:
+	case <-t.Asked:
 	case <-r.Context().Done():
-		h.tasks.remove(t, errClientCancelled)
+		h.tasks.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		out.Close()
 		return true
 	}
-	if t.announce() {
-		res := t.renderModern("task", false)
-		req.rec.Task(t.id, res)
+	if t.Announce() {
+		res := t.RenderModern("task", false)
+		req.rec.Task(t.ID, res)
 		out.Finish(wire.ResultParts(req.ID, res)...)
 		return true
 	}
@@ -124,12 +124,12 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 
 // answerInline answers a call that ended before its task was announced
 // with its outcome, and drops the task.
-func (h *handler) answerInline(t *task, req *modernReq, out *wire.Stream) {
-	<-t.done
-	t.mu.Lock()
-	res, rpcErr := t.result, t.rpcErr
-	t.mu.Unlock()
-	h.tasks.remove(t, nil)
+func (h *handler) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
+	<-t.Done
+	t.Mu.Lock()
+	res, rpcErr := t.Result, t.RPCErr
+	t.Mu.Unlock()
+	h.tasks.Remove(t, nil)
 	if rpcErr != nil {
 		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.ErrorParts(req.ID, rpcErr)...)
 		return
@@ -137,24 +137,6 @@ func (h *handler) answerInline(t *task, req *modernReq, out *wire.Stream) {
 	req.rec.Result(res)
 	out.Finish(modernResultParts(req.ID, res)...)
 }
-
-// announce makes an inline task a task its caller is told of, and reports
-// whether it did: not when the call has ended meanwhile (its outcome is
-// answered inline). From here on its result counts against the
-// kept-results room and its messages no longer reach the call's response.
-func (t *task) announce() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status == taskCompleted || t.status == taskFailed {
-		return false
-	}
-	t.inline, t.out = false, nil
-	return true
-}
-
-// isInline reports whether t is a modern task its caller has not been
-// told of yet (announce); call with t.mu held.
-func (t *task) isInline() bool { return t.kind == taskModern && t.inline }
 
 // dropLegacyTask removes a 2025-11-25 "task" member from a modern
 // caller's tools/call params bound for a legacy server. The tasks
@@ -187,125 +169,6 @@ func (b *modernBase) Request(context.Context, string, json.RawMessage) (json.Raw
 func (b *modernBase) ClientID() string              { return "modern-task:" + b.id }
 func (b *modernBase) Client() supervisor.ClientInfo { return b.info }
 
-// renderModern is the extension's Task (CreateTaskResult when resultType
-// is "task"), with the status's payload when detailed.
-func (t *task) renderModern(resultType string, detailed bool) json.RawMessage {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	status := t.status
-	if status == taskFailed && t.rpcErr == nil {
-		status = taskCompleted // isError true is a completed call in the extension
-	}
-	v := struct {
-		ResultType    string `json:"resultType,omitempty"`
-		TaskID        string `json:"taskId"`
-		Status        string `json:"status"`
-		StatusMessage string `json:"statusMessage,omitempty"`
-		CreatedAt     string `json:"createdAt"`
-		LastUpdatedAt string `json:"lastUpdatedAt"`
-		TTL           int64  `json:"ttlMs"`
-		PollInterval  int    `json:"pollIntervalMs"`
-	}{resultType, t.id, status, t.message, stamp(t.created), stamp(t.updated), t.ttl.Milliseconds(), taskPollInterval}
-	b, _ := json.Marshal(v)
-	if !detailed {
-		return b
-	}
-	switch {
-	case status == taskCompleted && t.result != nil:
-		b, _ = jsonrpc.Replace(b, "result", t.result)
-	case status == taskFailed:
-		b, _ = jsonrpc.Replace(b, "error", errorObject(t.rpcErr))
-	case status == taskInput:
-		b, _ = jsonrpc.Replace(b, "inputRequests", t.inputRequests())
-	}
-	return b
-}
-
-// errorObject renders a JSON-RPC error object.
-func errorObject(e *jsonrpc.Error) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"code": e.Code, "message": e.Message})
-	if len(e.Data) > 0 {
-		b, _ = jsonrpc.Replace(b, "data", e.Data)
-	}
-	return b
-}
-
-// inputRequests renders the pending asks; call with t.mu held.
-func (t *task) inputRequests() json.RawMessage {
-	b := []byte("{")
-	for i, a := range t.pending {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(append(b, jsonrpc.Quote(a.key)...), `:{"method":`...)
-		b = append(append(b, jsonrpc.Quote(a.method)...), `,"params":`...)
-		b = append(append(b, orEmpty(a.params)...), '}')
-	}
-	return append(b, '}')
-}
-
-// askModern holds a server-to-client request of a modern caller's task
-// until tasks/update answers it: the task is input_required meanwhile. A
-// request the caller has no capability for is -32601 to the server.
-func (t *task) askModern(ctx context.Context, a *taskAsk) (json.RawMessage, error) {
-	if !clientCan(t.caps, a.method) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.method, capabilityOf(a.method))}
-	}
-	t.mu.Lock()
-	t.keys++
-	a.key = capabilityOf(a.method) + "-" + strconv.Itoa(t.keys)
-	t.pending = append(t.pending, a)
-	if t.status == taskWorking {
-		t.status, t.updated = taskInput, time.Now()
-	}
-	t.mu.Unlock()
-	select {
-	case t.asked <- struct{}{}:
-	default:
-	}
-	if t.onAsk != nil {
-		t.onAsk(t)
-	}
-	select {
-	case r := <-a.reply:
-		return r.res, r.err
-	case <-ctx.Done():
-		t.answered(a)
-		return nil, ctx.Err()
-	}
-}
-
-// answered takes a off the pending asks; with none left the task works.
-func (t *task) answered(a *taskAsk) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i, p := range t.pending {
-		if p == a {
-			t.pending = append(t.pending[:i], t.pending[i+1:]...)
-			if len(t.pending) == 0 && t.status == taskInput {
-				t.status, t.updated = taskWorking, time.Now()
-			}
-			return true
-		}
-	}
-	return false
-}
-
-// update is tasks/update: each inputResponses member whose key is
-// pending answers its ask; other keys are ignored (the extension says so).
-func (t *task) update(responses json.RawMessage) {
-	t.mu.Lock()
-	pending := append([]*taskAsk(nil), t.pending...)
-	t.mu.Unlock()
-	for _, a := range pending {
-		v, ok := jsonrpc.Member(responses, a.key)
-		if ok && t.answered(a) {
-			a.reply <- taskReply{res: v}
-		}
-	}
-}
-
 // modernTaskMethod answers tasks/get, tasks/update and tasks/cancel of a
 // modern caller (Mcp-Name: the taskId). A caller without the extension
 // gets -32021; a task it does not own, -32602.
@@ -327,24 +190,24 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		wire.WriteError(w, e)
 		return
 	}
-	t, err := h.tasks.get(id, tokenOwner(r))
+	t, err := h.tasks.Get(id, tokenOwner(r))
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	req.rec.Follows(t.trace) // the task's methods join the trace of the call that made it
+	req.rec.Follows(t.Trace) // the task's methods join the trace of the call that made it
 	var res json.RawMessage
 	switch {
-	case t.kind == taskRelayed:
-		res, err = h.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.id, info: supervisor.ClientInfo{Modern: true}})
+	case t.Kind == tasks.KindRelayed:
+		res, err = h.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
-		res = t.renderModern("complete", true)
+		res = t.RenderModern("complete", true)
 	case req.Method == "tasks/update":
 		responses, _ := jsonrpc.Member(req.Params, "inputResponses")
-		t.update(responses)
+		t.Update(responses)
 		res = ackComplete
 	default: // tasks/cancel: acknowledged, even for a task already ended
-		if _, err := t.cancelTask(); err == nil {
+		if _, err := t.CancelTask(); err == nil {
 			h.taskChanged(t)
 		}
 		res = ackComplete
@@ -367,5 +230,5 @@ func (h *handler) relayModernTask(parent context.Context, owner string, o callOu
 	if t == nil {
 		return res, err
 	}
-	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))
+	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -35,27 +36,27 @@ func (g *Gateway) TaskStatus(server string, run uint64, method string, params js
 	if !ok {
 		return
 	}
-	t := g.h.tasks.relayed(server, run, id)
+	t := g.h.tasks.Relayed(server, run, id)
 	if t == nil {
 		return
 	}
-	sid, legacy := strings.CutPrefix(t.owner, "session:")
-	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.id)); err == nil && legacy {
+	sid, legacy := strings.CutPrefix(t.Owner, "session:")
+	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
 		g.h.notifySession(sid, jsonrpc.Notification(method, p))
 	}
 }
 
 // taskChanged notifies t's owner of its current state.
-func (h *handler) taskChanged(t *task) {
-	if id, ok := strings.CutPrefix(t.owner, "session:"); ok {
-		h.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.snapshot()))
+func (h *handler) taskChanged(t *tasks.Task) {
+	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
+		h.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
 		return
 	}
-	params := t.renderModern("", true)
+	params := t.RenderModern("", true)
 	h.listenersMu.Lock()
 	defer h.listenersMu.Unlock()
 	for l := range h.listeners {
-		if l.taskIDs[t.id] {
+		if l.taskIDs[t.ID] {
 			h.queueTask(l, params)
 		}
 	}
@@ -80,37 +81,16 @@ func (h *handler) queueTask(l *listener, params json.RawMessage) {
 // have already ended: their last change came before it.
 func (h *handler) notifyEnded(l *listener) {
 	for id := range l.taskIDs {
-		h.tasks.mu.Lock()
-		t := h.tasks.byID[id]
-		h.tasks.mu.Unlock()
-		if t == nil || t.kind == taskRelayed {
+		t := h.tasks.Lookup(id)
+		if t == nil || t.Kind == tasks.KindRelayed {
 			continue // a relayed task's changes are polled (taskpoll.go)
 		}
 		select {
-		case <-t.done:
-			h.queueTask(l, t.endedModern())
+		case <-t.Done:
+			h.queueTask(l, t.EndedModern())
 		default:
 		}
 	}
-}
-
-// endedModern is an ended gateway-made task's DetailedTask, rendered once:
-// it changes no more, so every stream that names the task shares these
-// bytes (queueTask) instead of rendering a copy of the result each.
-func (t *task) endedModern() json.RawMessage {
-	t.mu.Lock()
-	r := t.ended
-	t.mu.Unlock()
-	if r != nil {
-		return r
-	}
-	r = t.renderModern("", true)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.ended == nil && t.result != nil {
-		t.ended = r // not after remove, which frees the result
-	}
-	return r
 }
 
 // notifySession queues msg on a legacy session's GET stream, if open.
@@ -146,7 +126,7 @@ func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMe
 	ack := []byte(`,"taskIds":[`)
 	owner := tokenOwner(r)
 	for _, id := range asked {
-		if _, err := h.tasks.get(id, owner); err == nil && !agreed[id] {
+		if _, err := h.tasks.Get(id, owner); err == nil && !agreed[id] {
 			if len(agreed) > 0 {
 				ack = append(ack, ',')
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -46,7 +47,7 @@ const (
 
 // relayedPoll is one relayed task a listen stream follows.
 type relayedPoll struct {
-	t    *task
+	t    *tasks.Task
 	last string // the status last seen
 }
 
@@ -55,13 +56,11 @@ type relayedPoll struct {
 // poll and waits for it; the listen handler calls it as it returns.
 func (h *handler) pollRelayed(l *listener, caps json.RawMessage) (stop func()) {
 	var polls []*relayedPoll
-	h.tasks.mu.Lock()
 	for id := range l.taskIDs {
-		if t := h.tasks.byID[id]; t != nil && t.kind == taskRelayed {
-			polls = append(polls, &relayedPoll{t: t, last: taskWorking})
+		if t := h.tasks.Lookup(id); t != nil && t.Kind == tasks.KindRelayed {
+			polls = append(polls, &relayedPoll{t: t, last: tasks.Working})
 		}
 	}
-	h.tasks.mu.Unlock()
 	if len(polls) == 0 {
 		return func() {}
 	}
@@ -103,7 +102,7 @@ func (h *handler) pollLoop(ctx context.Context, l *listener, polls []*relayedPol
 // pollOnce asks rp's server for its task and queues notifications/tasks
 // on l if the status changed. It returns when to ask again, and whether to.
 func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p supervisor.Peer) (time.Duration, bool) {
-	if _, err := h.tasks.get(rp.t.id, rp.t.owner); err != nil {
+	if _, err := h.tasks.Get(rp.t.ID, rp.t.Owner); err != nil {
 		return 0, false // dropped: expired, or lost by an earlier ask
 	}
 	res, err := h.relayTaskGet(ctx, rp.t, p)
@@ -113,14 +112,14 @@ func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p 
 	}
 	status, _ := jsonrpc.Text(mustMember(res, "status"))
 	if err != nil || status == "" {
-		return taskPollInterval * time.Millisecond, ctx.Err() == nil
+		return tasks.PollInterval * time.Millisecond, ctx.Err() == nil
 	}
 	if status != rp.last {
 		rp.last = status
 		h.queueTask(l, withoutMember(res, "resultType"))
 	}
 	switch status {
-	case taskCompleted, taskFailed, taskCancelled:
+	case tasks.Completed, tasks.Failed, tasks.Cancelled:
 		return 0, false
 	}
 	return pollEvery(res, "pollIntervalMs"), true
@@ -132,7 +131,7 @@ func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p 
 func pollEvery(res json.RawMessage, key string) time.Duration {
 	var ms *float64
 	if raw, ok := jsonrpc.Member(res, key); !ok || json.Unmarshal(raw, &ms) != nil || ms == nil {
-		return taskPollInterval * time.Millisecond
+		return tasks.PollInterval * time.Millisecond
 	}
 	return min(max(time.Duration(*ms*float64(time.Millisecond)), minPoll), maxPoll)
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -21,7 +22,7 @@ import (
 // tool its server marked execution.taskSupport "optional" or "required"
 // reaches the server byte for byte. A CreateTaskResult ({"task": {"taskId",
 // …}}) comes back as sent but for task.taskId, which becomes a gateway
-// task id (tasktable.go) naming the server, the process (run) that made
+// task id (package tasks) naming the server, the process (run) that made
 // the task and the server's own id. tasks/get, tasks/result and
 // tasks/cancel of that id go to that process only (supervisor CallRun
 // with its run), with taskId swapped back and forth; if the process has
@@ -38,18 +39,18 @@ const relayTimeout = 5 * time.Second
 // limit the task, which nobody could reach, is cancelled on the server
 // and the limit's error returned. Without a string taskId, obj is no task:
 // nil and no error.
-func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*task, error) {
+func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*tasks.Task, error) {
 	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
 	if !ok {
 		return nil, nil
 	}
-	ttl := h.tasks.lim.MaxTTL
+	ttl := h.tasks.Lim.MaxTTL
 	if raw, ok := jsonrpc.Member(obj, ttlKey); ok && string(raw) != "null" {
-		ttl = h.tasks.lim.ttl(raw)
+		ttl = h.tasks.Lim.TTL(raw)
 	}
-	t := &task{id: newTaskID(), owner: owner, kind: taskRelayed, created: time.Now(), ttl: ttl,
-		relayedTask: &relayedTask{up: o.rt.Upstream, run: o.served, upID: upID}, trace: trace.SpanContextFromContext(ctx)}
-	if err := h.tasks.add(t); err != nil {
+	t := &tasks.Task{ID: tasks.NewID(), Owner: owner, Kind: tasks.KindRelayed, Created: time.Now(), TTL: ttl,
+		Relayed: &tasks.Relayed{Up: o.rt.Upstream, Run: o.served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
+	if err := h.tasks.Add(t); err != nil {
 		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 	if bound != nil {
 		h.bindRelayed(t, bound)
 	}
-	if obj, err = jsonrpc.Replace(obj, "taskId", jsonrpc.Quote(t.id)); err == nil {
+	if obj, err = jsonrpc.Replace(obj, "taskId", jsonrpc.Quote(t.ID)); err == nil {
 		res, err = jsonrpc.Replace(res, "task", obj)
 	}
 	return res, err
@@ -92,13 +93,13 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 // bound to the session that made it, so once the session is gone nobody
 // can reach it through the gateway again; left alone, it would run on and
 // hold the server's resources until its ttl for a result nobody can read.
-// cancelAll waits for a tasks/cancel in flight (bindTask).
-func (h *handler) bindRelayed(t *task, bound context.Context) {
+// CancelAll waits for a tasks/cancel in flight (bindTask).
+func (h *handler) bindRelayed(t *tasks.Task, bound context.Context) {
 	h.bindTask(t, bound, func() {
-		h.tasks.remove(t, nil)
+		h.tasks.Remove(t, nil)
 		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
 		defer cancel()
-		_, _ = t.up.CallRun(ctx, t.run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.upID))+`}`), nil)
+		_, _ = t.Up.CallRun(ctx, t.Run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.UpID))+`}`), nil)
 	})
 }
 
@@ -111,27 +112,27 @@ func mustMember(obj []byte, key string) []byte {
 // server's task id, and returns the result with the gateway's task id:
 // taskId for tasks/get and tasks/cancel, _meta's related-task for
 // tasks/result.
-func (h *handler) relayTask(ctx context.Context, t *task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+func (h *handler) relayTask(ctx context.Context, t *tasks.Task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	if len(params) == 0 || params[0] != '{' {
 		params = []byte("{}")
 	}
-	params, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.upID))
+	params, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.UpID))
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 	}
 	if p != nil {
 		p = relatedPeer{p, t}
 	}
-	rep, err := t.up.CallRun(ctx, t.run, method, params, p)
+	rep, err := t.Up.CallRun(ctx, t.Run, method, params, p)
 	res := rep.Result
 	if errors.Is(err, supervisor.ErrRunEnded) {
-		h.tasks.remove(t, nil)
+		h.tasks.Remove(t, nil)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-			"task %s is lost: the process of server %q that ran it has ended (crash, restart or removal)", t.id, t.up.Name())}
+			"task %s is lost: the process of server %q that ran it has ended (crash, restart or removal)", t.ID, t.Up.Name())}
 	}
 	var rpcErr *jsonrpc.Error
 	if err != nil && !errors.As(err, &rpcErr) && ctx.Err() == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: fmt.Sprintf("relay %s of task %s: %v", method, t.id, err)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: fmt.Sprintf("relay %s of task %s: %v", method, t.ID, err)}
 	}
 	if err != nil {
 		return nil, err
@@ -140,16 +141,16 @@ func (h *handler) relayTask(ctx context.Context, t *task, method string, params 
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("relay %s: the server's result is not a JSON object", method)}
 	}
 	if method == "tasks/result" {
-		return withRelatedTask(res, t.id), nil
+		return tasks.WithRelatedTask(res, t.ID), nil
 	}
 	if _, ok := jsonrpc.Member(res, "taskId"); ok {
-		return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.id))
+		return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
 	}
 	return res, nil
 }
 
 // relayTaskGet is tasks/get of a relayed task, within relayTimeout.
-func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) (json.RawMessage, error) {
+func (h *handler) relayTaskGet(ctx context.Context, t *tasks.Task, p supervisor.Peer) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
 	defer cancel()
 	return h.relayTask(ctx, t, "tasks/get", nil, p)
@@ -158,7 +159,7 @@ func (h *handler) relayTaskGet(ctx context.Context, t *task, p supervisor.Peer) 
 // relayTaskMethod answers a legacy session's tasks/get, tasks/result or
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *task, rec *record.Record) [][]byte {
+func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
@@ -180,7 +181,7 @@ func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream,
 // id, never the server's own.
 type relatedPeer struct {
 	supervisor.Peer
-	t *task
+	t *tasks.Task
 }
 
 func (rp relatedPeer) Notify(ctx context.Context, method string, params json.RawMessage) {
@@ -194,13 +195,13 @@ func (rp relatedPeer) Request(ctx context.Context, method string, params json.Ra
 // rewrite swaps the server's task id in params._meta's related-task for
 // the gateway's; other params are returned as they are.
 func (rp relatedPeer) rewrite(params json.RawMessage) json.RawMessage {
-	if !bytes.Contains(params, []byte(metaRelatedTask)) {
+	if !bytes.Contains(params, []byte(tasks.MetaRelatedTask)) {
 		return params
 	}
 	meta, _ := jsonrpc.Member(params, "_meta")
-	rel, ok := jsonrpc.Member(meta, metaRelatedTask)
-	if id, _ := jsonrpc.Text(mustMember(rel, "taskId")); !ok || id != rp.t.upID {
+	rel, ok := jsonrpc.Member(meta, tasks.MetaRelatedTask)
+	if id, _ := jsonrpc.Text(mustMember(rel, "taskId")); !ok || id != rp.t.UpID {
 		return params
 	}
-	return withRelatedTask(params, rp.t.id)
+	return tasks.WithRelatedTask(params, rp.t.ID)
 }

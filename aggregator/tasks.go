@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -30,77 +31,31 @@ import (
 // the client's tasks/result), completed, failed (a JSON-RPC error, or a
 // result with isError true), cancelled.
 
-// Task statuses (MCP 2025-11-25 TaskStatus).
-const (
-	taskWorking   = "working"
-	taskInput     = "input_required"
-	taskCompleted = "completed"
-	taskFailed    = "failed"
-	taskCancelled = "cancelled"
-)
-
-// metaRelatedTask is the _meta key tying a message to its task.
-const metaRelatedTask = "io.modelcontextprotocol/related-task"
-
-// taskAsk is a server-to-client request of a gateway-made task, waiting
-// for a tasks/result stream to carry it to the client.
-type taskAsk struct {
-	key    string // modern: its inputRequests key
-	method string
-	params json.RawMessage
-	reply  chan taskReply // buffered 1
-}
-
-type taskReply struct {
-	res json.RawMessage
-	err error
-}
-
-// errTaskCancelled is the cause a tasks/cancel cancels the call with; the
-// server gets notifications/cancelled.
-var errTaskCancelled = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task was cancelled (tasks/cancel) before it finished"}
-
-// newTask is a working gateway-made task (taskMade) of owner's, a legacy
-// session, with ttl.
-func newTask(owner string, ttl time.Duration) *task {
-	t := newMadeTask(owner, ttl, taskMade)
-	t.asks = make(chan *taskAsk)
-	return t
-}
-
-// newMadeTask is a working task of kind, made by the gateway, with the
-// madeTask part (whose ctx and cancel startTask sets).
-func newMadeTask(owner string, ttl time.Duration, kind taskKind) *task {
-	now := time.Now()
-	return &task{id: newTaskID(), owner: owner, kind: kind, created: now, ttl: ttl,
-		madeTask: &madeTask{status: taskWorking, updated: now, done: make(chan struct{})}}
-}
-
 // startTask registers t, a gateway-made task (newTask), and starts its
 // call c (routed and checked) on a context of its own, with a taskPeer
 // over base; bound, if non-nil, ends the task when it ends (a legacy
 // session). A task the server makes of the call, in the other era, is
 // followed (follow).
-func (h *handler) startTask(t *task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
+func (h *handler) startTask(t *tasks.Task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(h.baseCtx)
-	t.ctx, t.cancel = ctx, cancel
-	if t.trace.IsValid() {
-		ctx = trace.ContextWithSpanContext(ctx, t.trace) // its call is in the trace of the call that made it
+	t.Ctx, t.Cancel = ctx, cancel
+	if t.Trace.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, t.Trace) // its call is in the trace of the call that made it
 	}
-	if err := h.tasks.add(t); err != nil {
+	if err := h.tasks.Add(t); err != nil {
 		cancel(nil)
 		return err
 	}
 	if bound != nil {
-		h.bindTask(t, bound, func() { h.tasks.remove(t, errTaskSession) })
+		h.bindTask(t, bound, func() { h.tasks.Remove(t, tasks.ErrSessionEnded) })
 	}
-	h.tasks.wg.Add(1)
+	h.tasks.WG.Add(1)
 	go func() {
-		defer h.tasks.wg.Done()
-		defer close(t.done)
+		defer h.tasks.WG.Done()
+		defer close(t.Done)
 		defer cancel(nil)
 		c.peer = &taskPeer{t: t, base: base}
-		res, err := h.follow(ctx, c, t.kind == taskModern) // taskfollow.go
+		res, err := h.follow(ctx, c, t.Kind == tasks.KindModern) // taskfollow.go
 		h.finishTask(t, res, err)
 	}()
 	return nil
@@ -111,19 +66,19 @@ func (h *handler) startTask(t *task, c upstreamCall, bound context.Context, base
 // counts in h.tasks.wg until it has run or been stopped, so cancelAll
 // waits for it; it waits for t.unbind to be set, since with bound ended
 // already it starts at once (a data race, found by go test -race).
-func (h *handler) bindTask(t *task, bound context.Context, end func()) {
-	h.tasks.wg.Add(1)
+func (h *handler) bindTask(t *tasks.Task, bound context.Context, end func()) {
+	h.tasks.WG.Add(1)
 	ready := make(chan struct{})
 	stop := context.AfterFunc(bound, func() {
-		defer h.tasks.wg.Done()
+		defer h.tasks.WG.Done()
 		<-ready
 		end()
 	})
-	t.unbind = func() bool {
+	t.Unbind = func() bool {
 		if !stop() {
 			return false
 		}
-		h.tasks.wg.Done()
+		h.tasks.WG.Done()
 		return true
 	}
 	close(ready)
@@ -165,131 +120,39 @@ func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 // finishTask records the call's outcome, unless the task was cancelled
 // (it stays cancelled, MCP Task Cancellation). A result that does not fit
 // TaskLimits.ResultBytes fails the task with a JSON-RPC error saying so.
-func (h *handler) finishTask(t *task, res json.RawMessage, err error) {
+func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	var rpcErr *jsonrpc.Error
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
 	}
-	t.mu.Lock()
-	cancelled := t.status == taskCancelled
-	t.mu.Unlock()
+	t.Mu.Lock()
+	cancelled := t.Status == tasks.Cancelled
+	t.Mu.Unlock()
 	if cancelled {
 		return // its result is not kept
 	}
-	kept := err != nil || h.tasks.keep(t, int64(len(res)))
-	t.mu.Lock()
-	if t.status == taskCancelled {
-		t.mu.Unlock()
+	kept := err != nil || h.tasks.Keep(t, int64(len(res)))
+	t.Mu.Lock()
+	if t.Status == tasks.Cancelled {
+		t.Mu.Unlock()
 		return
 	}
-	if !kept && !t.isInline() { // an inline call's result is answered, not kept
+	if !kept && !t.IsInline() { // an inline call's result is answered, not kept
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.lim.ResultBytes)}
+			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.Lim.ResultBytes)}
 		res = nil
 	}
 	switch {
 	case rpcErr != nil:
-		t.status, t.message, t.rpcErr = taskFailed, rpcErr.Message, rpcErr
-	case isErrorResult(res):
-		t.status, t.message, t.result = taskFailed, "the tool's result has isError true", res
+		t.Status, t.Message, t.RPCErr = tasks.Failed, rpcErr.Message, rpcErr
+	case tasks.IsErrorResult(res):
+		t.Status, t.Message, t.Result = tasks.Failed, "the tool's result has isError true", res
 	default:
-		t.status, t.result = taskCompleted, res
+		t.Status, t.Result = tasks.Completed, res
 	}
-	t.updated = time.Now()
-	t.mu.Unlock()
+	t.Updated = time.Now()
+	t.Mu.Unlock()
 	h.taskChanged(t)
-}
-
-func isErrorResult(res json.RawMessage) bool {
-	v, _ := jsonrpc.Member(res, "isError")
-	return string(v) == "true"
-}
-
-// render is the Task object; call with t.mu held.
-func (t *task) render() json.RawMessage {
-	v := struct {
-		TaskID        string `json:"taskId"`
-		Status        string `json:"status"`
-		StatusMessage string `json:"statusMessage,omitempty"`
-		CreatedAt     string `json:"createdAt"`
-		LastUpdatedAt string `json:"lastUpdatedAt"`
-		TTL           int64  `json:"ttl"`
-		PollInterval  int    `json:"pollInterval"`
-	}{t.id, t.status, t.message, stamp(t.created), stamp(t.updated), t.ttl.Milliseconds(), taskPollInterval}
-	b, _ := json.Marshal(v)
-	return b
-}
-
-func stamp(ts time.Time) string { return ts.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// snapshot is render under t.mu.
-func (t *task) snapshot() json.RawMessage {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.render()
-}
-
-// cancelTask is tasks/cancel of a gateway-made task: a terminal task is
-// -32602; otherwise it becomes cancelled at once and its call is
-// cancelled upstream (the server gets notifications/cancelled).
-func (t *task) cancelTask() (json.RawMessage, error) {
-	t.mu.Lock()
-	switch t.status {
-	case taskCompleted, taskFailed, taskCancelled:
-		st := t.status
-		t.mu.Unlock()
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", st)}
-	}
-	t.status, t.message, t.updated = taskCancelled, "The task was cancelled by request.", time.Now()
-	res := t.render()
-	t.mu.Unlock()
-	t.cancel(errTaskCancelled)
-	return res, nil
-}
-
-// outcome is what tasks/result answers for a finished gateway-made task:
-// exactly what the call would have answered, with the related-task _meta
-// added to a result (MCP: tasks/result MUST include it).
-func (t *task) outcome() (json.RawMessage, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case t.status == taskCancelled:
-		return nil, errTaskCancelled
-	case t.rpcErr != nil:
-		return nil, t.rpcErr
-	case t.result == nil:
-		return nil, errTaskGone(t.id)
-	}
-	return withRelatedTask(t.result, t.id), nil
-}
-
-// withRelatedTask sets _meta["io.modelcontextprotocol/related-task"] of a
-// result to {"taskId": id}, every other byte kept.
-func withRelatedTask(res json.RawMessage, id string) json.RawMessage {
-	rel := []byte(`{"taskId":` + string(jsonrpc.Quote(id)) + `}`)
-	meta, ok := jsonrpc.Member(res, "_meta")
-	if !ok || len(meta) == 0 || meta[0] != '{' {
-		meta = []byte("{}")
-	}
-	meta, err := jsonrpc.Replace(meta, metaRelatedTask, rel)
-	if err != nil {
-		return res
-	}
-	out, err := jsonrpc.Replace(res, "_meta", meta)
-	if err != nil {
-		return res
-	}
-	return out
-}
-
-// setStatus moves a running task between working and input_required.
-func (t *task) setStatus(status string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status == taskWorking || t.status == taskInput {
-		t.status, t.updated = status, time.Now()
-	}
 }
 
 // taskPeer is the supervisor.Peer of a gateway-made task's call: progress
@@ -297,20 +160,20 @@ func (t *task) setStatus(status string) {
 // they are dropped); a server-to-client request moves the task to
 // input_required and waits for a tasks/result to carry it.
 type taskPeer struct {
-	t    *task
+	t    *tasks.Task
 	base supervisor.Peer // the caller's, for Session and Client
 }
 
 var _ supervisor.Peer = (*taskPeer)(nil)
 
 func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessage) {
-	p.t.mu.Lock()
-	out, modern := p.t.out, p.t.modernTask
+	p.t.Mu.Lock()
+	out, modern := p.t.Out, p.t.Modern
 	level := ""
 	if modern != nil {
-		level = modern.level
+		level = modern.Level
 	}
-	p.t.mu.Unlock()
+	p.t.Mu.Unlock()
 	if out == nil || (modern != nil && !logPasses(method, params, level)) {
 		return
 	}
@@ -318,20 +181,24 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 }
 
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	a := &taskAsk{method: method, params: params, reply: make(chan taskReply, 1)}
-	if p.t.kind == taskModern {
-		return p.t.askModern(ctx, a)
+	a := &tasks.Ask{Method: method, Params: params, Reply: make(chan tasks.Reply, 1)}
+	if p.t.Kind == tasks.KindModern {
+		if !clientCan(p.t.Caps, a.Method) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.Method, capabilityOf(a.Method))}
+		}
+		return p.t.AskModern(ctx, a, capabilityOf(a.Method))
 	}
-	p.t.setStatus(taskInput)
-	defer p.t.setStatus(taskWorking)
+	p.t.SetStatus(tasks.InputRequired)
+	defer p.t.SetStatus(tasks.Working)
 	select {
-	case p.t.asks <- a:
+	case p.t.Asks <- a:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	select {
-	case r := <-a.reply:
-		return r.res, r.err
+	case r := <-a.Reply:
+		return r.Res, r.Err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

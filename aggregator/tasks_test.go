@@ -198,7 +198,7 @@ func TestTaskTTL(t *testing.T) {
 		return strings.Contains(string(taskCall(c, 4, "tasks/get", tk.TaskID)), `"error"`)
 	})
 	fakeserver.WaitFile(t, cancelled)
-	if n, _ := gw.h.tasks.usage(); n != 1 {
+	if n, _ := gw.h.tasks.Usage(); n != 1 {
 		t.Errorf("%d tasks kept, want 1 (the one with a minute to live)", n)
 	}
 }
@@ -242,7 +242,7 @@ func TestTasksEndWithTheSession(t *testing.T) {
 		t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
 	}
 	fakeserver.WaitFile(t, cancelled)
-	if n, _ := gw.h.tasks.usage(); n != 0 {
+	if n, _ := gw.h.tasks.Usage(); n != 0 {
 		t.Errorf("%d tasks kept after their session ended", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
@@ -30,7 +31,7 @@ func TestRelayedTasksCancelledAtSessionEnd(t *testing.T) {
 			}
 			want := `tasks/cancel {"taskId":"1"}`
 			waitRecord(t, rec, want) // 10 s after the session ended
-			if n, _ := gw.h.tasks.usage(); n != 0 {
+			if n, _ := gw.h.tasks.Usage(); n != 0 {
 				t.Errorf("%d tasks kept after their session ended", n)
 			}
 		})
@@ -46,7 +47,7 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 	for range 50 {
 		ended, end := context.WithCancel(context.Background())
 		end()
-		tk := newTask("session:gone", time.Minute)
+		tk := tasks.NewLegacy("session:gone", time.Minute)
 		c, err := gw.routeTool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`))
 		if err != nil {
 			t.Fatal(err)
@@ -55,13 +56,13 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 		select {
-		case <-tk.done:
+		case <-tk.Done:
 		case <-time.After(10 * time.Second):
 			t.Fatal("the task of an ended session still runs 10 s later")
 		}
 	}
 	testwait.For(t, 10*time.Second, "the tasks of ended sessions to be dropped", func() bool {
-		n, _ := h.tasks.usage()
+		n, _ := h.tasks.Usage()
 		return n == 0
 	})
 }

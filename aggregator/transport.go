@@ -11,7 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -50,15 +53,16 @@ type handler struct {
 	g        *Gateway
 	o        HTTPOptions
 	sessions *sessions
+	bodies   body.Reader // POST bodies, within their limits and the memory budget (package body)
 
 	listenersMu sync.Mutex
 	listeners   map[*listener]struct{} // open subscriptions/listen streams
 
 	bridges bridges                 // modern clients' calls, and the parked ones (bridge.go)
-	tasks   *taskTable              // tasks made or relayed for callers (tasktable.go)
+	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	levels  levels                  // the servers' log level (loglevel.go)
-	auth    *authLog                // 401s, logged at a bounded rate (authlog.go)
+	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
 	// lastClient is the last modern caller's token and its call-line
 	// client (recording.go).
 	lastClient atomic.Pointer[[2]string]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -59,4 +60,15 @@ func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	h.Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// SkipBody is for an answer that does not read the request's body: the
+// connection closes after it, and reading what is left of the body fails
+// at once. net/http otherwise drains up to 256 KiB of an unread body
+// first: a caller without the token that sends headers and never its body
+// held its connection (and, with enough of them, every descriptor), even
+// past a 401 marked Connection: close.
+func SkipBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

@@ -8,5 +8,6 @@
 //	            keep-alive and its bounded writes
 //	answer.go   ResultParts/ErrorParts/ErrorMessage: a response rendered
 //	            around a raw result without copying it; WriteError,
-//	            WriteRPCError, WriteParts, WriteResult
+//	            WriteRPCError, WriteParts, WriteResult; SkipBody, an answer
+//	            that leaves the body unread
 package wire

@@ -1,4 +1,4 @@
-package aggregator
+package auth
 
 import (
 	"log/slog"
@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// authLogEvery is the interval of the unauthorized-request log: the first
+// logEvery is the interval of the unauthorized-request log: the first
 // 401 after a quiet interval is logged at once, the rest as one count per
 // interval, so that a flood of wrong tokens cannot flood the log.
-const authLogEvery = 10 * time.Second
+const logEvery = 10 * time.Second
 
-// authLog logs 401s (SPEC §3.2) at a bounded rate: never the token that
+// Log logs 401s (SPEC §3.2) at a bounded rate: never the token that
 // was tried, only why it failed (missing or wrong) and the client's IP.
-type authLog struct {
+type Log struct {
 	log   *slog.Logger
 	every time.Duration
 
@@ -25,11 +25,12 @@ type authLog struct {
 	timer          *time.Timer // ends the interval
 }
 
-func newAuthLog(log *slog.Logger) *authLog { return &authLog{log: log, every: authLogEvery} }
+// NewLog is the 401 log that writes to log.
+func NewLog(log *slog.Logger) *Log { return &Log{log: log, every: logEvery} }
 
 // rejected notes one 401; missing says the request carried no bearer
 // token at all.
-func (a *authLog) rejected(missing bool, remote string) {
+func (a *Log) rejected(missing bool, remote string) {
 	if a == nil || a.log == nil {
 		return
 	}
@@ -54,7 +55,7 @@ func (a *authLog) rejected(missing bool, remote string) {
 
 // flush logs the interval's count, if any, and starts the next interval;
 // a quiet interval closes it.
-func (a *authLog) flush() {
+func (a *Log) flush() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := a.missing + a.wrong
@@ -68,8 +69,8 @@ func (a *authLog) flush() {
 	a.timer.Reset(a.every)
 }
 
-// stop ends the interval's timer (the daemon, at shutdown).
-func (a *authLog) stop() {
+// Stop ends the interval's timer (the daemon, at shutdown).
+func (a *Log) Stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.timer != nil {

@@ -1,4 +1,4 @@
-package aggregator
+package body
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// Reading a POST body under the memory budget (SPEC §3.9, issue 25). A
+// Reading a POST body under the memory budget (SPEC §3.9). A
 // body is read into one buffer from the budget (internal/budget), charged
 // twice its size: the body, and the copy the relay makes of it on its
 // way upstream. A body whose Content-Length is over the limit is refused
@@ -25,13 +25,13 @@ import (
 // budget, and joined once whole.
 
 const (
-	// DefaultBodyTimeout bounds reading a POST body: 64 MiB (the default
+	// DefaultTimeout bounds reading a POST body: 64 MiB (the default
 	// cap) at about 1 MB/s. A body trickled in a byte at a time cannot
 	// hold a connection longer.
-	DefaultBodyTimeout = 60 * time.Second
-	// admissionWait is how long a body waits for room in the budget
+	DefaultTimeout = 60 * time.Second
+	// AdmissionWait is how long a body waits for room in the budget
 	// before it is refused with 503.
-	admissionWait = 5 * time.Second
+	AdmissionWait = 5 * time.Second
 	// retryAfter is the Retry-After of that 503, in seconds.
 	retryAfter = "1"
 	// firstPiece is the first piece of a chunked body; each next one is
@@ -40,23 +40,33 @@ const (
 	maxPiece   = 4 << 20
 )
 
-// readBody reads the body within the body limit (413 past it), the
-// budget (503) and o.BodyTimeout (408).
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
-	limit := h.o.Budget.MaxBody(h.o.MaxBodyBytes)
+// Reader reads POST bodies: within MaxBytes (413 past it; the budget's
+// own bound, if smaller, wins), from Budget (503 when it has no room; nil:
+// no budget) and within Timeout (408).
+type Reader struct {
+	Budget   *budget.Budget
+	MaxBytes int64
+	Timeout  time.Duration
+}
+
+// Read reads r's body under b's bounds, or says why not as the answer's
+// HTTP error; a body refused unread closes the connection after the
+// answer (wire.SkipBody).
+func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
+	limit := b.Budget.MaxBody(b.MaxBytes)
 	if r.ContentLength > limit {
-		skipBody(w) // refused unread: the connection closes after the answer
+		wire.SkipBody(w) // refused unread: the connection closes after the answer
 		return nil, tooLarge(limit)
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(b.Timeout))
 	// Cleared: it would cut the response stream.
 	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	ctx := r.Context()
 	if r.ContentLength < 0 || r.ContentLength >= budget.CountFrom { // counted: it may wait
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, admissionWait)
+		ctx, cancel = context.WithTimeout(ctx, AdmissionWait)
 		defer cancel()
 	}
 	var (
@@ -64,19 +74,19 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wir
 		err  error
 	)
 	if r.ContentLength >= 0 {
-		body, err = h.readExact(ctx, rd, int(r.ContentLength))
+		body, err = b.readExact(ctx, rd, int(r.ContentLength))
 	} else {
-		body, err = h.readChunked(ctx, rd)
+		body, err = b.readChunked(ctx, rd)
 	}
 	if err != nil {
-		return nil, h.bodyError(w, err, limit)
+		return nil, b.bodyError(w, err, limit)
 	}
 	return body, nil
 }
 
 // readExact reads a body of Content-Length n into one buffer of n bytes.
-func (h *handler) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, error) {
-	buf, err := h.o.Budget.Alloc(ctx, budget.Clients, n, 2*int64(n))
+func (b Reader) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, error) {
+	buf, err := b.Budget.Alloc(ctx, budget.Clients, n, 2*int64(n))
 	if err != nil {
 		return nil, err
 	}
@@ -90,13 +100,13 @@ func (h *handler) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, e
 // then joins them in one buffer of its size, which holds the pieces'
 // charge (budget.Join): a chunked body costs the budget what one of
 // Content-Length does.
-func (h *handler) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
+func (b Reader) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
 	var pieces []budget.Piece
 	size := firstPiece
 	for {
 		// Each piece is charged twice, as a body of Content-Length is:
 		// Join moves the charge to the joined body.
-		piece, err := h.o.Budget.AllocPiece(ctx, budget.Clients, size, 2*int64(size))
+		piece, err := b.Budget.AllocPiece(ctx, budget.Clients, size, 2*int64(size))
 		if err != nil {
 			return nil, err
 		}
@@ -111,14 +121,14 @@ func (h *handler) readChunked(ctx context.Context, rd io.Reader) ([]byte, error)
 		}
 		size = min(2*size, maxPiece)
 	}
-	return h.o.Budget.Join(pieces), nil
+	return b.Budget.Join(pieces), nil
 }
 
 // bodyError is the answer to a body that could not be read: 413 past the
 // limit, 503 when the budget had no room, 408 when it did not arrive in
 // time, else 400. No message names a socket address (a read error's does:
 // "read tcp 127.0.0.1:50005->…").
-func (h *handler) bodyError(w http.ResponseWriter, err error, limit int64) *wire.HTTPError {
+func (b Reader) bodyError(w http.ResponseWriter, err error, limit int64) *wire.HTTPError {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -126,14 +136,14 @@ func (h *handler) bodyError(w http.ResponseWriter, err error, limit int64) *wire
 	case errors.Is(err, budget.ErrTooLarge):
 		return tooLarge(limit)
 	case errors.Is(err, budget.ErrBusy):
-		skipBody(w)
+		wire.SkipBody(w)
 		w.Header().Set("Retry-After", retryAfter)
 		return &wire.HTTPError{Status: http.StatusServiceUnavailable, Code: jsonrpc.CodeServerUnavailable,
-			Msg: fmt.Sprintf("Service Unavailable: the gateway's memory budget (%d MiB, --memory-budget) is held by other requests; retry shortly", h.o.Budget.Size()>>20)}
+			Msg: fmt.Sprintf("Service Unavailable: the gateway's memory budget (%d MiB, --memory-budget) is held by other requests; retry shortly", b.Budget.Size()>>20)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
 		return &wire.HTTPError{Status: http.StatusRequestTimeout, Code: jsonrpc.CodeInvalidRequest,
-			Msg: fmt.Sprintf("Request Timeout: the request body did not arrive within %s", h.o.BodyTimeout)}
+			Msg: fmt.Sprintf("Request Timeout: the request body did not arrive within %s", b.Timeout)}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return wire.BadRequest(jsonrpc.CodeParseError, "Parse error: the request body ended before its Content-Length")
 	}

@@ -1,0 +1,385 @@
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// This file is the gateway's table of tasks (MCP 2025-11-25
+// basic/utilities/tasks; SPEC §4.7): every task a caller created through
+// the gateway, made by the gateway (task.go, modern.go) or relayed from
+// a server that made it (their calls are package aggregator's). A task id
+// is the gateway's own: 128 random bits, base64url, so ids of two servers
+// never collide and cannot be guessed. Each task is bound to its owner (a legacy session, or a modern
+// caller's token digest); any other caller asking for it gets the same
+// -32602 as for an unknown id. Nothing grows without bound: see Limits.
+
+// Limits bounds the task table (SPEC §4.7). Past each, the request
+// that would cross it is a JSON-RPC error saying which limit and its value.
+type Limits struct {
+	// PerCaller caps the tasks one caller (a legacy session, or a modern
+	// token) holds at once, running or kept (default 100).
+	PerCaller int
+	// Total caps the tasks of every caller (default 1000).
+	Total int
+	// ResultBytes caps the bytes of results kept for finished gateway-made
+	// tasks (default 64 MiB); a result that does not fit fails its task.
+	ResultBytes int64
+	// DefaultTTL is a task's lifetime when the client asks for none
+	// (default 5 min); MinTTL and MaxTTL clamp the one it asks for
+	// (default 1 s and 1 h). At its TTL a task is dropped, its call
+	// cancelled upstream if still running.
+	DefaultTTL, MinTTL, MaxTTL time.Duration
+}
+
+// Defaults of Limits.
+const (
+	DefaultPerCaller   = 100
+	DefaultTotal       = 1000
+	DefaultResultBytes = 64 << 20
+	DefaultTTL         = 5 * time.Minute
+	DefaultMinTTL      = time.Second
+	DefaultMaxTTL      = time.Hour
+)
+
+// PollInterval is the pollInterval (ms) of gateway-made tasks.
+const PollInterval = 500
+
+func (l Limits) withDefaults() Limits {
+	l.PerCaller = positiveOr(l.PerCaller, DefaultPerCaller)
+	l.Total = positiveOr(l.Total, DefaultTotal)
+	l.ResultBytes = positiveOr(l.ResultBytes, DefaultResultBytes)
+	l.DefaultTTL = positiveOr(l.DefaultTTL, DefaultTTL)
+	l.MinTTL = positiveOr(l.MinTTL, DefaultMinTTL)
+	l.MaxTTL = positiveOr(l.MaxTTL, DefaultMaxTTL)
+	return l
+}
+
+// positiveOr is v, or def when v is not positive (an option left unset).
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// TTL clamps a requested task ttl (ms; nil or null: none asked for).
+func (l Limits) TTL(raw json.RawMessage) time.Duration {
+	var ms *float64
+	if json.Unmarshal(raw, &ms) != nil || ms == nil {
+		return l.DefaultTTL
+	}
+	// Clamped as a number of milliseconds first: 1e13 ms as a Duration
+	// overflowed and came out as the minimum (found by an adversarial
+	// review).
+	switch {
+	case *ms >= float64(l.MaxTTL.Milliseconds()):
+		return l.MaxTTL
+	case *ms <= float64(l.MinTTL.Milliseconds()):
+		return l.MinTTL
+	}
+	return time.Duration(*ms * float64(time.Millisecond))
+}
+
+// Kind says which of the gateway's kinds of task an entry is; it
+// decides which of task's parts it has.
+type Kind int
+
+const (
+	// KindRelayed is a server's own task (either era), relayed: the
+	// gateway knows only which process owns it (Relayed) and asks it.
+	KindRelayed Kind = iota + 1
+	// KindMade is a task the gateway made of a legacy session's call
+	// (MCP 2025-11-25): it runs the call itself (Made), and its
+	// server-to-client requests wait for a tasks/result to carry them.
+	KindMade
+	// KindModern is a task the gateway made of a modern caller's call
+	// (the 2026-07-28 tasks extension): a Made task whose requests wait in
+	// inputRequests for tasks/update (Modern). It starts inline (its
+	// caller still waits on the call's own response) and is announced
+	// when the call runs past taskAfter or asks for input.
+	KindModern
+)
+
+// Task is one entry of the table: what every kind has, and the part its
+// kind needs (embedded, so that the kind's code reads t.Status, t.UpID;
+// the other kind's part is nil). mu guards ttl and the Made part's
+// mutable fields.
+type Task struct {
+	ID      string
+	Owner   string // "session:<id>" or "token:<digest>"
+	Kind    Kind
+	Created time.Time
+	timer   *time.Timer // expiry
+	Unbind  func() bool // stops the session-end hook
+	// trace is the server span of the call that made the task: its
+	// calls and methods join that trace (SPEC §11.3); invalid when
+	// tracing is off.
+	Trace trace.SpanContext
+
+	*Relayed // KindRelayed
+	*Made    // KindMade, KindModern
+
+	Mu  sync.Mutex
+	TTL time.Duration // grows for a modern task whose call still runs (expire)
+}
+
+// Relayed is a server's own task: the server, the process (run) that
+// made it, and the server's own task id.
+type Relayed struct {
+	Up   *supervisor.Upstream
+	Run  uint64
+	UpID string
+}
+
+// Made is a task the gateway made and whose call it runs. ctx is the
+// call's, done closes when the call has ended; the rest is under task.Mu.
+type Made struct {
+	Ctx    context.Context
+	Cancel context.CancelCauseFunc
+	Done   chan struct{}
+	Asks   chan *Ask // KindMade: requests waiting for tasks/result
+
+	Status  string // working, input_required, completed, failed, cancelled
+	Message string // statusMessage
+	Updated time.Time
+	Result  json.RawMessage // the call's result, or nil
+	RPCErr  *jsonrpc.Error  // the call's error, or nil
+	kept    int64           // bytes of result counted in the table
+	// out is the response that carries the call's progress and log
+	// messages: KindMade, the tasks/result attached; KindModern, the
+	// call's own response while it is inline.
+	Out *wire.Stream
+
+	*Modern // KindModern
+}
+
+// Modern is what a modern caller's task adds (modern.go): the
+// caller's capabilities, its requests pending for tasks/update, and its
+// inline phase. Under task.mu but for caps, asked and onAsk, which are
+// set once.
+type Modern struct {
+	Caps  json.RawMessage // the caller's clientCapabilities
+	Asked chan struct{}   // buffered 1; signalled at each ask
+	OnAsk func(*Task)     // told when an ask makes the task input_required
+
+	// inline: the caller still waits on the call's own response and has
+	// not been told of the task (modernTaskCall); level filters the log
+	// messages out carries meanwhile.
+	Inline  bool
+	Level   string
+	Pending []*Ask          // asks waiting for tasks/update, in order
+	Keys    int             // input request keys issued
+	Ended   json.RawMessage // the ended task's DetailedTask, rendered once (endedModern)
+}
+
+// upKey names a relayed task as its server knows it.
+type upKey struct {
+	server string
+	run    uint64
+	id     string
+}
+
+// Table is a handler's tasks.
+type Table struct {
+	Lim Limits
+
+	mu      sync.Mutex
+	byID    map[string]*Task
+	byOwner map[string]int
+	byUp    map[upKey]*Task // relayed tasks by the server's own id
+	bytes   int64           // kept results
+
+	WG sync.WaitGroup // every gateway-made task's call
+}
+
+func NewTable(l Limits) *Table {
+	return &Table{Lim: l.withDefaults(), byID: map[string]*Task{}, byOwner: map[string]int{}, byUp: map[upKey]*Task{}}
+}
+
+// NewID is 128 random bits, base64url (22 characters).
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Add registers t, unless a count limit is reached; its expiry clock
+// starts now.
+func (tt *Table) Add(t *Task) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if len(tt.byID) >= tt.Lim.Total {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"create task: the gateway holds its limit of %d tasks; wait for some to finish or expire", tt.Lim.Total)}
+	}
+	if tt.byOwner[t.Owner] >= tt.Lim.PerCaller {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"create task: this caller holds its limit of %d tasks; wait for some to finish or expire", tt.Lim.PerCaller)}
+	}
+	tt.byID[t.ID] = t
+	tt.byOwner[t.Owner]++
+	if t.Kind == KindRelayed {
+		tt.byUp[upKey{t.Up.Name(), t.Run, t.UpID}] = t
+	}
+	t.timer = time.AfterFunc(t.TTL, func() { tt.expire(t) })
+	return nil
+}
+
+// expire drops t at the end of its TTL, but extends, by the default TTL,
+// a modern gateway-made task whose call still runs, up to MaxTTL from
+// its creation: the gateway chose that TTL (the caller has no say in the
+// extension), which may change over a task's life (ttlMs), and 5 minutes
+// cut longer calls short (found by an adversarial review).
+func (tt *Table) expire(t *Task) {
+	t.Mu.Lock()
+	extend := t.Kind == KindModern && (t.Status == Working || t.Status == InputRequired) && t.TTL+tt.Lim.DefaultTTL <= tt.Lim.MaxTTL
+	if extend {
+		t.TTL += tt.Lim.DefaultTTL
+	}
+	next := time.Until(t.Created.Add(t.TTL))
+	t.Mu.Unlock()
+	if extend {
+		t.timer.Reset(next)
+		return
+	}
+	tt.Remove(t, ErrExpired)
+}
+
+// ErrExpired cancels a task still running at its TTL; ErrGone is
+// the error for a task this caller cannot see (unknown, expired or
+// another's: the same answer, so ids cannot be probed).
+var (
+	ErrExpired      = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task reached its ttl and was dropped"}
+	ErrSessionEnded = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the session that created the task ended"}
+)
+
+func ErrGone(id string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+		"Failed to retrieve task: task %q not found (unknown, expired, or created by another session or caller)", id)}
+}
+
+// Lookup returns task id, whoever owns it, or nil: for the gateway's own
+// use (a listen's tasks, agreed on for their owner), never a caller's.
+func (tt *Table) Lookup(id string) *Task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return tt.byID[id]
+}
+
+// Get returns owner's task id.
+func (tt *Table) Get(id, owner string) (*Task, error) {
+	tt.mu.Lock()
+	t := tt.byID[id]
+	tt.mu.Unlock()
+	if t == nil || t.Owner != owner {
+		return nil, ErrGone(id)
+	}
+	return t, nil
+}
+
+// Remove drops t (expiry, session end, lost server) and cancels its call
+// with cause if it still runs.
+func (tt *Table) Remove(t *Task, cause error) {
+	tt.mu.Lock()
+	if tt.byID[t.ID] != t {
+		tt.mu.Unlock()
+		return
+	}
+	delete(tt.byID, t.ID)
+	if t.Kind == KindRelayed {
+		delete(tt.byUp, upKey{t.Up.Name(), t.Run, t.UpID})
+	}
+	if tt.byOwner[t.Owner]--; tt.byOwner[t.Owner] <= 0 {
+		delete(tt.byOwner, t.Owner)
+	}
+	if t.Made != nil {
+		t.Mu.Lock()
+		tt.bytes -= t.kept
+		t.kept, t.Result = 0, nil
+		if t.Modern != nil {
+			t.Ended = nil
+		}
+		t.Mu.Unlock()
+	}
+	tt.mu.Unlock()
+	t.timer.Stop()
+	if t.Unbind != nil {
+		t.Unbind()
+	}
+	if t.Made != nil {
+		t.Cancel(cause)
+	}
+}
+
+// Relayed returns the relayed task a server's process knows as id.
+func (tt *Table) Relayed(server string, run uint64, id string) *Task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return tt.byUp[upKey{server, run, id}]
+}
+
+// Keep counts n bytes of a finished task's result, if they fit.
+func (tt *Table) Keep(t *Task, n int64) bool {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if tt.byID[t.ID] != t || tt.bytes+n > tt.Lim.ResultBytes {
+		return false
+	}
+	tt.bytes += n
+	t.kept = n
+	return true
+}
+
+// Owned returns owner's tasks, oldest first.
+func (tt *Table) Owned(owner string) []*Task {
+	tt.mu.Lock()
+	var out []*Task
+	for _, t := range tt.byID {
+		if t.Owner == owner {
+			out = append(out, t)
+		}
+	}
+	tt.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// CancelAll cancels every task's call with cause (shutdown) and waits for
+// the calls to end.
+func (tt *Table) CancelAll(cause error) {
+	tt.mu.Lock()
+	all := make([]*Task, 0, len(tt.byID))
+	for _, t := range tt.byID {
+		all = append(all, t)
+	}
+	tt.mu.Unlock()
+	for _, t := range all {
+		tt.Remove(t, cause)
+	}
+	tt.WG.Wait()
+}
+
+// Usage returns the task count and kept bytes, for tests and /health.
+func (tt *Table) Usage() (tasks int, bytes int64) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return len(tt.byID), tt.bytes
+}
