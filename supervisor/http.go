@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // postTimeout bounds a POST that carries no request (a notification, or
@@ -59,7 +60,7 @@ var errClosed = errors.New("the connection to the server is closed")
 //     fails its call and pings the server, whose failure to answer is
 //     then such a loss.
 type httpTransport struct {
-	conn    *conn
+	conn    *rpc.Conn
 	client  *http.Client
 	wire    *wireClient // for a plain-http url without a proxy; else nil
 	url     string      // the MCP endpoint, as configured
@@ -68,6 +69,7 @@ type httpTransport struct {
 	headers http.Header // configured; their values are secrets
 	stall   time.Duration
 	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
+	name    string         // the server's
 	log     *logfile.Log
 	lost    func(error) // the run's: the server cannot be reached
 
@@ -96,9 +98,9 @@ type httpTransport struct {
 // newHTTPTransport makes the HTTP transport to url the transport of c.
 // lost is called (from any goroutine, maybe more than once) when the
 // server cannot be reached any more.
-func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, b *budget.Budget, lost func(error)) *httpTransport {
+func newHTTPTransport(c *rpc.Conn, name string, log *logfile.Log, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, b *budget.Budget, lost func(error)) *httpTransport {
 	t := &httpTransport{conn: c, client: client, url: rawURL, shown: shownURL(rawURL), headers: http.Header{},
-		stall: stall, budget: b, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
+		name: name, stall: stall, budget: b, log: log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
 	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
 	if t.u == nil {
 		t.u = &url.URL{}
@@ -108,13 +110,13 @@ func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[s
 		t.headers.Set(k, v)
 	}
 	t.ctx, t.stop = context.WithCancel(context.Background())
-	c.transport = t
+	c.SetTransport(t)
 	return t
 }
 
 // request POSTs request id and reads its answer on a goroutine of its
 // own (exchange).
-func (t *httpTransport) request(id int64, method string, params json.RawMessage, msg []byte) error {
+func (t *httpTransport) Request(id int64, method string, params json.RawMessage, msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -131,7 +133,7 @@ func (t *httpTransport) request(id int64, method string, params json.RawMessage,
 
 // inline is request on the caller's goroutine (see inliner), whose ctx
 // ends the exchange too.
-func (t *httpTransport) inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
+func (t *httpTransport) Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -170,9 +172,9 @@ func (t *httpTransport) end(id int64, cancel context.CancelFunc) {
 // the server acknowledges (202); a 404 for the session is answered as for
 // a request (renew).
 // network is the client spans' network.transport (telemetry.go).
-func (t *httpTransport) network() string { return "tcp" }
+func (t *httpTransport) Network() string { return "tcp" }
 
-func (t *httpTransport) send(msg []byte) error {
+func (t *httpTransport) Send(msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -215,13 +217,13 @@ func (t *httpTransport) post(msg []byte, renew bool) error {
 // cancel stops waiting for request id: notifications/cancelled for a
 // legacy server (whose stream's end is no cancellation), and the end of
 // the request's answer, which for a modern server is the cancellation.
-func (t *httpTransport) cancel(id int64, notice []byte) {
+func (t *httpTransport) Cancel(id int64, notice []byte) {
 	if o := t.old.Load(); o != nil {
 		_ = o.post(notice)
 		return
 	}
-	if t.conn.modern.Load() == nil {
-		_ = t.send(notice)
+	if t.conn.ModernVersion() == "" {
+		_ = t.Send(notice)
 	}
 	t.mu.Lock()
 	stop := t.calls[id]

@@ -37,7 +37,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			t.conn.unanswered(id, t.failed(err))
+			t.conn.Unanswered(id, t.failed(err))
 		}
 		return
 	}
@@ -46,7 +46,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 	defer body.done()
 	switch kind := contentType(resp); {
 	case resp.StatusCode == http.StatusAccepted:
-		t.conn.unanswered(id, fmt.Errorf("POST %s: the server answered the request with 202 Accepted and no response", t.shown))
+		t.conn.Unanswered(id, fmt.Errorf("POST %s: the server answered the request with 202 Accepted and no response", t.shown))
 	case resp.StatusCode/100 != 2:
 		t.refused(ctx, id, method, msg, resp, body)
 	case kind == "application/json":
@@ -55,7 +55,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 		t.streamAnswer(ctx, id, method, msg, resp, body)
 	default:
 		data, _ := body.readAll(resp.ContentLength)
-		t.conn.unanswered(id, newStatusError("POST "+t.shown, resp, data, t.log, true))
+		t.conn.Unanswered(id, newStatusError("POST "+t.shown, resp, data, t.log, true))
 	}
 }
 
@@ -74,12 +74,12 @@ func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string,
 	}
 	msg, err := jsonrpc.DecodeOwned(data) // data is this message's own buffer, from the budget
 	if err != nil {
-		t.log.Output(t.conn.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
-		t.conn.unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
+		t.log.Output(t.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
+		t.conn.Unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
 		return
 	}
 	t.deliver(msg, id, method, sent, resp)
-	t.conn.unanswered(id, fmt.Errorf("POST %s: the server's answer held no response to the request", t.shown))
+	t.conn.Unanswered(id, fmt.Errorf("POST %s: the server's answer held no response to the request", t.shown))
 }
 
 // deliver hands one message of request id's answer to the connection;
@@ -92,14 +92,14 @@ func (t *httpTransport) deliver(msg *jsonrpc.Message, id int64, method string, s
 		switch method {
 		case "initialize":
 			if err := t.initialized(resp, msg, sent); err != nil {
-				t.conn.unanswered(id, err)
+				t.conn.Unanswered(id, err)
 				return true
 			}
 		case "tools/list":
 			t.noteTools(msg.Result)
 		}
 	}
-	t.conn.dispatch(msg, id)
+	t.conn.Dispatch(msg, id)
 	return answered
 }
 
@@ -122,13 +122,13 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 		var stall *stallError
 		var limit *jsonrpc.Error
 		if errors.As(err, &limit) || errors.As(err, &stall) || ctx.Err() != nil ||
-			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.modern.Load() != nil || resumes == maxResumes {
+			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.ModernVersion() != "" || resumes == maxResumes {
 			t.broken(ctx, id, err)
 			return
 		}
 		next, rerr := t.resume(ctx, s)
 		if rerr != nil {
-			t.conn.unanswered(id, rerr)
+			t.conn.Unanswered(id, rerr)
 			return
 		}
 		s = next
@@ -158,7 +158,7 @@ func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 	}
 	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
 	if err != nil {
-		t.log.Output(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
+		t.log.Output(t.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		return nil, false
 	}
 	return msg, true
@@ -197,11 +197,11 @@ func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
 	var limit *jsonrpc.Error
 	switch {
 	case errors.As(err, &limit): // over the message limit, or no room in the budget
-		t.log.Line(t.conn.name, "[gateway] "+limit.Message+"; the call fails")
-		t.conn.unanswered(id, limit)
+		t.log.Line(t.name, "[gateway] "+limit.Message+"; the call fails")
+		t.conn.Unanswered(id, limit)
 	case errors.As(err, &stall):
-		t.log.Line(t.conn.name, "[gateway] "+err.Error())
-		t.conn.unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))
+		t.log.Line(t.name, "[gateway] "+err.Error())
+		t.conn.Unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))
 	case ctx.Err() != nil:
 	default:
 		t.brokeOff(ctx, id, err)
@@ -222,7 +222,7 @@ func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
 		err = fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 	}
 	t.probe()
-	t.conn.unanswered(id, err)
+	t.conn.Unanswered(id, err)
 }
 
 // probeTimeout bounds the ping that asks whether a server whose answer
@@ -234,7 +234,7 @@ const probeTimeout = 10 * time.Second
 func (t *httpTransport) probe() {
 	ctx, cancel := context.WithTimeout(t.ctx, probeTimeout)
 	defer cancel()
-	_, _ = t.conn.call(ctx, "ping", nil, nil)
+	_, _ = t.conn.Call(ctx, "ping", nil, nil)
 }
 
 // refused handles an error status. A JSON-RPC response to the request in
@@ -245,18 +245,18 @@ func (t *httpTransport) probe() {
 func (t *httpTransport) refused(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, _ := body.readAll(resp.ContentLength)
 	if msg, err := jsonrpc.Decode(data); err == nil && msg.IsResponse() && isID(msg.ID, id) {
-		t.conn.dispatch(msg, id)
+		t.conn.Dispatch(msg, id)
 		return
 	}
 	refusal := newStatusError("POST "+t.shown, resp, data, t.log, false)
 	switch resp.StatusCode {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
-		if method == "initialize" && t.conn.modern.Load() == nil {
+		if method == "initialize" && t.conn.ModernVersion() == "" {
 			if ferr := t.fallback(ctx, id, sent); ferr != nil {
-				t.conn.unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
+				t.conn.Unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
 			}
 			return
 		}
 	}
-	t.conn.unanswered(id, refusal)
+	t.conn.Unanswered(id, refusal)
 }

@@ -15,8 +15,8 @@ import (
 // basic/transports, "Session Management" and "Protocol Version Header");
 // for a modern one, the request metadata headers (modernHeaders).
 func (t *httpTransport) stamp(h http.Header, method string, params json.RawMessage) string {
-	if m := t.conn.modern.Load(); m != nil {
-		h["Mcp-Protocol-Version"] = []string{m.version}
+	if v := t.conn.ModernVersion(); v != "" {
+		h["Mcp-Protocol-Version"] = []string{v}
 		t.modernHeaders(h, method, params)
 		return ""
 	}

@@ -108,8 +108,8 @@ func (t *httpTransport) renew(ctx context.Context, expired string) error {
 func (t *httpTransport) newSession(sent []byte) error {
 	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
 	defer cancel()
-	t.log.Line(t.conn.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
-	id := t.conn.nextID.Add(1)
+	t.log.Line(t.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
+	id := t.conn.NextID()
 	msg, err := jsonrpc.Replace(sent, "id", jsonrpc.IntID(id))
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
@@ -128,9 +128,7 @@ func (t *httpTransport) newSession(sent []byte) error {
 	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
 		return fmt.Errorf("start a new session: notifications/initialized: %w", err)
 	}
-	if f := t.conn.onListChanged; f != nil {
-		f(ListTools | ListPrompts | ListResources | ListTemplates)
-	}
+	t.conn.ListsChanged("notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed")
 	return nil
 }
 
@@ -166,7 +164,7 @@ func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc
 				if m.IsResponse() && isID(m.ID, id) {
 					return m, resp, nil
 				}
-				t.conn.dispatch(m, 0)
+				t.conn.Dispatch(m, 0)
 			}
 		}
 	}
@@ -255,7 +253,7 @@ func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, 
 	resp, session, err := t.get(reqCtx, st.lastID)
 	if err != nil {
 		if ctx.Err() == nil {
-			t.log.Line(t.conn.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
+			t.log.Line(t.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
 			_ = t.failed(err)
 		}
 		return false, 0
@@ -277,7 +275,7 @@ func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, 
 		if !again {
 			what = fmt.Sprintf("%d times in a row: the gateway stops asking; what the server sends outside a call is lost", getRefusals)
 		}
-		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
+		t.log.Line(t.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
 		return again, 0
 	}
 	st.refusals = 0
@@ -290,7 +288,7 @@ func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, 
 			return true, s.retry
 		}
 		if msg, ok := t.message(ev); ok {
-			t.conn.dispatch(msg, 0)
+			t.conn.Dispatch(msg, 0)
 		}
 	}
 }
@@ -303,7 +301,7 @@ func (t *httpTransport) streamEnded(ctx context.Context, err error) {
 	switch {
 	case ctx.Err() != nil:
 	case errors.As(err, &stall), errors.As(err, &limit):
-		t.log.Line(t.conn.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
+		t.log.Line(t.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
 	case !errors.Is(err, io.EOF):
 		t.probe()
 	}

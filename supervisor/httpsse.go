@@ -65,7 +65,7 @@ func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error 
 	t.old.Store(o)
 	t.wg.Add(1)
 	t.mu.Unlock()
-	t.log.Line(t.conn.name, "[gateway] the server speaks the older HTTP+SSE transport (MCP 2024-11-05); messages go to "+o.shown)
+	t.log.Line(t.name, "[gateway] the server speaks the older HTTP+SSE transport (MCP 2024-11-05); messages go to "+o.shown)
 	go func() {
 		defer t.wg.Done()
 		defer stop()
@@ -118,7 +118,7 @@ func (o *sseTransport) read(ctx context.Context, s *sseReader) {
 			return
 		}
 		if msg, ok := t.message(ev); ok {
-			t.conn.dispatch(msg, 0)
+			t.conn.Dispatch(msg, 0)
 		}
 	}
 }

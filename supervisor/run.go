@@ -51,7 +51,7 @@ func (u *Upstream) errShuttingDown() error {
 // starts a new one rather than fail on the dead one.
 func awaitEnd(ctx context.Context, r *run) (ended bool, err error) {
 	select {
-	case <-r.conn.dead:
+	case <-r.conn.Dead():
 	default:
 		return false, nil
 	}
@@ -213,8 +213,8 @@ func (u *Upstream) serveRun(r *run) {
 	if why := r.stopReason.Load(); why != nil {
 		exitErr.Reason = *why
 	}
-	r.conn.fail(exitErr)
-	r.conn.handlers.Wait()
+	r.conn.Fail(exitErr)
+	r.conn.WaitHandlers()
 	r.proc.Stdin().Close()
 	logExit := u.recordEnd(r, exitErr.Status, exitErr)
 	close(r.done)

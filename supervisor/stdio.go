@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // writeTimeout bounds one write to a server's stdin. A server that stops
@@ -34,7 +36,9 @@ const writeTimeout = 10 * time.Second
 // it (delivered, dropped). A line the budget has no room for within
 // budgetWait is dropped, and the call it answers fails saying so.
 type stdio struct {
-	conn   *conn
+	conn   *rpc.Conn
+	name   string // the server's
+	log    *logfile.Log
 	proc   *proc.Process
 	budget *budget.Budget // nil: none
 	mu     sync.Mutex     // one write at a time, so lines never interleave
@@ -47,30 +51,30 @@ const budgetWait = 30 * time.Second
 
 // newStdio makes the stdio transport over p's pipes the transport of c,
 // reading under b.
-func newStdio(c *conn, p *proc.Process, b *budget.Budget) *stdio {
-	t := &stdio{conn: c, proc: p, budget: b}
-	c.transport = t
+func newStdio(c *rpc.Conn, name string, log *logfile.Log, p *proc.Process, b *budget.Budget) *stdio {
+	t := &stdio{conn: c, name: name, log: log, proc: p, budget: b}
+	c.SetTransport(t)
 	return t
 }
 
 // request writes request id like any message: stdio ties no answer to it.
-func (t *stdio) request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.send(msg) }
+func (t *stdio) Request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.Send(msg) }
 
 // cancel tells the server with notice (MCP basic/utilities/cancellation:
 // on stdio, notifications/cancelled is the only signal).
-func (t *stdio) cancel(_ int64, notice []byte) { _ = t.send(notice) }
+func (t *stdio) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
 
 // send writes msg and a newline to the child's stdin, within
 // writeTimeout; past it the child is killed (its run then ends and fails
 // its calls).
-func (t *stdio) send(msg []byte) error {
+func (t *stdio) Send(msg []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.proc.Stdin()
 	_ = w.SetWriteDeadline(time.Now().Add(writeTimeout))
 	if _, err := w.Write(append(msg, '\n')); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.conn.log.Line(t.conn.name, "[gateway] server stopped reading stdin; killing it")
+			t.log.Line(t.name, "[gateway] server stopped reading stdin; killing it")
 			t.proc.Kill()
 		}
 		return fmt.Errorf("write to server stdin: %w", err)
@@ -82,7 +86,6 @@ func (t *stdio) send(msg []byte) error {
 // sight, and hands each message to conn.dispatch. Its caller,
 // Upstream.serveRun, then ends the run and fails the pending calls.
 func (t *stdio) read(r io.Reader) {
-	c := t.conn
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
 	rd.Alloc = t.alloc
@@ -94,7 +97,7 @@ func (t *stdio) read(r io.Reader) {
 				if long.Unterminated {
 					// Endless output: nothing more can be read from this
 					// run. serveRun stops it and fails its calls.
-					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
+					t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
 					return
 				}
 				t.tooLong(long)
@@ -107,11 +110,11 @@ func (t *stdio) read(r io.Reader) {
 		}
 		msg, err := jsonrpc.DecodeOwned(line)
 		if err != nil {
-			c.log.Output(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
+			t.log.Output(t.name, "[stdout, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(line)), 512))
 			t.undecodable(line, err)
 			continue
 		}
-		c.dispatch(msg, 0)
+		t.conn.Dispatch(msg, 0)
 	}
 }
 
@@ -126,14 +129,14 @@ func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
 	}
 	if !e.Partial {
 		if e.Cause != nil {
-			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budgetWait))
+			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budgetWait))
 		} else {
-			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
+			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
 		}
 	}
 	for _, part := range [][]byte{e.Head, e.Tail} {
 		if id, ok := findID(part); ok {
-			t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
+			t.conn.Reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
 			return
 		}
 	}
@@ -158,7 +161,7 @@ func (t *stdio) undecodable(line []byte, err error) {
 		return
 	}
 	if id, ok := findID(line[:min(len(line), 256)]); ok {
-		t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		t.conn.Reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)})
 	}
 }
