@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/stdio"
 )
 
 // StartError is a failed start of one server.
@@ -106,7 +107,7 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 	}
 	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: p.Started()}
 	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
-	r.stdio = newStdio(r.conn, u.name, u.opts.Log, p, u.opts.Budget)
+	r.stdio = stdio.New(r.conn, u.name, u.opts.Log, p, u.opts.Budget)
 	u.runs.Add(1)
 	go u.serveRun(r)
 	return r, nil

@@ -1,4 +1,4 @@
-package supervisor
+package stdio
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // hangs on a full pipe.
 const writeTimeout = 10 * time.Second
 
-// stdio is the transport over a child's stdin and stdout (MCP
+// Transport is the transport over a child's stdin and stdout (MCP
 // basic/transports "stdio"; SPEC §7.4): one JSON-RPC message per line,
 // each way. Its reader, read, runs on the run's serveRun goroutine and
 // hands each message to conn.dispatch; a line that is not JSON-RPC is
@@ -34,8 +34,8 @@ const writeTimeout = 10 * time.Second
 // issue 25): each line into a buffer of its own from the budget, which
 // becomes the message without a copy and is counted until nothing holds
 // it (delivered, dropped). A line the budget has no room for within
-// budgetWait is dropped, and the call it answers fails saying so.
-type stdio struct {
+// budget.ServerWait is dropped, and the call it answers fails saying so.
+type Transport struct {
 	conn   *rpc.Conn
 	name   string // the server's
 	log    *logfile.Log
@@ -44,30 +44,27 @@ type stdio struct {
 	mu     sync.Mutex     // one write at a time, so lines never interleave
 }
 
-// budgetWait is how long reading a server's line may wait for room in
-// the memory budget (held by answers being delivered) before it is
-// dropped: the server's stdout waits meanwhile.
-const budgetWait = 30 * time.Second
-
-// newStdio makes the stdio transport over p's pipes the transport of c,
-// reading under b.
-func newStdio(c *rpc.Conn, name string, log *logfile.Log, p *proc.Process, b *budget.Budget) *stdio {
-	t := &stdio{conn: c, name: name, log: log, proc: p, budget: b}
+// New makes the stdio transport over p's pipes the transport of c, for
+// server name, logging to log and reading under b (nil: no budget).
+func New(c *rpc.Conn, name string, log *logfile.Log, p *proc.Process, b *budget.Budget) *Transport {
+	t := &Transport{conn: c, name: name, log: log, proc: p, budget: b}
 	c.SetTransport(t)
 	return t
 }
 
 // request writes request id like any message: stdio ties no answer to it.
-func (t *stdio) Request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.Send(msg) }
+func (t *Transport) Request(_ int64, _ string, _ json.RawMessage, msg []byte) error {
+	return t.Send(msg)
+}
 
 // cancel tells the server with notice (MCP basic/utilities/cancellation:
 // on stdio, notifications/cancelled is the only signal).
-func (t *stdio) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
+func (t *Transport) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
 
 // send writes msg and a newline to the child's stdin, within
 // writeTimeout; past it the child is killed (its run then ends and fails
 // its calls).
-func (t *stdio) Send(msg []byte) error {
+func (t *Transport) Send(msg []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.proc.Stdin()
@@ -82,10 +79,11 @@ func (t *stdio) Send(msg []byte) error {
 	return nil
 }
 
-// read reads the server's stdout until EOF, or a line with no end in
-// sight, and hands each message to conn.dispatch. Its caller,
-// Upstream.serveRun, then ends the run and fails the pending calls.
-func (t *stdio) read(r io.Reader) {
+// Read reads the server's stdout until EOF, or a line with no end in
+// sight, and hands each message to Conn.Dispatch. Its caller, the run's
+// owner (supervisor's serveRun), then ends the run and fails the pending
+// calls.
+func (t *Transport) Read(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
 	rd.Alloc = t.alloc
@@ -121,7 +119,7 @@ func (t *stdio) read(r io.Reader) {
 // tooLong fails the call whose response is too long to read, if its id
 // can be found: near the start of the line as soon as it crosses the
 // limit, or near its end once it ends.
-func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
+func (t *Transport) tooLong(e *jsonrpc.LineTooLongError) {
 	limit := t.budget.MaxLine(jsonrpc.DefaultMaxLine)
 	why := fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", limit>>20)
 	if e.Cause != nil {
@@ -129,7 +127,7 @@ func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
 	}
 	if !e.Partial {
 		if e.Cause != nil {
-			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budgetWait))
+			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budget.ServerWait))
 		} else {
 			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
 		}
@@ -143,12 +141,12 @@ func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
 }
 
 // alloc is the reader's Alloc: a buffer from the budget, waiting up to
-// budgetWait.
-func (t *stdio) alloc(n int) ([]byte, error) {
+// budget.ServerWait.
+func (t *Transport) alloc(n int) ([]byte, error) {
 	if n < budget.CountFrom {
 		return make([]byte, n), nil // not counted: no wait
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), budgetWait)
+	ctx, cancel := context.WithTimeout(context.Background(), budget.ServerWait)
 	defer cancel()
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
 }
@@ -156,7 +154,7 @@ func (t *stdio) alloc(n int) ([]byte, error) {
 // undecodable fails the call a JSON-looking line answered, if its id can
 // be found at the start of the line (a response nested too deep to decode,
 // say), so the call does not wait for an answer that already came.
-func (t *stdio) undecodable(line []byte, err error) {
+func (t *Transport) undecodable(line []byte, err error) {
 	if len(line) == 0 || line[0] != '{' {
 		return
 	}
@@ -177,4 +175,12 @@ func findID(fragment []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(m[1]), 10, 64)
 	return n, err == nil
+}
+
+// truncate shortens s for a log line to n bytes, saying how long it was.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }
