@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
@@ -71,7 +72,8 @@ func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env 
 	}
 	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
 	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
-	r.http = newHTTPTransport(r.conn, u.name, u.opts.Log, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, u.opts.Budget, r.lost)
+	r.http = httpup.New(r.conn, httpup.Config{Name: u.name, Log: u.opts.Log, Client: u.opts.httpClient, URL: spec.URL,
+		Headers: spec.Headers, Stall: u.opts.EventStall, Budget: u.opts.Budget, Lost: r.lost})
 	u.runs.Add(1)
 	go u.serveHTTPRun(r)
 	if p == nil {
@@ -110,9 +112,9 @@ func awaitURL(ctx context.Context, rawURL string, p *proc.Process) error {
 		}
 		select {
 		case <-p.Exited():
-			return &ExitError{Status: p.ExitStatus(), Stderr: p.StderrTail(), Reason: "before " + shownURL(rawURL) + " answered"}
+			return &ExitError{Status: p.ExitStatus(), Stderr: p.StderrTail(), Reason: "before " + httpup.ShownURL(rawURL) + " answered"}
 		case <-ctx.Done():
-			return fmt.Errorf("wait for %s to answer: %w (last try: %s)", shownURL(rawURL), ctx.Err(), cause(err))
+			return fmt.Errorf("wait for %s to answer: %w (last try: %s)", httpup.ShownURL(rawURL), ctx.Err(), httpup.Cause(err))
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, answerPollMax)
@@ -127,7 +129,7 @@ func (r *run) lost(why error) {
 		r.conn.Fail(r.exitError())
 		return
 	}
-	r.conn.Fail(&DisconnectError{URL: r.http.shown, Err: why})
+	r.conn.Fail(&DisconnectError{URL: r.http.Shown(), Err: why})
 }
 
 // serveHTTPRun owns the end of an HTTP server's run: it waits until the
@@ -149,10 +151,10 @@ func (u *Upstream) serveHTTPRun(r *run) {
 	case <-exited:
 		r.conn.Fail(r.exitError())
 	case <-r.halting:
-		r.conn.Fail(&DisconnectError{URL: r.http.shown, Reason: r.reason("stopped by the gateway")})
+		r.conn.Fail(&DisconnectError{URL: r.http.Shown(), Reason: r.reason("stopped by the gateway")})
 		gone = false
 	}
-	r.http.close(gone)
+	r.http.Close(gone)
 	status := ""
 	if r.proc != nil {
 		seq := u.opts.Stop

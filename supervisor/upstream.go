@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/stdio"
@@ -98,9 +99,9 @@ type Upstream struct {
 type run struct {
 	proc     *proc.Process // the child; nil for an HTTP server without runCmd
 	conn     *rpc.Conn
-	stdio    *stdio.Transport // conn's transport for a stdio server, read by serveRun; else nil
-	http     *httpTransport   // conn's transport for an HTTP server; else nil
-	env      []string         // the environment its process started with, for Configure's comparison
+	stdio    *stdio.Transport  // conn's transport for a stdio server, read by serveRun; else nil
+	http     *httpup.Transport // conn's transport for an HTTP server; else nil
+	env      []string          // the environment its process started with, for Configure's comparison
 	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun

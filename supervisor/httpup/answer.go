@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const maxResumes = 5
 // exchange POSTs request id and hands its answer to the connection. A
 // 404 for the session is answered by a new session (renew) and the
 // request once more. cancel ends the request (its answer stalled).
-func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc, id int64, method string, params json.RawMessage, msg []byte) {
+func (t *Transport) exchange(ctx context.Context, cancel context.CancelFunc, id int64, method string, params json.RawMessage, msg []byte) {
 	resp, session, err := t.do(ctx, method, params, msg)
 	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" {
 		drain(resp)
@@ -66,7 +66,7 @@ func contentType(resp *http.Response) string {
 }
 
 // jsonAnswer reads an answer of one JSON message.
-func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) jsonAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, err := body.readAll(resp.ContentLength)
 	if err != nil {
 		t.broken(ctx, id, err)
@@ -86,7 +86,7 @@ func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string,
 // it reports whether it was that request's response. The response to
 // initialize first tells the session (initialized), and a tools/list
 // result the tools' headers (noteTools).
-func (t *httpTransport) deliver(msg *jsonrpc.Message, id int64, method string, sent []byte, resp *http.Response) bool {
+func (t *Transport) deliver(msg *jsonrpc.Message, id int64, method string, sent []byte, resp *http.Response) bool {
 	answered := msg.IsResponse() && isID(msg.ID, id)
 	if answered && len(msg.Result) > 0 {
 		switch method {
@@ -112,7 +112,7 @@ func isID(raw json.RawMessage, id int64) bool {
 // that ends cleanly first, after an event ID, is resumed with GET and
 // Last-Event-ID after the server's retry time (MCP 2025-11-25
 // "Resumability and Redelivery"); one that cannot be fails the call.
-func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) streamAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	s := newSSEReader(body)
 	for resumes := 0; ; resumes++ {
 		err := t.readStream(s, id, method, sent, resp)
@@ -137,7 +137,7 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 
 // readStream dispatches the events of s until request id's response (nil)
 // or the stream's end or error; resp is the POST's answer, sent its body.
-func (t *httpTransport) readStream(s *sseReader, id int64, method string, sent []byte, resp *http.Response) error {
+func (t *Transport) readStream(s *sseReader, id int64, method string, sent []byte, resp *http.Response) error {
 	for {
 		ev, err := s.next()
 		if err != nil {
@@ -152,7 +152,7 @@ func (t *httpTransport) readStream(s *sseReader, id int64, method string, sent [
 // message is the JSON-RPC message an SSE event carries: one of the default
 // type ("message"), whose data decodes; any other is skipped, and one
 // that does not decode is logged.
-func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
+func (t *Transport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 	if ev.name != "" && ev.name != "message" {
 		return nil, false
 	}
@@ -166,7 +166,7 @@ func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 
 // resume reopens an answer's stream: a GET with Last-Event-ID, after the
 // server's retry time (at most a minute).
-func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, error) {
+func (t *Transport) resume(ctx context.Context, s *sseReader) (*sseReader, error) {
 	wait := min(s.retry, time.Minute)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -192,7 +192,7 @@ func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, e
 // broken handles an answer that could not be read to its response: one
 // over the message limit or stalled fails its call; one cancelled (the
 // call, or the transport closed) needs nothing more; any other broke off.
-func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
+func (t *Transport) broken(ctx context.Context, id int64, err error) {
 	var stall *stallError
 	var limit *jsonrpc.Error
 	switch {
@@ -212,7 +212,7 @@ func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
 // first asks whether the server is still there: if it cannot reach it,
 // the server is lost, and the call fails with every other pending one
 // (with its command's exit, if it had one); else only this call fails.
-func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
+func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -231,7 +231,7 @@ const probeTimeout = 10 * time.Second
 
 // probe pings the server; its request, like any, loses the server if it
 // cannot reach it.
-func (t *httpTransport) probe() {
+func (t *Transport) probe() {
 	ctx, cancel := context.WithTimeout(t.ctx, probeTimeout)
 	defer cancel()
 	_, _ = t.conn.Call(ctx, "ping", nil, nil)
@@ -242,7 +242,7 @@ func (t *httpTransport) probe() {
 // -32601 come so), dispatched as any; initialize refused with 400, 404 or
 // 405 otherwise tries the older HTTP+SSE transport (fallback); anything
 // else fails the call with the status.
-func (t *httpTransport) refused(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) refused(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, _ := body.readAll(resp.ContentLength)
 	if msg, err := jsonrpc.Decode(data); err == nil && msg.IsResponse() && isID(msg.ID, id) {
 		t.conn.Dispatch(msg, id)
