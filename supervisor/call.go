@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // This file is the ordinary call, read top to bottom in the order a call
@@ -39,29 +40,14 @@ import (
 //     a graceful restart lets it finish first (reload.go); a detached
 //     call stays counted until its Wait returns.
 
-// Peer is the client side of one call: where what the upstream server sends
-// during the call goes (SPEC §3.8, §4.3). The aggregator implements it on
-// top of the calling client's session.
-type Peer interface {
-	// Notify relays a notification (notifications/progress with the
-	// client's own progressToken restored, notifications/message).
-	Notify(ctx context.Context, method string, params json.RawMessage)
-	// Request relays a server-to-client request (sampling/createMessage,
-	// elicitation/create, roots/list) and returns the client's result. A
-	// *jsonrpc.Error is passed back to the server as it is.
-	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// ClientID identifies the calling client as far as the gateway can
-	// tell clients apart (a legacy session; a modern client, which has no
-	// session, is its call), so that what a server sends outside any
-	// request (stdio ties it to none) is relayed only when one client can
-	// have caused it.
-	ClientID() string
-	// Client describes the calling client for a modern upstream's request
-	// _meta (MCP 2026-07-28 basic/index "_meta"; SPEC §7.8), and tells
-	// whether the client takes an InputRequiredResult itself (Modern) or
-	// the supervisor must ask it through Request (SPEC §4.6).
-	Client() ClientInfo
-}
+// Peer is the client side of one call: where what the upstream server
+// sends during the call goes (SPEC §3.8, §4.3); see rpc.Peer. The
+// aggregator implements it on top of the calling client's session.
+type Peer = rpc.Peer
+
+// ClientInfo describes the calling client of one request, for a modern
+// upstream's request _meta (SPEC §7.8); see rpc.ClientInfo.
+type ClientInfo = rpc.ClientInfo
 
 // Call sends a request (tools/call) to the server, starting it first if it
 // is not running (SPEC §7.2), and returns the raw result. It is CallRun on
@@ -117,7 +103,7 @@ func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, param
 	res, w, err := u.exchange(ctx, r, method, params, peer)
 	if w != nil {
 		return Reply{Run: r.num, Detached: &DetachedCall{wait: func(ctx context.Context) (Reply, error) {
-			res, _, err := w.c.await(ctx, w.id, w.pc, nil, nil)
+			res, err := w.Wait(ctx)
 			return u.endCall(r, res, err)
 		}}}, nil
 	}
@@ -133,7 +119,7 @@ func (u *Upstream) acquireRun(ctx context.Context, num uint64) (*run, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	r := u.cur
-	if r == nil || r.num != num || r.conn.failure() != nil {
+	if r == nil || r.num != num || r.conn.Failure() != nil {
 		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, num, ErrRunEnded)
 	}
 	r.active.Add(1)
@@ -167,8 +153,8 @@ func (u *Upstream) acquire(ctx context.Context) (*run, error) {
 // server it also runs the InputRequiredResult rounds (inputRounds); any
 // other result, a nil peer's included, is returned as the server sent it.
 // A call whose peer detached comes back as its wait (w).
-func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *detachedWait, err error) {
-	res, w, err = r.conn.roundTrip(ctx, method, params, peer)
+func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *rpc.DetachedWait, err error) {
+	res, w, err = r.conn.RoundTrip(ctx, method, params, peer)
 	if err != nil || w != nil || r.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
 		return res, w, err
 	}

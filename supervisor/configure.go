@@ -101,7 +101,7 @@ func (u *Upstream) adoptable(spec adapters.LaunchSpec, base []string) string {
 		return "it is not running"
 	}
 	select {
-	case <-r.conn.dead:
+	case <-r.conn.Dead():
 		return "it is not running"
 	default:
 	}

@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // This file lets a caller stop waiting for a call that goes on: a modern
@@ -11,20 +13,9 @@ import (
 // the caller's take over the wait, so that a call nobody asks anything
 // costs no goroutine of its own.
 
-// A Detacher is a Peer whose caller may stop waiting for its call: once
-// the channel Detach returns is closed (nil: never), CallRun returns at
-// once a Reply whose Detached is the call, which goes on upstream. A channel closed
-// already when a call starts does not detach it: a peer used again for
-// another call (a relayed task's tasks/cancel) waits for that one. Until then, Gone
-// closing (nil: never) cancels the call as ctx's end would (the server
-// gets notifications/cancelled; CallRun returns context.Canceled): a
-// second reason to stop, such as the gateway's shutdown, beside ctx. It
-// costs the caller nothing per call, unlike a context it would derive
-// from both.
-type Detacher interface {
-	Detach() <-chan struct{}
-	Gone() <-chan struct{}
-}
+// A Detacher is a Peer whose caller may stop waiting for its call; see
+// rpc.Detacher.
+type Detacher = rpc.Detacher
 
 // DetachedCall is a call whose peer detached (see Detacher), as CallRun's
 // Reply holds it: the call goes on, still pending, and still counted in
@@ -40,31 +31,4 @@ type DetachedCall struct {
 // caller's own may end with the request that detached.
 func (d *DetachedCall) Wait(ctx context.Context) (Reply, error) {
 	return d.wait(ctx)
-}
-
-// detachedWait is conn.await's side of a detached call: what its wait
-// needs to go on.
-type detachedWait struct {
-	c  *conn
-	id int64
-	pc *pendingCall
-}
-
-// startedAttached is detach, or nil when it is closed already (see
-// Detacher).
-func startedAttached(detach <-chan struct{}) <-chan struct{} {
-	select {
-	case <-detach:
-		return nil
-	default:
-		return detach
-	}
-}
-
-// detachOf is peer's Detach and Gone channels, or nils.
-func detachOf(peer Peer) (detach, gone <-chan struct{}) {
-	if d, ok := peer.(Detacher); ok {
-		return d.Detach(), d.Gone()
-	}
-	return nil, nil
 }

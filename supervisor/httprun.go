@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // This file is a run of an HTTP server (SPEC §5.6, §7.9): one connection
@@ -68,10 +70,10 @@ func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env 
 			return nil, err
 		}
 	}
-	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
-	r.http = newHTTPTransport(c, u.opts.httpClient, spec.URL, spec.Headers, u.opts.EventStall, u.opts.Budget, r.lost)
-	u.wire(r)
+	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
+	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
+	r.http = httpup.New(r.conn, httpup.Config{Name: u.name, Log: u.opts.Log, Client: u.opts.httpClient, URL: spec.URL,
+		Headers: spec.Headers, Stall: u.opts.EventStall, Budget: u.opts.Budget, Lost: r.lost})
 	u.runs.Add(1)
 	go u.serveHTTPRun(r)
 	if p == nil {
@@ -110,9 +112,9 @@ func awaitURL(ctx context.Context, rawURL string, p *proc.Process) error {
 		}
 		select {
 		case <-p.Exited():
-			return &ExitError{Status: p.ExitStatus(), Stderr: p.StderrTail(), Reason: "before " + shownURL(rawURL) + " answered"}
+			return &ExitError{Status: p.ExitStatus(), Stderr: p.StderrTail(), Reason: "before " + httpup.ShownURL(rawURL) + " answered"}
 		case <-ctx.Done():
-			return fmt.Errorf("wait for %s to answer: %w (last try: %s)", shownURL(rawURL), ctx.Err(), cause(err))
+			return fmt.Errorf("wait for %s to answer: %w (last try: %s)", httpup.ShownURL(rawURL), ctx.Err(), httpup.Cause(err))
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, answerPollMax)
@@ -124,10 +126,10 @@ func awaitURL(ctx context.Context, rawURL string, p *proc.Process) error {
 // meanwhile (within exitGrace), with its exit, which says more.
 func (r *run) lost(why error) {
 	if r.proc != nil && r.proc.WaitFor(context.Background(), exitGrace) {
-		r.conn.fail(r.exitError())
+		r.conn.Fail(r.exitError())
 		return
 	}
-	r.conn.fail(&DisconnectError{URL: r.http.shown, Err: why})
+	r.conn.Fail(&DisconnectError{URL: r.http.Shown(), Err: why})
 }
 
 // serveHTTPRun owns the end of an HTTP server's run: it waits until the
@@ -145,14 +147,14 @@ func (u *Upstream) serveHTTPRun(r *run) {
 	}
 	gone := true
 	select {
-	case <-r.conn.dead:
+	case <-r.conn.Dead():
 	case <-exited:
-		r.conn.fail(r.exitError())
+		r.conn.Fail(r.exitError())
 	case <-r.halting:
-		r.conn.fail(&DisconnectError{URL: r.http.shown, Reason: r.reason("stopped by the gateway")})
+		r.conn.Fail(&DisconnectError{URL: r.http.Shown(), Reason: r.reason("stopped by the gateway")})
 		gone = false
 	}
-	r.http.close(gone)
+	r.http.Close(gone)
 	status := ""
 	if r.proc != nil {
 		seq := u.opts.Stop
@@ -160,8 +162,8 @@ func (u *Upstream) serveHTTPRun(r *run) {
 		r.proc.Stop(r.haltContext(), seq)
 		status = r.proc.ExitStatus()
 	}
-	r.conn.handlers.Wait()
-	err := r.conn.failure()
+	r.conn.WaitHandlers()
+	err := r.conn.Failure()
 	logEnd := u.recordEnd(r, status, err)
 	close(r.done)
 	if logEnd {
@@ -182,19 +184,35 @@ func (r *run) reason(def string) string {
 	return def
 }
 
-// wire connects the run's connection to u: list changes, resource
-// updates and task status notifications.
-func (u *Upstream) wire(r *run) {
-	// Only the lists the server declared are read again (a renewed HTTP
-	// session announces every list).
-	r.conn.onListChanged = func(kinds List) { u.relist(r, kinds&(ListTools|r.caps.declared())) }
-	r.conn.onResourceUpdated = func(uri string, params json.RawMessage) {
-		if f := u.opts.OnResourceUpdated; f != nil {
-			f(u.name, uri, params)
-		}
+// listsOf maps a list_changed notification to the lists it announces.
+var listsOf = map[string]List{
+	"notifications/tools/list_changed":     ListTools,
+	"notifications/prompts/list_changed":   ListPrompts,
+	"notifications/resources/list_changed": ListResources | ListTemplates,
+}
+
+// hooks connects run r's connection to u: list changes, resource updates
+// and task status notifications, and telemetry.
+func (u *Upstream) hooks(r *run) rpc.Hooks {
+	h := rpc.Hooks{
+		// Only the lists the server declared are read again (a renewed
+		// HTTP session announces every list).
+		OnListChanged: func(methods ...string) {
+			var kinds List
+			for _, m := range methods {
+				kinds |= listsOf[m]
+			}
+			u.relist(r, kinds&(ListTools|r.caps.declared()))
+		},
+		OnResourceUpdated: func(uri string, params json.RawMessage) {
+			if f := u.opts.OnResourceUpdated; f != nil {
+				f(u.name, uri, params)
+			}
+		},
+		Tracer: u.opts.Tracer, Metrics: u.opts.Metrics,
 	}
 	if f := u.opts.OnTaskStatus; f != nil {
-		r.conn.onTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
+		h.OnTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
 	}
-	r.conn.tracer, r.conn.metrics = u.opts.Tracer, u.opts.Metrics // telemetry.go
+	return h
 }

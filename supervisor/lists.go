@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // This file keeps each server's four lists (SPEC §3.8, §4.5): tools,
@@ -80,7 +82,7 @@ func (l *Lists) get(kind List) *[]Entry {
 
 // listAll reads every page of one list. An entry without a string key is
 // logged and dropped.
-func listAll(ctx context.Context, c *conn, spec listSpec) ([]Entry, error) {
+func listAll(ctx context.Context, c *rpc.Conn, spec listSpec, name string, log *logfile.Log) ([]Entry, error) {
 	var (
 		entries []Entry
 		cursor  json.RawMessage
@@ -93,7 +95,7 @@ func listAll(ctx context.Context, c *conn, spec listSpec) ([]Entry, error) {
 		if cursor != nil {
 			params = jsonrpc.Encode([]jsonrpc.Field{{Key: "cursor", Value: cursor}})
 		}
-		res, err := c.call(ctx, spec.method, params, nil)
+		res, err := c.Call(ctx, spec.method, params, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +107,7 @@ func listAll(ctx context.Context, c *conn, spec listSpec) ([]Entry, error) {
 		for _, raw := range items {
 			key, _ := jsonrpc.Text(mustGet(raw, spec.key))
 			if key == "" {
-				c.log.Line(c.name, "[gateway] entry without a "+spec.key+" in "+spec.method+"; dropped: "+truncate(c.log.Mask(string(raw)), 200))
+				log.Line(name, "[gateway] entry without a "+spec.key+" in "+spec.method+"; dropped: "+truncate(log.Mask(string(raw)), 200))
 				continue
 			}
 			entries = append(entries, Entry{Key: key, Raw: raw})
@@ -154,7 +156,7 @@ func (u *Upstream) listKinds(ctx context.Context, r *run, want List, lists *List
 			continue
 		}
 		if spec.kind == ListTools {
-			entries, err := listAll(ctx, r.conn, spec)
+			entries, err := listAll(ctx, r.conn, spec, u.name, u.opts.Log)
 			if err != nil {
 				return &stepError{spec.method, err}
 			}
@@ -162,10 +164,10 @@ func (u *Upstream) listKinds(ctx context.Context, r *run, want List, lists *List
 			continue
 		}
 		lctx, cancel := context.WithTimeout(ctx, otherListWait)
-		entries, err := listAll(lctx, r.conn, spec)
+		entries, err := listAll(lctx, r.conn, spec, u.name, u.opts.Log)
 		cancel()
 		if err != nil {
-			if r.conn.failure() != nil || ctx.Err() != nil {
+			if r.conn.Failure() != nil || ctx.Err() != nil {
 				return &stepError{spec.method, err}
 			}
 			u.opts.Logger.Warn("list failed; the server runs with it empty", "server", u.name, "method", spec.method, "error", err)
@@ -214,12 +216,10 @@ func (u *Upstream) relist(r *run, kinds List) {
 	}
 	r.relisting = true
 	u.mu.Unlock()
-	r.conn.handlers.Add(1)
-	go func() {
-		defer r.conn.handlers.Done()
+	r.conn.Go(func() {
 		for u.relistOnce(r) {
 		}
-	}()
+	})
 }
 
 // relistOnce lists what is pending once and reports whether more came
@@ -252,4 +252,12 @@ func (u *Upstream) relistOnce(r *run) (again bool) {
 		u.opts.OnListChanged(u.name)
 	}
 	return again
+}
+
+// truncate shortens s for a log line to n bytes, saying how long it was.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -36,7 +36,7 @@ func (u *Upstream) applyLevel(ctx context.Context, r *run) {
 	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
 	defer cancel()
 	params, _ := json.Marshal(map[string]string{"level": u.level})
-	if _, err := r.conn.call(ctx, "logging/setLevel", params, nil); err != nil {
+	if _, err := r.conn.Call(ctx, "logging/setLevel", params, nil); err != nil {
 		u.opts.Logger.Warn("logging/setLevel failed", "server", u.name, "level", u.level, "error", err)
 	}
 }

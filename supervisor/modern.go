@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -33,24 +34,6 @@ var ModernVersions = []string{"2026-07-28"}
 // 2026-07-28 basic/versioning); its data is {"supported": [versions],
 // "requested": version}.
 const codeUnsupportedVersion = -32022
-
-// modernConn is what a connection to a modern server stamps on every
-// request: the server's protocol version and the gateway's own
-// clientInfo (for requests without a client).
-type modernConn struct {
-	version string
-	self    json.RawMessage
-}
-
-// stamp adds the request _meta for peer's client (nil: the gateway's own
-// request, with capabilities {}); see stampMeta.
-func (m *modernConn) stamp(params json.RawMessage, peer Peer) (json.RawMessage, bool, error) {
-	var client ClientInfo
-	if peer != nil {
-		client = peer.Client()
-	}
-	return stampMeta(params, m.version, client, m.self)
-}
 
 // modernRefusal tells whether err is a server's refusal of the legacy
 // initialize that identifies it as modern only (SPEC §7.8): -32022 whose
@@ -98,8 +81,8 @@ type discovery struct {
 // tools/list and the other lists it declares (lists.go).
 func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) (Lists, error) {
 	self, _ := json.Marshal(map[string]string{"name": "mcp-gateway", "version": u.opts.Version})
-	r.conn.modern.Store(&modernConn{version: version, self: self})
-	res, err := r.conn.call(ctx, "server/discover", nil, nil)
+	r.conn.SetModern(version, self)
+	res, err := r.conn.Call(ctx, "server/discover", nil, nil)
 	if err != nil {
 		return Lists{}, &stepError{"server/discover", err}
 	}
@@ -124,4 +107,54 @@ func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) 
 	var lists Lists
 	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
 	return lists, err
+}
+
+// listenAckWait bounds the wait for a modern server to acknowledge one of
+// the gateway's subscriptions/listen. At a start, past it the start goes on
+// (with a log line): list changes the server tags with the subscription
+// still count, and a server that never acknowledges costs a start no more
+// than this. A resource subscription not acknowledged in time fails.
+const listenAckWait = 5 * time.Second
+
+// listenFilter is the listen params asking for the list changes caps
+// declare; "" when it declares none.
+func listenFilter(caps Capabilities) string {
+	var kinds []string
+	for _, k := range []struct {
+		on   bool
+		name string
+	}{{caps.ToolsListChanged, "toolsListChanged"}, {caps.PromptsListChanged, "promptsListChanged"}, {caps.ResourcesListChanged, "resourcesListChanged"}} {
+		if k.on {
+			kinds = append(kinds, `"`+k.name+`":true`)
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	return `{"notifications":{` + strings.Join(kinds, ",") + `}}`
+}
+
+// openListen opens the run's subscription for list changes (filter, from
+// listenFilter) and waits (up to listenAckWait) for the server to
+// acknowledge it, so that no change made after the lists that follow is
+// missed. A server that refuses or does not acknowledge in time is logged
+// and run without it; only the run's death or ctx fail the start.
+func (u *Upstream) openListen(ctx context.Context, r *run, filter string) error {
+	sub, err := r.conn.Listen(filter, "")
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(listenAckWait)
+	defer t.Stop()
+	select {
+	case <-sub.Acked():
+	case <-sub.Ended():
+	case <-t.C:
+		u.opts.Logger.Warn("server did not acknowledge subscriptions/listen in time; going on", "server", u.name, "wait", listenAckWait)
+	case <-r.conn.Dead():
+		return r.conn.Failure()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // MaxInputRounds bounds the InputRequiredResult rounds the supervisor runs
@@ -54,7 +55,7 @@ func parseInputRequired(res json.RawMessage) (ir inputRequired, ok bool, err err
 // client's results under the server's keys) and the server's requestState
 // as sent, until a result of another type, an error, or MaxInputRounds.
 // The client's error for any input request fails the call as it is.
-func inputRounds(ctx context.Context, c *conn, method string, params json.RawMessage, peer Peer, res json.RawMessage) (json.RawMessage, error) {
+func inputRounds(ctx context.Context, c *rpc.Conn, method string, params json.RawMessage, peer Peer, res json.RawMessage) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		ir, ok, err := parseInputRequired(res)
 		if err != nil {
@@ -75,7 +76,7 @@ func inputRounds(ctx context.Context, c *conn, method string, params json.RawMes
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
 		}
-		if res, err = c.call(ctx, method, retry, peer); err != nil {
+		if res, err = c.Call(ctx, method, retry, peer); err != nil {
 			return nil, err
 		}
 	}

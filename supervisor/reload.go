@@ -154,7 +154,7 @@ func (u *Upstream) drainAndStop(ctx context.Context, old *run, drain time.Durati
 	select {
 	case <-drained:
 	case <-timer.C:
-		log.Warn("calls still in flight after the drain time; stopping the old run anyway", "inFlight", old.conn.inFlight())
+		log.Warn("calls still in flight after the drain time; stopping the old run anyway", "inFlight", old.conn.InFlight())
 	case <-ctx.Done():
 	case <-u.opts.ctx.Done():
 	}

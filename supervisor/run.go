@@ -51,7 +51,7 @@ func (u *Upstream) errShuttingDown() error {
 // starts a new one rather than fail on the dead one.
 func awaitEnd(ctx context.Context, r *run) (ended bool, err error) {
 	select {
-	case <-r.conn.dead:
+	case <-r.conn.Dead():
 	default:
 		return false, nil
 	}
@@ -198,13 +198,13 @@ func (e *ExitError) Is(target error) bool { return target == ErrExited }
 const exitGrace = 500 * time.Millisecond
 
 // serveRun is the run's reader goroutine: it reads the server's stdout
-// (stdio.read) until the pipe ends, then ends the run: it waits for the
-// exit that the process's owner records (killing the group after
+// (stdio.Transport.Read) until the pipe ends, then ends the run: it waits
+// for the exit that the process's owner records (killing the group after
 // exitGrace), fails the calls still pending with it, waits for the relays
 // the run started, records the end of the run in u and closes r.done.
 func (u *Upstream) serveRun(r *run) {
 	defer u.runs.Done()
-	r.proc.ReadStdout(r.stdio.read)
+	r.proc.ReadStdout(r.stdio.Read)
 	if !r.proc.WaitFor(context.Background(), exitGrace) {
 		r.proc.Kill()
 		<-r.proc.Exited()
@@ -213,8 +213,8 @@ func (u *Upstream) serveRun(r *run) {
 	if why := r.stopReason.Load(); why != nil {
 		exitErr.Reason = *why
 	}
-	r.conn.fail(exitErr)
-	r.conn.handlers.Wait()
+	r.conn.Fail(exitErr)
+	r.conn.WaitHandlers()
 	r.proc.Stdin().Close()
 	logExit := u.recordEnd(r, exitErr.Status, exitErr)
 	close(r.done)

@@ -70,7 +70,7 @@ func (r *run) transportName() string {
 	switch {
 	case r.http == nil:
 		return "stdio"
-	case r.http.old.Load() != nil:
+	case r.http.OldSSE():
 		return "http+sse"
 	}
 	return "streamable-http"

@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
-
-	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/stdio"
 )
 
 // StartError is a failed start of one server.
@@ -104,9 +105,9 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(u.name, u.opts.Log)
-	r := &run{proc: p, conn: c, stdio: newStdio(c, p, u.opts.Budget), num: num, env: env, done: make(chan struct{}), started: p.Started()}
-	u.wire(r)
+	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: p.Started()}
+	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
+	r.stdio = stdio.New(r.conn, u.name, u.opts.Log, p, u.opts.Budget)
 	u.runs.Add(1)
 	go u.serveRun(r)
 	return r, nil
@@ -133,7 +134,7 @@ func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 		},
 		"clientInfo": map[string]any{"name": "mcp-gateway", "version": u.opts.Version},
 	})
-	res, err := r.conn.call(ctx, "initialize", params, nil)
+	res, err := r.conn.Call(ctx, "initialize", params, nil)
 	if err != nil {
 		version, modern, verr := modernRefusal(err)
 		if verr != nil {
@@ -153,7 +154,7 @@ func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 	}
 	r.protocol, r.era = init.ProtocolVersion, EraLegacy
 	r.capabilities, r.caps = init.Capabilities, parseCapabilities(init.Capabilities)
-	if err := r.conn.notify("notifications/initialized", nil); err != nil {
+	if err := r.conn.Notify("notifications/initialized", nil); err != nil {
 		return Lists{}, &stepError{"initialize", err}
 	}
 	var lists Lists

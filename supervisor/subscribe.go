@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // This file holds the gateway's own resource subscriptions on a server
@@ -76,14 +77,14 @@ func (u *Upstream) Unsubscribe(ctx context.Context, uri string) {
 	}
 	delete(r.subs, uri)
 	if r.era == EraModern {
-		if sub := r.conn.listenByID(id); sub != nil {
-			r.conn.cancelListen(sub)
+		if sub := r.conn.ListenByID(id); sub != nil {
+			r.conn.CancelListen(sub)
 		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
 	defer cancel()
-	if _, err := r.conn.call(ctx, "resources/unsubscribe", uriParams(uri), nil); err != nil {
+	if _, err := r.conn.Call(ctx, "resources/unsubscribe", uriParams(uri), nil); err != nil {
 		u.opts.Logger.Warn("resources/unsubscribe failed", "server", u.name, "uri", uri, "error", err)
 	}
 }
@@ -91,23 +92,23 @@ func (u *Upstream) Unsubscribe(ctx context.Context, uri string) {
 // subscribeOn subscribes run r to uri, unless it is subscribed already.
 // Call with u.subMu held.
 func (u *Upstream) subscribeOn(ctx context.Context, r *run, uri string) error {
-	if id, ok := r.subs[uri]; ok && (r.era != EraModern || r.conn.listenByID(id) != nil) {
+	if id, ok := r.subs[uri]; ok && (r.era != EraModern || r.conn.ListenByID(id) != nil) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
 	defer cancel()
 	var id int64
 	if r.era == EraModern {
-		sub, err := r.conn.listen(`{"notifications":{"resourceSubscriptions":[`+string(jsonrpc.Quote(uri))+`]}}`, uri)
+		sub, err := r.conn.Listen(`{"notifications":{"resourceSubscriptions":[`+string(jsonrpc.Quote(uri))+`]}}`, uri)
 		if err != nil {
 			return err
 		}
 		if err := awaitAck(ctx, r.conn, sub); err != nil {
-			r.conn.cancelListen(sub)
+			r.conn.CancelListen(sub)
 			return err
 		}
-		id = sub.id
-	} else if _, err := r.conn.call(ctx, "resources/subscribe", uriParams(uri), nil); err != nil {
+		id = sub.ID()
+	} else if _, err := r.conn.Call(ctx, "resources/subscribe", uriParams(uri), nil); err != nil {
 		return err
 	}
 	if r.subs == nil {
@@ -120,22 +121,22 @@ func (u *Upstream) subscribeOn(ctx context.Context, r *run, uri string) error {
 // awaitAck waits for a modern server to acknowledge a resource
 // subscription with its URI among the agreed ones (MCP 2026-07-28: the
 // acknowledgment's filter is the subset the server agreed to honor).
-func awaitAck(ctx context.Context, c *conn, sub *subscription) error {
+func awaitAck(ctx context.Context, c *rpc.Conn, sub *rpc.Subscription) error {
 	select {
-	case <-sub.acked:
-	case <-sub.ended:
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server refused the subscription to " + sub.uri}
-	case <-c.dead:
-		return c.failure()
+	case <-sub.Acked():
+	case <-sub.Ended():
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server refused the subscription to " + sub.URI()}
+	case <-c.Dead():
+		return c.Failure()
 	case <-ctx.Done():
 		return fmt.Errorf("no acknowledgment of subscriptions/listen: %w", ctx.Err())
 	}
 	var agreed struct {
 		URIs []string `json:"resourceSubscriptions"`
 	}
-	_ = json.Unmarshal(sub.agreed, &agreed)
-	if !slices.Contains(agreed.URIs, sub.uri) {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server did not agree to a subscription to " + sub.uri}
+	_ = json.Unmarshal(sub.Agreed(), &agreed)
+	if !slices.Contains(agreed.URIs, sub.URI()) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the server did not agree to a subscription to " + sub.URI()}
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func (u *Upstream) restore(ctx context.Context, r *run) error {
 	defer u.subMu.Unlock()
 	for uri := range u.subs {
 		if err := u.subscribeOn(ctx, r, uri); err != nil {
-			if r.conn.failure() != nil {
+			if r.conn.Failure() != nil {
 				return &stepError{"resources/subscribe", err}
 			}
 			u.opts.Logger.Warn("subscribe again after a restart failed", "server", u.name, "uri", uri, "error", err)
@@ -159,25 +160,7 @@ func (u *Upstream) restore(ctx context.Context, r *run) error {
 	return nil
 }
 
-// resourceUpdated hands a notifications/resources/updated to
-// onResourceUpdated with the URI it is for: a modern server's names its
-// subscription (one tagged with none is not the gateway's, MCP 2026-07-28
-// stdio, and is dropped); a legacy server's names its uri.
-func (c *conn) resourceUpdated(params json.RawMessage) {
-	if c.onResourceUpdated == nil {
-		return
-	}
-	if c.modern.Load() != nil {
-		if sub := c.taggedWith(params); sub != nil && sub.uri != "" {
-			c.onResourceUpdated(sub.uri, params)
-		}
-		return
-	}
-	if uri, ok := jsonrpc.Text(mustGet(params, "uri")); ok {
-		c.onResourceUpdated(uri, params)
-	}
-}
-
+// uriParams is the params of resources/(un)subscribe.
 func uriParams(uri string) json.RawMessage {
 	return json.RawMessage(`{"uri":` + string(jsonrpc.Quote(uri)) + `}`)
 }

@@ -14,12 +14,18 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // DefaultStartTimeout bounds one server's start: prepare, spawn,
 // initialize and tools/list (SPEC §2.4).
 const DefaultStartTimeout = 55 * time.Second
+
+// DefaultEventStall is how long an HTTP server may pause in the middle of
+// a message before the gateway gives up on that answer (Options.EventStall;
+// see httpup.DefaultEventStall).
+const DefaultEventStall = httpup.DefaultEventStall
 
 // Options configures a Supervisor.
 type Options struct {
@@ -67,7 +73,7 @@ type Options struct {
 	Metrics *telemetry.Metrics
 
 	ctx        context.Context
-	httpClient *http.Client // every HTTP server's (newHTTPClient)
+	httpClient *http.Client // every HTTP server's (httpup.NewClient)
 }
 
 // Supervisor owns every upstream server.
@@ -101,7 +107,7 @@ func New(servers []adapters.Server, opts Options) *Supervisor {
 		opts.EventStall = DefaultEventStall
 	}
 	if opts.httpClient == nil {
-		opts.httpClient = newHTTPClient()
+		opts.httpClient = httpup.NewClient()
 	}
 	var cancel context.CancelFunc
 	opts.ctx, cancel = context.WithCancel(context.Background())

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/stdio"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it
@@ -95,10 +98,10 @@ type Upstream struct {
 // and the transport under it (runctl.go says how either ends).
 type run struct {
 	proc     *proc.Process // the child; nil for an HTTP server without runCmd
-	conn     *conn
-	stdio    *stdio         // conn's transport for a stdio server, read by serveRun; else nil
-	http     *httpTransport // conn's transport for an HTTP server; else nil
-	env      []string       // the environment its process started with, for Configure's comparison
+	conn     *rpc.Conn
+	stdio    *stdio.Transport  // conn's transport for a stdio server, read by serveRun; else nil
+	http     *httpup.Transport // conn's transport for an HTTP server; else nil
+	env      []string          // the environment its process started with, for Configure's comparison
 	started  time.Time
 	protocol string
 	num      uint64         // this run's number, from 1; see CallRun
@@ -187,9 +190,7 @@ func (u *Upstream) InFlight() int {
 	if r == nil {
 		return 0
 	}
-	r.conn.mu.Lock()
-	defer r.conn.mu.Unlock()
-	return r.conn.clientCalls()
+	return r.conn.ClientCalls()
 }
 
 // Start starts the server if it is not running, and waits until it has
@@ -206,7 +207,7 @@ func (u *Upstream) Notify(method string, params json.RawMessage) {
 	r := u.cur
 	u.mu.Unlock()
 	if r != nil {
-		_ = r.conn.notify(method, params)
+		_ = r.conn.Notify(method, params)
 	}
 }
 

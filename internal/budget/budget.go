@@ -54,6 +54,12 @@ func (s Side) String() string {
 	return "servers"
 }
 
+// ServerWait is how long reading what a server sends (a stdio line, an
+// HTTP body or SSE event) may wait for room in the budget, held by
+// answers being delivered, before it is dropped and the call it answers
+// fails: the server's stream waits meanwhile.
+const ServerWait = 30 * time.Second
+
 // Default is the budget of a daemon without --memory-budget: 256 MiB, four
 // times the 64 MiB request limit (charged twice, within the clients' half).
 const Default = 256 << 20

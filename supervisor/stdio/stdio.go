@@ -1,4 +1,4 @@
-package supervisor
+package stdio
 
 import (
 	"context"
@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // writeTimeout bounds one write to a server's stdin. A server that stops
@@ -22,7 +24,7 @@ import (
 // hangs on a full pipe.
 const writeTimeout = 10 * time.Second
 
-// stdio is the transport over a child's stdin and stdout (MCP
+// Transport is the transport over a child's stdin and stdout (MCP
 // basic/transports "stdio"; SPEC §7.4): one JSON-RPC message per line,
 // each way. Its reader, read, runs on the run's serveRun goroutine and
 // hands each message to conn.dispatch; a line that is not JSON-RPC is
@@ -32,45 +34,44 @@ const writeTimeout = 10 * time.Second
 // issue 25): each line into a buffer of its own from the budget, which
 // becomes the message without a copy and is counted until nothing holds
 // it (delivered, dropped). A line the budget has no room for within
-// budgetWait is dropped, and the call it answers fails saying so.
-type stdio struct {
-	conn   *conn
+// budget.ServerWait is dropped, and the call it answers fails saying so.
+type Transport struct {
+	conn   *rpc.Conn
+	name   string // the server's
+	log    *logfile.Log
 	proc   *proc.Process
 	budget *budget.Budget // nil: none
 	mu     sync.Mutex     // one write at a time, so lines never interleave
 }
 
-// budgetWait is how long reading a server's line may wait for room in
-// the memory budget (held by answers being delivered) before it is
-// dropped: the server's stdout waits meanwhile.
-const budgetWait = 30 * time.Second
-
-// newStdio makes the stdio transport over p's pipes the transport of c,
-// reading under b.
-func newStdio(c *conn, p *proc.Process, b *budget.Budget) *stdio {
-	t := &stdio{conn: c, proc: p, budget: b}
-	c.transport = t
+// New makes the stdio transport over p's pipes the transport of c, for
+// server name, logging to log and reading under b (nil: no budget).
+func New(c *rpc.Conn, name string, log *logfile.Log, p *proc.Process, b *budget.Budget) *Transport {
+	t := &Transport{conn: c, name: name, log: log, proc: p, budget: b}
+	c.SetTransport(t)
 	return t
 }
 
 // request writes request id like any message: stdio ties no answer to it.
-func (t *stdio) request(_ int64, _ string, _ json.RawMessage, msg []byte) error { return t.send(msg) }
+func (t *Transport) Request(_ int64, _ string, _ json.RawMessage, msg []byte) error {
+	return t.Send(msg)
+}
 
 // cancel tells the server with notice (MCP basic/utilities/cancellation:
 // on stdio, notifications/cancelled is the only signal).
-func (t *stdio) cancel(_ int64, notice []byte) { _ = t.send(notice) }
+func (t *Transport) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
 
 // send writes msg and a newline to the child's stdin, within
 // writeTimeout; past it the child is killed (its run then ends and fails
 // its calls).
-func (t *stdio) send(msg []byte) error {
+func (t *Transport) Send(msg []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.proc.Stdin()
 	_ = w.SetWriteDeadline(time.Now().Add(writeTimeout))
 	if _, err := w.Write(append(msg, '\n')); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.conn.log.Line(t.conn.name, "[gateway] server stopped reading stdin; killing it")
+			t.log.Line(t.name, "[gateway] server stopped reading stdin; killing it")
 			t.proc.Kill()
 		}
 		return fmt.Errorf("write to server stdin: %w", err)
@@ -78,11 +79,11 @@ func (t *stdio) send(msg []byte) error {
 	return nil
 }
 
-// read reads the server's stdout until EOF, or a line with no end in
-// sight, and hands each message to conn.dispatch. Its caller,
-// Upstream.serveRun, then ends the run and fails the pending calls.
-func (t *stdio) read(r io.Reader) {
-	c := t.conn
+// Read reads the server's stdout until EOF, or a line with no end in
+// sight, and hands each message to Conn.Dispatch. Its caller, the run's
+// owner (supervisor's serveRun), then ends the run and fails the pending
+// calls.
+func (t *Transport) Read(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
 	rd.Alloc = t.alloc
@@ -94,7 +95,7 @@ func (t *stdio) read(r io.Reader) {
 				if long.Unterminated {
 					// Endless output: nothing more can be read from this
 					// run. serveRun stops it and fails its calls.
-					c.log.Line(c.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
+					t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes with no end in sight; stopping the server", long.Size))
 					return
 				}
 				t.tooLong(long)
@@ -107,18 +108,18 @@ func (t *stdio) read(r io.Reader) {
 		}
 		msg, err := jsonrpc.DecodeOwned(line)
 		if err != nil {
-			c.log.Output(c.name, "[stdout, not JSON-RPC; skipped] "+truncate(c.log.Mask(string(line)), 512))
+			t.log.Output(t.name, "[stdout, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(line)), 512))
 			t.undecodable(line, err)
 			continue
 		}
-		c.dispatch(msg, 0)
+		t.conn.Dispatch(msg, 0)
 	}
 }
 
 // tooLong fails the call whose response is too long to read, if its id
 // can be found: near the start of the line as soon as it crosses the
 // limit, or near its end once it ends.
-func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
+func (t *Transport) tooLong(e *jsonrpc.LineTooLongError) {
 	limit := t.budget.MaxLine(jsonrpc.DefaultMaxLine)
 	why := fmt.Sprintf("the server's response is larger than the gateway's %d MiB message limit", limit>>20)
 	if e.Cause != nil {
@@ -126,26 +127,26 @@ func (t *stdio) tooLong(e *jsonrpc.LineTooLongError) {
 	}
 	if !e.Partial {
 		if e.Cause != nil {
-			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budgetWait))
+			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes dropped: no room in the memory budget within %s", e.Size, budget.ServerWait))
 		} else {
-			t.conn.log.Line(t.conn.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
+			t.log.Line(t.name, fmt.Sprintf("[gateway] stdout line of %d bytes exceeds the %d-byte limit; skipped", e.Size, limit))
 		}
 	}
 	for _, part := range [][]byte{e.Head, e.Tail} {
 		if id, ok := findID(part); ok {
-			t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
+			t.conn.Reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
 			return
 		}
 	}
 }
 
 // alloc is the reader's Alloc: a buffer from the budget, waiting up to
-// budgetWait.
-func (t *stdio) alloc(n int) ([]byte, error) {
+// budget.ServerWait.
+func (t *Transport) alloc(n int) ([]byte, error) {
 	if n < budget.CountFrom {
 		return make([]byte, n), nil // not counted: no wait
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), budgetWait)
+	ctx, cancel := context.WithTimeout(context.Background(), budget.ServerWait)
 	defer cancel()
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
 }
@@ -153,12 +154,12 @@ func (t *stdio) alloc(n int) ([]byte, error) {
 // undecodable fails the call a JSON-looking line answered, if its id can
 // be found at the start of the line (a response nested too deep to decode,
 // say), so the call does not wait for an answer that already came.
-func (t *stdio) undecodable(line []byte, err error) {
+func (t *Transport) undecodable(line []byte, err error) {
 	if len(line) == 0 || line[0] != '{' {
 		return
 	}
 	if id, ok := findID(line[:min(len(line), 256)]); ok {
-		t.conn.reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		t.conn.Reject(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("the server's response could not be decoded: %v", err)})
 	}
 }
@@ -174,4 +175,12 @@ func findID(fragment []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(m[1]), 10, 64)
 	return n, err == nil
+}
+
+// truncate shortens s for a log line to n bytes, saying how long it was.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }

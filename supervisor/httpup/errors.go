@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 // cause, named): it did not answer (reachError: DNS, connect, TLS, a
 // broken connection), it answered with an error status or with a body
 // that is not MCP (statusError), or it redirected elsewhere
-// (redirectError, httpclient.go). Messages show the url without its
-// userinfo and query (shownURL), and a body's words masked, so that
+// (redirectError, client.go). Messages show the url without its
+// userinfo and query (ShownURL), and a body's words masked, so that
 // neither a configured header nor a key in the url reaches an error, the
 // log, /health or status.
 
@@ -51,11 +51,11 @@ func describe(op string, err error) error {
 	if errors.As(err, &redirect) {
 		return redirect
 	}
-	return &reachError{op: op, cause: cause(err), err: err}
+	return &reachError{op: op, cause: Cause(err), err: err}
 }
 
-// cause names the class of a connection error: DNS, connect, TLS.
-func cause(err error) string {
+// Cause names the class of a connection error: DNS, connect, TLS.
+func Cause(err error) string {
 	var (
 		dns     *net.DNSError
 		op      *net.OpError
@@ -135,4 +135,12 @@ func newStatusError(op string, resp *http.Response, body []byte, log *logfile.Lo
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
 	return truncate(strings.TrimSpace(s), n)
+}
+
+// truncate shortens s for a log line to n bytes, saying how long it was.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -1,4 +1,4 @@
-package supervisor
+package rpc
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func (pc *pendingCall) deliver() {
 // enqueue queues a notification without blocking; call with c.mu held.
 // The queue and its delivery goroutine are made on the first notification,
 // since most calls have none (bench: −11 KB and −46 µs of CPU per call).
-func (c *conn) enqueue(pc *pendingCall, n note) {
+func (c *Conn) enqueue(pc *pendingCall, n note) {
 	if pc.notes == nil {
 		pc.notes = make(chan note, noteQueue)
 		pc.delivered = make(chan struct{})
@@ -65,7 +65,7 @@ func (c *conn) enqueue(pc *pendingCall, n note) {
 // endNotes ends the delivery of pc's notifications, once pc has left
 // c.pending, and waits for it: the notifications the server sent before
 // its response reach the client first.
-func (c *conn) endNotes(pc *pendingCall) {
+func (c *Conn) endNotes(pc *pendingCall) {
 	c.mu.Lock()
 	notes := pc.notes
 	c.mu.Unlock()
@@ -83,7 +83,7 @@ type reply struct {
 
 // take removes and returns the pending call with id, or nil: the one
 // reply (or failure) a call gets is sent by whoever takes it.
-func (c *conn) take(id int64) *pendingCall {
+func (c *Conn) take(id int64) *pendingCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc := c.pending[id]
@@ -92,11 +92,11 @@ func (c *conn) take(id int64) *pendingCall {
 }
 
 // forget drops a pending call; it reports whether it was still pending.
-func (c *conn) forget(id int64) bool { return drop(c, c.pending, id) }
+func (c *Conn) forget(id int64) bool { return drop(c, c.pending, id) }
 
 // drop deletes id from m, one of c's maps by request id, under c.mu, and
 // reports whether it was there.
-func drop[V any](c *conn, m map[int64]V, id int64) bool {
+func drop[V any](c *Conn, m map[int64]V, id int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := m[id]
@@ -108,7 +108,7 @@ func drop[V any](c *conn, m map[int64]V, id int64) bool {
 // pending call with a client comes from the same client (Peer.ClientID);
 // else nil. With logsOnly, only calls that asked for log messages count.
 // Call with c.mu held.
-func (c *conn) soleCaller(logsOnly bool) *pendingCall {
+func (c *Conn) soleCaller(logsOnly bool) *pendingCall {
 	var (
 		best   int64
 		pc     *pendingCall
@@ -132,7 +132,7 @@ func (c *conn) soleCaller(logsOnly bool) *pendingCall {
 // clientCalls counts the pending calls made for a client (with a peer;
 // the gateway's own, such as initialize and tools/list, have none). c.mu
 // is held.
-func (c *conn) clientCalls() int {
+func (c *Conn) clientCalls() int {
 	n := 0
 	for _, p := range c.pending {
 		if p.peer != nil {

@@ -1,4 +1,4 @@
-package supervisor
+package rpc
 
 import (
 	"encoding/json"
@@ -16,9 +16,9 @@ import (
 // on this server comes from one client session; otherwise no other
 // session's data can be shown to the wrong client, and the server gets
 // an error.
-func (c *conn) request(msg *jsonrpc.Message, from int64) {
+func (c *Conn) request(msg *jsonrpc.Message, from int64) {
 	if msg.Method == "ping" {
-		_ = c.transport.send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
+		_ = c.transport.Send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
 		return
 	}
 	c.mu.Lock()
@@ -26,7 +26,7 @@ func (c *conn) request(msg *jsonrpc.Message, from int64) {
 	busy := from == 0 && c.clientCalls() > 0
 	c.mu.Unlock()
 	if pc == nil && busy && msg.Method != "roots/list" {
-		_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("%s: calls from several client sessions are in flight on this server; the gateway cannot tell which one to ask", msg.Method)}))
 		return
 	}
@@ -34,11 +34,11 @@ func (c *conn) request(msg *jsonrpc.Message, from int64) {
 		// Outside a call there is no client to ask; no roots means "use
 		// what you were configured with" (server-filesystem keeps its
 		// command-line directories).
-		_ = c.transport.send(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
+		_ = c.transport.Send(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
 		return
 	}
 	if pc == nil {
-		_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: no client call is in progress to relay this request to", msg.Method)}))
 		return
 	}
@@ -51,9 +51,9 @@ func (c *conn) request(msg *jsonrpc.Message, from int64) {
 			if !errors.As(err, &rpcErr) {
 				rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
-			_ = c.transport.send(jsonrpc.ErrorResponse(msg.ID, rpcErr))
+			_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, rpcErr))
 			return
 		}
-		_ = c.transport.send(jsonrpc.Response(msg.ID, res))
+		_ = c.transport.Send(jsonrpc.Response(msg.ID, res))
 	}()
 }

@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 // Transport hands every request to two goroutines of its own, a writer
 // and a reader, which cost a sequential call about 35 µs on the 2-core
 // machine (make bench: the HTTP upstream figure); https, a proxy and a
-// redirect go through the Transport (httpTransport.roundTrip).
+// redirect go through the Transport (Transport.roundTrip).
 //
 // A connection goes back to the pool once its answer's body has been read
 // to its end and the server keeps it alive; an answer closed before its

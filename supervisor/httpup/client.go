@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ const (
 	maxRedirects = 10
 )
 
-// newHTTPClient is the client of every HTTP server of one supervisor
+// NewClient is the client of every HTTP server of one supervisor
 // (SPEC §7.9): TLS verified against the system roots (Go's defaults,
 // which SSL_CERT_FILE and SSL_CERT_DIR extend), the proxy from the
 // environment (HTTPS_PROXY, NO_PROXY; never for loopback), bounded
@@ -30,7 +30,7 @@ const (
 // concurrent calls as a busy client makes, and redirects followed only
 // within the origin of the url that was asked (sameOrigin): the
 // configured headers, secrets, never reach another host.
-func newHTTPClient() *http.Client {
+func NewClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	tr.TLSHandshakeTimeout = tlsTimeout
@@ -69,9 +69,9 @@ func origin(u *url.URL) string {
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-// shownURL is a URL as messages and the log show it: without its
+// ShownURL is a URL as messages and the log show it: without its
 // userinfo, query and fragment, where hosted servers keep their keys.
-func shownURL(raw string) string {
+func ShownURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "the server's url"

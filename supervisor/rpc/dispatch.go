@@ -1,4 +1,4 @@
-package supervisor
+package rpc
 
 import (
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -17,7 +17,7 @@ import (
 // basic/transports: such messages "SHOULD relate to the originating
 // client request"); one from nowhere in particular goes to a client only
 // when a single client has calls in flight (callFor).
-func (c *conn) dispatch(msg *jsonrpc.Message, from int64) {
+func (c *Conn) Dispatch(msg *jsonrpc.Message, from int64) {
 	switch {
 	case msg.IsResponse():
 		id, ok := jsonrpc.ParseIntID(msg.ID)
@@ -48,7 +48,7 @@ func (c *conn) dispatch(msg *jsonrpc.Message, from int64) {
 
 // reject fails call id with err, if it is still pending: the transport
 // received its answer but cannot hand it over (see transport).
-func (c *conn) reject(id int64, err error) {
+func (c *Conn) Reject(id int64, err error) {
 	if pc := c.take(id); pc != nil {
 		pc.reply <- reply{err: err}
 	}
@@ -58,7 +58,7 @@ func (c *conn) reject(id int64, err error) {
 // call whose stream carried it (from), if it is still pending and has a
 // client, or, from no call's stream, the sole caller's (soleCaller). With
 // logsOnly, only a call that asked for log messages. Call with c.mu held.
-func (c *conn) callFor(from int64, logsOnly bool) *pendingCall {
+func (c *Conn) callFor(from int64, logsOnly bool) *pendingCall {
 	if from == 0 {
 		return c.soleCaller(logsOnly)
 	}
@@ -72,23 +72,16 @@ func (c *conn) callFor(from int64, logsOnly bool) *pendingCall {
 // unanswered handles an answer to request id that ended without its
 // response (an HTTP stream that ended, a refusal; see transport): the call
 // fails with err, if it is still pending; for the gateway's own
-// subscription, the subscription has ended.
-func (c *conn) unanswered(id int64, err error) {
-	if sub := c.listenByID(id); sub != nil {
+// subscription, the Subscription has ended.
+func (c *Conn) Unanswered(id int64, err error) {
+	if sub := c.ListenByID(id); sub != nil {
 		c.endSubscription(sub, err.Error())
 		return
 	}
-	c.reject(id, err)
+	c.Reject(id, err)
 }
 
-// listsOf maps a list_changed notification to the lists it announces.
-var listsOf = map[string]List{
-	"notifications/tools/list_changed":     ListTools,
-	"notifications/prompts/list_changed":   ListPrompts,
-	"notifications/resources/list_changed": ListResources | ListTemplates,
-}
-
-func (c *conn) notification(msg *jsonrpc.Message, from int64) {
+func (c *Conn) notification(msg *jsonrpc.Message, from int64) {
 	switch msg.Method {
 	case "notifications/progress":
 		fields, err := jsonrpc.Fields(msg.Params)
@@ -125,7 +118,7 @@ func (c *conn) notification(msg *jsonrpc.Message, from int64) {
 			return // not on the gateway's listen stream (MCP 2026-07-28 stdio)
 		}
 		if c.onListChanged != nil {
-			c.onListChanged(listsOf[msg.Method])
+			c.onListChanged(msg.Method)
 		}
 	case "notifications/resources/updated":
 		c.resourceUpdated(msg.Params) // subscribe.go

@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"context"
@@ -40,7 +40,7 @@ const (
 // Mcp-Session-Id (visible ASCII, "Session Management" 1) and the
 // negotiated protocol version, sent on every later request; sent, the
 // initialize, is kept for a new session.
-func (t *httpTransport) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
+func (t *Transport) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
 	session := resp.Header.Get("Mcp-Session-Id")
 	for _, c := range []byte(session) {
 		if c < 0x21 || c > 0x7e {
@@ -69,7 +69,7 @@ type renewal struct {
 // in session expired (the server ended it: "Session Management" 3, 4):
 // initialize again (newSession). Requests that meet the same 404 share
 // one renewal; one that comes once it is made just uses the new session.
-func (t *httpTransport) renew(ctx context.Context, expired string) error {
+func (t *Transport) renew(ctx context.Context, expired string) error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -104,12 +104,12 @@ func (t *httpTransport) renew(ctx context.Context, expired string) error {
 // id of its own, then notifications/initialized; a GET stream opens for
 // the new session, and the lists are read again: the new session may list
 // others. (Resource subscriptions of the old session are not made again
-// in the new one: the server's restart does that, subscribe.go.)
-func (t *httpTransport) newSession(sent []byte) error {
+// in the new one: the server's restart does that: package supervisor.)
+func (t *Transport) newSession(sent []byte) error {
 	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
 	defer cancel()
-	t.log.Line(t.conn.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
-	id := t.conn.nextID.Add(1)
+	t.log.Line(t.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
+	id := t.conn.NextID()
 	msg, err := jsonrpc.Replace(sent, "id", jsonrpc.IntID(id))
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
@@ -128,16 +128,14 @@ func (t *httpTransport) newSession(sent []byte) error {
 	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
 		return fmt.Errorf("start a new session: notifications/initialized: %w", err)
 	}
-	if f := t.conn.onListChanged; f != nil {
-		f(ListTools | ListPrompts | ListResources | ListTemplates)
-	}
+	t.conn.ListsChanged("notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed")
 	return nil
 }
 
 // own POSTs a request of the transport's own (a new session's
 // initialize, outside any session) and returns its response; other
 // messages on its answer go to dispatch.
-func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
+func (t *Transport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
 	req, err := t.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +164,7 @@ func (t *httpTransport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc
 				if m.IsResponse() && isID(m.ID, id) {
 					return m, resp, nil
 				}
-				t.conn.dispatch(m, 0)
+				t.conn.Dispatch(m, 0)
 			}
 		}
 	}
@@ -191,7 +189,7 @@ func cancelOnly(_ context.Context, resp *http.Response) context.CancelFunc {
 // openGET opens the session's GET stream, ending the one before: after
 // notifications/initialized, in every session. A server that answered
 // 405 is not asked again.
-func (t *httpTransport) openGET() {
+func (t *Transport) openGET() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || t.getGone || t.old.Load() != nil {
@@ -217,7 +215,7 @@ func (t *httpTransport) openGET() {
 // getRetryMin to getRetryMax. 405 means the server offers none; 404 that
 // the session ended (renew, which opens the next); a GET that cannot
 // reach the server loses it.
-func (t *httpTransport) listenGET(ctx context.Context) {
+func (t *Transport) listenGET(ctx context.Context) {
 	var st getState
 	wait, backoff := time.Duration(0), getRetryMin
 	for {
@@ -249,13 +247,13 @@ type getState struct {
 
 // getOnce opens the GET stream once and reads it to its end. It reports
 // whether to open it again, and the server's retry time.
-func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
+func (t *Transport) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	resp, session, err := t.get(reqCtx, st.lastID)
 	if err != nil {
 		if ctx.Err() == nil {
-			t.log.Line(t.conn.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
+			t.log.Line(t.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
 			_ = t.failed(err)
 		}
 		return false, 0
@@ -277,7 +275,7 @@ func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, 
 		if !again {
 			what = fmt.Sprintf("%d times in a row: the gateway stops asking; what the server sends outside a call is lost", getRefusals)
 		}
-		t.log.Line(t.conn.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
+		t.log.Line(t.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
 		return again, 0
 	}
 	st.refusals = 0
@@ -290,20 +288,20 @@ func (t *httpTransport) getOnce(ctx context.Context, st *getState) (again bool, 
 			return true, s.retry
 		}
 		if msg, ok := t.message(ev); ok {
-			t.conn.dispatch(msg, 0)
+			t.conn.Dispatch(msg, 0)
 		}
 	}
 }
 
 // streamEnded handles the end of the GET stream: a stall or an event
 // over the limit is logged; a stream that broke off pings the server.
-func (t *httpTransport) streamEnded(ctx context.Context, err error) {
+func (t *Transport) streamEnded(ctx context.Context, err error) {
 	var stall *stallError
 	var limit *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
 	case errors.As(err, &stall), errors.As(err, &limit):
-		t.log.Line(t.conn.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
+		t.log.Line(t.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
 	case !errors.Is(err, io.EOF):
 		t.probe()
 	}
@@ -312,7 +310,7 @@ func (t *httpTransport) streamEnded(ctx context.Context, err error) {
 // get sends a GET for an SSE stream (the session's, or a resumed answer
 // after lastID), with the session's headers; it returns the session it
 // was sent in.
-func (t *httpTransport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
+func (t *Transport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
 	req, err := t.newRequest(ctx, http.MethodGet, nil)
 	if err != nil {
 		return nil, "", err
@@ -332,7 +330,7 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (*http.Response,
 // deleteSession ends the session ("Session Management" 5); a 405 (the
 // server keeps sessions to itself) or no answer within deleteTimeout is
 // fine.
-func (t *httpTransport) deleteSession(session string) {
+func (t *Transport) deleteSession(session string) {
 	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 	defer cancel()
 	req, err := t.newRequest(ctx, http.MethodDelete, nil)

@@ -1,31 +1,21 @@
-package supervisor
+package rpc
 
 import (
-	"context"
 	"encoding/json"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// listenAckWait bounds the wait for a modern server to acknowledge one of
-// the gateway's subscriptions/listen. At a start, past it the start goes on
-// (with a log line): list changes the server tags with the subscription
-// still count, and a server that never acknowledges costs a start no more
-// than this. A resource subscription not acknowledged in time fails.
-const listenAckWait = 5 * time.Second
-
-// subscription is one of the gateway's own subscriptions/listen on one run
+// Subscription is one of the gateway's own subscriptions/listen on one run
 // of a modern server (MCP 2026-07-28 basic/patterns/subscriptions): a
-// request the server never answers while the subscription lives. Its
+// request the server never answers while the Subscription lives. Its
 // notifications carry its request id in _meta
 // io.modelcontextprotocol/subscriptionId. The gateway holds one for the
 // list changes the server declares (uri ""), opened by the handshake, and
 // one per subscribed resource URI (subscribe.go). Each lives at most as
 // long as the run: a restarted server gets new ones.
-type subscription struct {
+type Subscription struct {
 	id  int64
 	uri string // the resource it watches; "" for the list changes
 
@@ -37,40 +27,34 @@ type subscription struct {
 	ended   chan struct{} // closed when the server ends it
 }
 
-// listenFilter is the listen params asking for the list changes caps
-// declare; "" when it declares none.
-func listenFilter(caps Capabilities) string {
-	var kinds []string
-	for _, k := range []struct {
-		on   bool
-		name string
-	}{{caps.ToolsListChanged, "toolsListChanged"}, {caps.PromptsListChanged, "promptsListChanged"}, {caps.ResourcesListChanged, "resourcesListChanged"}} {
-		if k.on {
-			kinds = append(kinds, `"`+k.name+`":true`)
-		}
-	}
-	if len(kinds) == 0 {
-		return ""
-	}
-	return `{"notifications":{` + strings.Join(kinds, ",") + `}}`
-}
+// ID is the subscription's request id; URI the resource it watches ("":
+// the list changes).
+func (s *Subscription) ID() int64   { return s.id }
+func (s *Subscription) URI() string { return s.uri }
+
+// Acked is closed once the server acknowledged the subscription; Agreed
+// is then the acknowledgment's notifications filter, raw. Ended is closed
+// once the server ended it.
+func (s *Subscription) Acked() <-chan struct{}  { return s.acked }
+func (s *Subscription) Agreed() json.RawMessage { return s.agreed }
+func (s *Subscription) Ended() <-chan struct{}  { return s.ended }
 
 // listen sends subscriptions/listen with params (request _meta added) and
 // keeps the subscription, for resource uri ("": the list changes, the
 // connection's main one). It does not wait for the acknowledgment.
-func (c *conn) listen(params, uri string) (*subscription, error) {
+func (c *Conn) Listen(params, uri string) (*Subscription, error) {
 	stamped, _, err := c.modern.Load().stamp(json.RawMessage(params), nil)
 	if err != nil {
 		return nil, err
 	}
-	sub := &subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
+	sub := &Subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
 	c.mu.Lock()
 	c.listens[sub.id] = sub
 	c.mu.Unlock()
 	if uri == "" {
 		c.sub.Store(sub)
 	}
-	if err := c.transport.request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
+	if err := c.transport.Request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
 		c.dropListen(sub.id)
 		return nil, err
 	}
@@ -80,18 +64,18 @@ func (c *conn) listen(params, uri string) (*subscription, error) {
 // cancelListen ends one of the gateway's subscriptions itself (MCP
 // 2026-07-28: on stdio, notifications/cancelled referencing the listen;
 // over HTTP, closing its stream: transport.cancel).
-func (c *conn) cancelListen(sub *subscription) {
+func (c *Conn) CancelListen(sub *Subscription) {
 	if c.dropListen(sub.id) {
-		c.transport.cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
+		c.transport.Cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
 			[]byte(`{"requestId":`+string(jsonrpc.IntID(sub.id))+`,"reason":"the gateway's last client of this resource unsubscribed"}`)))
 	}
 }
 
-// dropListen forgets subscription id; it reports whether it was live.
-func (c *conn) dropListen(id int64) bool { return drop(c, c.listens, id) }
+// dropListen forgets Subscription id; it reports whether it was live.
+func (c *Conn) dropListen(id int64) bool { return drop(c, c.listens, id) }
 
-// listenByID returns the live subscription with id, or nil.
-func (c *conn) listenByID(id int64) *subscription {
+// listenByID returns the live Subscription with id, or nil.
+func (c *Conn) ListenByID(id int64) *Subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.listens[id]
@@ -100,7 +84,7 @@ func (c *conn) listenByID(id int64) *subscription {
 // endSubscription records that the server ended a subscription, and logs
 // it: for the list one, list changes are not followed for the rest of the
 // run; a resource's updates stop until the server restarts.
-func (c *conn) endSubscription(sub *subscription, why string) {
+func (c *Conn) endSubscription(sub *Subscription, why string) {
 	sub.endOnce.Do(func() {
 		close(sub.ended)
 		c.dropListen(sub.id)
@@ -112,20 +96,20 @@ func (c *conn) endSubscription(sub *subscription, why string) {
 	})
 }
 
-// taggedWith returns the gateway's subscription a notification's params
+// taggedWith returns the gateway's Subscription a notification's params
 // are tagged with, or nil.
-func (c *conn) taggedWith(params json.RawMessage) *subscription {
+func (c *Conn) taggedWith(params json.RawMessage) *Subscription {
 	meta := mustGet(params, "_meta")
 	id, ok := jsonrpc.ParseIntID(mustGet(meta, metaSubscriptionID))
 	if !ok {
 		return nil
 	}
-	return c.listenByID(id)
+	return c.ListenByID(id)
 }
 
 // onSubscription tells whether a notification's params are tagged with
 // the gateway's list subscription.
-func (c *conn) onSubscription(params json.RawMessage) bool {
+func (c *Conn) onSubscription(params json.RawMessage) bool {
 	sub := c.taggedWith(params)
 	return sub != nil && sub.uri == ""
 }
@@ -133,7 +117,7 @@ func (c *conn) onSubscription(params json.RawMessage) bool {
 // subscriptionNote handles a server's acknowledgment of a subscription,
 // and its notifications/cancelled naming one (the server tore it down;
 // MCP 2026-07-28 basic/patterns/cancellation).
-func (c *conn) subscriptionNote(msg *jsonrpc.Message) {
+func (c *Conn) subscriptionNote(msg *jsonrpc.Message) {
 	if msg.Method == "notifications/subscriptions/acknowledged" {
 		if sub := c.taggedWith(msg.Params); sub != nil {
 			sub.ackOnce.Do(func() {
@@ -144,7 +128,7 @@ func (c *conn) subscriptionNote(msg *jsonrpc.Message) {
 		return
 	}
 	if id, ok := jsonrpc.ParseIntID(mustGet(msg.Params, "requestId")); ok {
-		if sub := c.listenByID(id); sub != nil {
+		if sub := c.ListenByID(id); sub != nil {
 			c.endSubscription(sub, "the server cancelled it")
 		}
 	}
@@ -152,8 +136,8 @@ func (c *conn) subscriptionNote(msg *jsonrpc.Message) {
 
 // subscriptionEnded handles a response to a subscription: the server
 // ended it, gracefully (a result) or not (an error, e.g. -32601).
-func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
-	sub := c.listenByID(id)
+func (c *Conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
+	sub := c.ListenByID(id)
 	if sub == nil {
 		return
 	}
@@ -164,27 +148,29 @@ func (c *conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
 	c.endSubscription(sub, "the server closed it")
 }
 
-// openListen opens the run's subscription for list changes (filter, from
-// listenFilter) and waits (up to listenAckWait) for the server to
-// acknowledge it, so that no change made after the lists that follow is
-// missed. A server that refuses or does not acknowledge in time is logged
-// and run without it; only the run's death or ctx fail the start.
-func (u *Upstream) openListen(ctx context.Context, r *run, filter string) error {
-	sub, err := r.conn.listen(filter, "")
-	if err != nil {
-		return err
+// resourceUpdated hands a notifications/resources/updated to
+// onResourceUpdated with the URI it is for: a modern server's names its
+// Subscription (one tagged with none is not the gateway's, MCP 2026-07-28
+// stdio, and is dropped); a legacy server's names its uri.
+func (c *Conn) resourceUpdated(params json.RawMessage) {
+	if c.onResourceUpdated == nil {
+		return
 	}
-	t := time.NewTimer(listenAckWait)
-	defer t.Stop()
-	select {
-	case <-sub.acked:
-	case <-sub.ended:
-	case <-t.C:
-		u.opts.Logger.Warn("server did not acknowledge subscriptions/listen in time; going on", "server", u.name, "wait", listenAckWait)
-	case <-r.conn.dead:
-		return r.conn.failure()
-	case <-ctx.Done():
-		return ctx.Err()
+	if c.modern.Load() != nil {
+		if sub := c.taggedWith(params); sub != nil && sub.uri != "" {
+			c.onResourceUpdated(sub.uri, params)
+		}
+		return
 	}
-	return nil
+	if uri, ok := jsonrpc.Text(mustGet(params, "uri")); ok {
+		c.onResourceUpdated(uri, params)
+	}
+}
+
+func mustGet(obj json.RawMessage, key string) json.RawMessage {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
+	}
+	v, _ := jsonrpc.Member(obj, key)
+	return v
 }

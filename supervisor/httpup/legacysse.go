@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ const endpointWait = 10 * time.Second
 // the session: when it ends, the server is lost, and the next call
 // connects anew (SPEC §7.9).
 type sseTransport struct {
-	t        *httpTransport
+	t        *Transport
 	endpoint string // where messages are POSTed
 	shown    string // endpoint for messages
 }
@@ -35,7 +35,7 @@ type sseTransport struct {
 // Transport"): a GET to url that opens an SSE stream whose first event is
 // endpoint. If it does, the transport is HTTP+SSE from now on and sent,
 // the initialize, goes again that way; else it says why not.
-func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error {
+func (t *Transport) fallback(_ context.Context, _ int64, sent []byte) error {
 	ctx, stop := context.WithCancel(t.ctx)
 	resp, _, err := t.get(ctx, "")
 	if err != nil {
@@ -65,7 +65,7 @@ func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error 
 	t.old.Store(o)
 	t.wg.Add(1)
 	t.mu.Unlock()
-	t.log.Line(t.conn.name, "[gateway] the server speaks the older HTTP+SSE transport (MCP 2024-11-05); messages go to "+o.shown)
+	t.log.Line(t.name, "[gateway] the server speaks the older HTTP+SSE transport (MCP 2024-11-05); messages go to "+o.shown)
 	go func() {
 		defer t.wg.Done()
 		defer stop()
@@ -77,7 +77,7 @@ func (t *httpTransport) fallback(_ context.Context, _ int64, sent []byte) error 
 
 // endpoint reads the stream's first event, which must be endpoint: a URL,
 // relative to url, of url's origin (the configured headers go there).
-func (t *httpTransport) endpoint(body *bodyReader, stop context.CancelFunc) (*sseTransport, *sseReader, error) {
+func (t *Transport) endpoint(body *bodyReader, stop context.CancelFunc) (*sseTransport, *sseReader, error) {
 	s := newSSEReader(body)
 	timer := time.AfterFunc(endpointWait, stop)
 	ev, err := s.next()
@@ -100,7 +100,7 @@ func (t *httpTransport) endpoint(body *bodyReader, stop context.CancelFunc) (*ss
 	if origin(u) != origin(base) {
 		return nil, nil, fmt.Errorf("GET %s: the endpoint event names another origin (%s); the gateway sends its headers only to url's", t.shown, origin(u))
 	}
-	return &sseTransport{t: t, endpoint: u.String(), shown: shownURL(u.String())}, s, nil
+	return &sseTransport{t: t, endpoint: u.String(), shown: ShownURL(u.String())}, s, nil
 }
 
 // read hands every message of the stream to dispatch until it ends,
@@ -118,7 +118,7 @@ func (o *sseTransport) read(ctx context.Context, s *sseReader) {
 			return
 		}
 		if msg, ok := t.message(ev); ok {
-			t.conn.dispatch(msg, 0)
+			t.conn.Dispatch(msg, 0)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func tooLarge(limit int) *jsonrpc.Error {
 }
 
 // noRoom is the error of a message the memory budget had no room for
-// within budgetWait (stdio.go says the same of a line).
+// within budget.ServerWait (as for a stdio line).
 func noRoom(b *budget.Budget, size int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
 		"the gateway's memory budget (%d MiB, --memory-budget) had no room for the server's response of %d bytes or more; try again", b.Size()>>20, size)}
@@ -60,7 +60,7 @@ func (e *stallError) Error() string {
 // buffers from the daemon's memory budget (grow; internal/budget, SPEC
 // §3.9), bounded by maxMessage (less if the budget is smaller). A buffer
 // is counted until nothing holds it: the message dispatch hands on is
-// that buffer, not a copy. Growth that finds no room within budgetWait
+// that buffer, not a copy. Growth that finds no room within budget.ServerWait
 // fails the message (noRoom).
 //
 // Read also keeps the stall deadline: once a message has begun (any byte
@@ -165,13 +165,13 @@ func (b *bodyReader) keep(msg, chunk []byte) ([]byte, error) {
 
 // grow returns msg in a buffer of room for at least need bytes (twice
 // msg's, at least), from the budget: at most b.max bytes (tooLarge past
-// it); noRoom if the budget has none within budgetWait.
+// it); noRoom if the budget has none within budget.ServerWait.
 func (b *bodyReader) grow(msg []byte, need int) ([]byte, error) {
 	if need > b.max {
 		return msg, tooLarge(b.max)
 	}
 	size := min(max(need, 2*cap(msg)), b.max)
-	ctx, cancel := context.WithTimeout(b.ctx, budgetWait)
+	ctx, cancel := context.WithTimeout(b.ctx, budget.ServerWait)
 	buf, err := b.budget.Alloc(ctx, budget.Servers, size, int64(size))
 	cancel()
 	switch {

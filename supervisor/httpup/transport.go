@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"bytes"
@@ -15,40 +15,41 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
 // postTimeout bounds a POST that carries no request (a notification, or
 // the answer to a server's request, which the server acknowledges with
-// 202), as writeTimeout bounds a write to a child's stdin.
+// 202), as package stdio bounds a write to a child's stdin.
 const postTimeout = 10 * time.Second
 
 // errClosed is a request on a transport that was closed.
 var errClosed = errors.New("the connection to the server is closed")
 
-// httpTransport is the transport of one run of an HTTP server (SPEC
+// Transport is the transport of one run of an HTTP server (SPEC
 // §5.6, §7.9): MCP Streamable HTTP (2025-11-25 basic/transports, and
 // 2026-07-28 basic/transports/streamable-http for a modern server), or,
-// where the server offers only that, the older HTTP+SSE (httpsse.go).
+// where the server offers only that, the older HTTP+SSE (legacysse.go).
 //
 //   - Every message is a POST to url with the configured headers (never
 //     anything of the calling client's: its Authorization and the
 //     gateway's token stay in the aggregator), Content-Type
 //     application/json and Accept of both JSON and SSE.
 //   - A request's POST (exchange) runs on the caller's goroutine when the
-//     call cannot detach (inline; see inliner), else on a goroutine of its
+//     call cannot detach (Inline; see rpc.Inliner), else on a goroutine of its
 //     own (request); its answer, one JSON message or an SSE stream, goes
 //     to dispatch message by message with the request's id
-//     (httpanswer.go); one that ends without the response fails the call
-//     (conn.unanswered). Anything else is POSTed at once and acknowledged
+//     (answer.go); one that ends without the response fails the call
+//     (Conn.Unanswered). Anything else is POSTed at once and acknowledged
 //     with 202 (send).
-//   - A legacy server (httpsession.go): initialize's answer gives the
+//   - A legacy server (session.go): initialize's answer gives the
 //     Mcp-Session-Id and the protocol version, sent on every later
 //     request; after notifications/initialized a GET stream carries what
 //     the server sends unasked, reopened when it drops; a 404 for the
 //     session is answered by a new session and the request once more;
 //     DELETE ends the session at close. cancel POSTs
 //     notifications/cancelled.
-//   - A modern server (conn.modern set): no session; every request
+//   - A modern server (Conn.ModernVersion set): no session; every request
 //     carries MCP-Protocol-Version, Mcp-Method, Mcp-Name and the
 //     Mcp-Param-{Name} headers of its tool's x-mcp-header parameters
 //     (headers); cancel closes the request's stream, which is how
@@ -58,16 +59,17 @@ var errClosed = errors.New("the connection to the server is closed")
 //     which fails every pending call at once; an answer that breaks off
 //     fails its call and pings the server, whose failure to answer is
 //     then such a loss.
-type httpTransport struct {
-	conn    *conn
+type Transport struct {
+	conn    *rpc.Conn
 	client  *http.Client
 	wire    *wireClient // for a plain-http url without a proxy; else nil
 	url     string      // the MCP endpoint, as configured
 	u       *url.URL    // url, parsed
-	shown   string      // url for messages (shownURL)
+	shown   string      // url for messages (ShownURL)
 	headers http.Header // configured; their values are secrets
 	stall   time.Duration
 	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
+	name    string         // the server's
 	log     *logfile.Log
 	lost    func(error) // the run's: the server cannot be reached
 
@@ -93,12 +95,28 @@ type httpTransport struct {
 	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback
 }
 
-// newHTTPTransport makes the HTTP transport to url the transport of c.
-// lost is called (from any goroutine, maybe more than once) when the
-// server cannot be reached any more.
-func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[string]string, stall time.Duration, b *budget.Budget, lost func(error)) *httpTransport {
-	t := &httpTransport{conn: c, client: client, url: rawURL, shown: shownURL(rawURL), headers: http.Header{},
-		stall: stall, budget: b, log: c.log, lost: lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
+// Config is what a Transport is made with: the server's name and log,
+// the HTTP client of every server (NewClient), its url and configured
+// headers (values are secrets), the longest pause in the middle of a
+// message (Options.EventStall), the memory budget (nil: none), and lost,
+// called (from any goroutine, maybe more than once) when the server
+// cannot be reached any more.
+type Config struct {
+	Name    string
+	Log     *logfile.Log
+	Client  *http.Client
+	URL     string
+	Headers map[string]string
+	Stall   time.Duration
+	Budget  *budget.Budget
+	Lost    func(error)
+}
+
+// New makes the HTTP transport to cfg.URL the transport of c.
+func New(c *rpc.Conn, cfg Config) *Transport {
+	rawURL, headers := cfg.URL, cfg.Headers
+	t := &Transport{conn: c, client: cfg.Client, url: rawURL, shown: ShownURL(rawURL), headers: http.Header{},
+		name: cfg.Name, stall: cfg.Stall, budget: cfg.Budget, log: cfg.Log, lost: cfg.Lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
 	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
 	if t.u == nil {
 		t.u = &url.URL{}
@@ -108,13 +126,13 @@ func newHTTPTransport(c *conn, client *http.Client, rawURL string, headers map[s
 		t.headers.Set(k, v)
 	}
 	t.ctx, t.stop = context.WithCancel(context.Background())
-	c.transport = t
+	c.SetTransport(t)
 	return t
 }
 
-// request POSTs request id and reads its answer on a goroutine of its
+// Request POSTs request id and reads its answer on a goroutine of its
 // own (exchange).
-func (t *httpTransport) request(id int64, method string, params json.RawMessage, msg []byte) error {
+func (t *Transport) Request(id int64, method string, params json.RawMessage, msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -129,9 +147,9 @@ func (t *httpTransport) request(id int64, method string, params json.RawMessage,
 	return nil
 }
 
-// inline is request on the caller's goroutine (see inliner), whose ctx
+// Inline is Request on the caller's goroutine (see rpc.Inliner), whose ctx
 // ends the exchange too.
-func (t *httpTransport) inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
+func (t *Transport) Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -146,7 +164,7 @@ func (t *httpTransport) inline(ctx context.Context, id int64, method string, par
 
 // begin registers the exchange of request id; its context, made from
 // parent, ends with cancel, t's close, or a stalled answer.
-func (t *httpTransport) begin(parent context.Context, id int64) (context.Context, context.CancelFunc, error) {
+func (t *Transport) begin(parent context.Context, id int64) (context.Context, context.CancelFunc, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -158,7 +176,7 @@ func (t *httpTransport) begin(parent context.Context, id int64) (context.Context
 	return ctx, cancel, nil
 }
 
-func (t *httpTransport) end(id int64, cancel context.CancelFunc) {
+func (t *Transport) end(id int64, cancel context.CancelFunc) {
 	t.mu.Lock()
 	delete(t.calls, id)
 	t.mu.Unlock()
@@ -166,13 +184,13 @@ func (t *httpTransport) end(id int64, cancel context.CancelFunc) {
 	t.wg.Done()
 }
 
-// send POSTs a notification or an answer to the server's request, which
+// Network is the client spans' network.transport (package rpc).
+func (t *Transport) Network() string { return "tcp" }
+
+// Send POSTs a notification or an answer to the server's request, which
 // the server acknowledges (202); a 404 for the session is answered as for
 // a request (renew).
-// network is the client spans' network.transport (telemetry.go).
-func (t *httpTransport) network() string { return "tcp" }
-
-func (t *httpTransport) send(msg []byte) error {
+func (t *Transport) Send(msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
@@ -181,7 +199,7 @@ func (t *httpTransport) send(msg []byte) error {
 
 // post is send, renewing an expired session first if renew says so; the
 // acknowledgment of notifications/initialized opens the GET stream.
-func (t *httpTransport) post(msg []byte, renew bool) error {
+func (t *Transport) post(msg []byte, renew bool) error {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
@@ -212,16 +230,16 @@ func (t *httpTransport) post(msg []byte, renew bool) error {
 	return nil
 }
 
-// cancel stops waiting for request id: notifications/cancelled for a
+// Cancel stops waiting for request id: notifications/cancelled for a
 // legacy server (whose stream's end is no cancellation), and the end of
 // the request's answer, which for a modern server is the cancellation.
-func (t *httpTransport) cancel(id int64, notice []byte) {
+func (t *Transport) Cancel(id int64, notice []byte) {
 	if o := t.old.Load(); o != nil {
 		_ = o.post(notice)
 		return
 	}
-	if t.conn.modern.Load() == nil {
-		_ = t.send(notice)
+	if t.conn.ModernVersion() == "" {
+		_ = t.Send(notice)
 	}
 	t.mu.Lock()
 	stop := t.calls[id]
@@ -231,11 +249,18 @@ func (t *httpTransport) cancel(id int64, notice []byte) {
 	}
 }
 
-// close ends the transport: no new request; every request in flight and
+// Shown is the url as messages show it (ShownURL).
+func (t *Transport) Shown() string { return t.shown }
+
+// OldSSE tells whether the server is reached over the older HTTP+SSE
+// (legacysse.go) rather than Streamable HTTP.
+func (t *Transport) OldSSE() bool { return t.old.Load() != nil }
+
+// Close ends the transport: no new request; every request in flight and
 // the GET stream end; a legacy session is ended with DELETE (not when the
 // server was lost: nothing would answer it). It returns once every
 // goroutine of the transport has.
-func (t *httpTransport) close(lost bool) {
+func (t *Transport) Close(lost bool) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -259,7 +284,7 @@ func (t *httpTransport) close(lost bool) {
 
 // do POSTs msg with the headers of its method and params (stamp), and
 // returns the answer and the session it was sent in.
-func (t *httpTransport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
+func (t *Transport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
 	req, err := t.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, "", err
@@ -277,7 +302,7 @@ func (t *httpTransport) do(ctx context.Context, method string, params json.RawMe
 // wireClient), else with the Transport; a redirect the wire client got is
 // sent again with the Transport, whose policy follows it within the
 // url's origin only (sameOrigin).
-func (t *httpTransport) roundTrip(req *http.Request) (*http.Response, error) {
+func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	if t.wire != nil {
 		resp, err := t.wire.do(req)
 		if err != nil || !isRedirect(resp) {
@@ -311,7 +336,7 @@ var (
 
 // newRequest is an HTTP request to url with the configured headers and
 // body (none if nil). url was parsed once, by newHTTPTransport.
-func (t *httpTransport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+func (t *Transport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -329,12 +354,12 @@ func (t *httpTransport) newRequest(ctx context.Context, method string, body []by
 
 // reader is the bodyReader of resp, an answer to a request on ctx that
 // cancel ends: under the memory budget.
-func (t *httpTransport) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
+func (t *Transport) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
 	return &bodyReader{body: resp.Body, budget: t.budget, ctx: ctx, max: t.budget.MaxLine(maxMessage), stall: t.stall, cancel: cancel}
 }
 
 // baseHeaders sets the configured headers.
-func (t *httpTransport) baseHeaders(h http.Header) {
+func (t *Transport) baseHeaders(h http.Header) {
 	for k, v := range t.headers {
 		h[k] = v
 	}
@@ -342,7 +367,7 @@ func (t *httpTransport) baseHeaders(h http.Header) {
 
 // failed turns a request's error into what the caller gets: a reachError
 // also loses the server (lost).
-func (t *httpTransport) failed(err error) error {
+func (t *Transport) failed(err error) error {
 	var reach *reachError
 	if errors.As(err, &reach) {
 		t.lost(err)

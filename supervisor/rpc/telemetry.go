@@ -1,4 +1,4 @@
-package supervisor
+package rpc
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // its context in _meta; params as they are when ctx carries no span. The
 // attributes are set after the start (the sampler reads none of them),
 // and only on a span that records.
-func (c *conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
+func (c *Conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
 	if c.tracer == nil || pc.span == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil
 	}
@@ -73,7 +73,7 @@ type tracedCall struct {
 
 // newPendingCall is a zero pending call; with tracing on, one with room
 // for its client span.
-func (c *conn) newPendingCall() *pendingCall {
+func (c *Conn) newPendingCall() *pendingCall {
 	if c.tracer == nil {
 		return &pendingCall{}
 	}
@@ -84,9 +84,9 @@ func (c *conn) newPendingCall() *pendingCall {
 
 // network is network.transport for the connection's transport: "pipe"
 // for stdio; a transport that says otherwise has a network method.
-func (c *conn) network() string {
-	if n, ok := c.transport.(interface{ network() string }); ok {
-		return n.network()
+func (c *Conn) network() string {
+	if n, ok := c.transport.(interface{ Network() string }); ok {
+		return n.Network()
 	}
 	return "pipe"
 }
@@ -98,7 +98,7 @@ func memberOf(obj json.RawMessage, key string) json.RawMessage {
 
 // finished records the end of pc, request method, with err (nil: a
 // result): its duration, and its span's end.
-func (c *conn) finished(pc *pendingCall, method string, err error) {
+func (c *Conn) finished(pc *pendingCall, method string, err error) {
 	c.metrics.ClientDuration(c.name, method, time.Since(pc.start))
 	if pc.span == nil || !pc.span.Recording() {
 		return

@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 // MCP-Protocol-Version once initialize has answered (MCP 2025-11-25
 // basic/transports, "Session Management" and "Protocol Version Header");
 // for a modern one, the request metadata headers (modernHeaders).
-func (t *httpTransport) stamp(h http.Header, method string, params json.RawMessage) string {
-	if m := t.conn.modern.Load(); m != nil {
-		h["Mcp-Protocol-Version"] = []string{m.version}
+func (t *Transport) stamp(h http.Header, method string, params json.RawMessage) string {
+	if v := t.conn.ModernVersion(); v != "" {
+		h["Mcp-Protocol-Version"] = []string{v}
 		t.modernHeaders(h, method, params)
 		return ""
 	}
@@ -44,7 +44,7 @@ var nameMembers = map[string]string{
 // tools/call, the Mcp-Param-{Name} header of each x-mcp-header parameter
 // of the tool (as tools/list described it; noteTools) present in its
 // arguments, values encoded as the spec says (mcpheader.Encode).
-func (t *httpTransport) modernHeaders(h http.Header, method string, params json.RawMessage) {
+func (t *Transport) modernHeaders(h http.Header, method string, params json.RawMessage) {
 	if method == "" {
 		return
 	}
@@ -85,7 +85,7 @@ func (t *httpTransport) modernHeaders(h http.Header, method string, params json.
 
 // noteTools records the x-mcp-header parameters of the tools in a
 // tools/list result, for the Mcp-Param headers of their calls.
-func (t *httpTransport) noteTools(result json.RawMessage) {
+func (t *Transport) noteTools(result json.RawMessage) {
 	if !bytes.Contains(result, []byte(`"x-mcp-header"`)) {
 		return
 	}

@@ -1,4 +1,4 @@
-package supervisor
+package httpup
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const maxResumes = 5
 // exchange POSTs request id and hands its answer to the connection. A
 // 404 for the session is answered by a new session (renew) and the
 // request once more. cancel ends the request (its answer stalled).
-func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc, id int64, method string, params json.RawMessage, msg []byte) {
+func (t *Transport) exchange(ctx context.Context, cancel context.CancelFunc, id int64, method string, params json.RawMessage, msg []byte) {
 	resp, session, err := t.do(ctx, method, params, msg)
 	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" {
 		drain(resp)
@@ -37,7 +37,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			t.conn.unanswered(id, t.failed(err))
+			t.conn.Unanswered(id, t.failed(err))
 		}
 		return
 	}
@@ -46,7 +46,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 	defer body.done()
 	switch kind := contentType(resp); {
 	case resp.StatusCode == http.StatusAccepted:
-		t.conn.unanswered(id, fmt.Errorf("POST %s: the server answered the request with 202 Accepted and no response", t.shown))
+		t.conn.Unanswered(id, fmt.Errorf("POST %s: the server answered the request with 202 Accepted and no response", t.shown))
 	case resp.StatusCode/100 != 2:
 		t.refused(ctx, id, method, msg, resp, body)
 	case kind == "application/json":
@@ -55,7 +55,7 @@ func (t *httpTransport) exchange(ctx context.Context, cancel context.CancelFunc,
 		t.streamAnswer(ctx, id, method, msg, resp, body)
 	default:
 		data, _ := body.readAll(resp.ContentLength)
-		t.conn.unanswered(id, newStatusError("POST "+t.shown, resp, data, t.log, true))
+		t.conn.Unanswered(id, newStatusError("POST "+t.shown, resp, data, t.log, true))
 	}
 }
 
@@ -66,7 +66,7 @@ func contentType(resp *http.Response) string {
 }
 
 // jsonAnswer reads an answer of one JSON message.
-func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) jsonAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, err := body.readAll(resp.ContentLength)
 	if err != nil {
 		t.broken(ctx, id, err)
@@ -74,32 +74,32 @@ func (t *httpTransport) jsonAnswer(ctx context.Context, id int64, method string,
 	}
 	msg, err := jsonrpc.DecodeOwned(data) // data is this message's own buffer, from the budget
 	if err != nil {
-		t.log.Output(t.conn.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
-		t.conn.unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
+		t.log.Output(t.name, "[http answer, not JSON-RPC; dropped] "+truncate(t.log.Mask(string(data)), 512))
+		t.conn.Unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
 		return
 	}
 	t.deliver(msg, id, method, sent, resp)
-	t.conn.unanswered(id, fmt.Errorf("POST %s: the server's answer held no response to the request", t.shown))
+	t.conn.Unanswered(id, fmt.Errorf("POST %s: the server's answer held no response to the request", t.shown))
 }
 
 // deliver hands one message of request id's answer to the connection;
 // it reports whether it was that request's response. The response to
 // initialize first tells the session (initialized), and a tools/list
 // result the tools' headers (noteTools).
-func (t *httpTransport) deliver(msg *jsonrpc.Message, id int64, method string, sent []byte, resp *http.Response) bool {
+func (t *Transport) deliver(msg *jsonrpc.Message, id int64, method string, sent []byte, resp *http.Response) bool {
 	answered := msg.IsResponse() && isID(msg.ID, id)
 	if answered && len(msg.Result) > 0 {
 		switch method {
 		case "initialize":
 			if err := t.initialized(resp, msg, sent); err != nil {
-				t.conn.unanswered(id, err)
+				t.conn.Unanswered(id, err)
 				return true
 			}
 		case "tools/list":
 			t.noteTools(msg.Result)
 		}
 	}
-	t.conn.dispatch(msg, id)
+	t.conn.Dispatch(msg, id)
 	return answered
 }
 
@@ -112,7 +112,7 @@ func isID(raw json.RawMessage, id int64) bool {
 // that ends cleanly first, after an event ID, is resumed with GET and
 // Last-Event-ID after the server's retry time (MCP 2025-11-25
 // "Resumability and Redelivery"); one that cannot be fails the call.
-func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) streamAnswer(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	s := newSSEReader(body)
 	for resumes := 0; ; resumes++ {
 		err := t.readStream(s, id, method, sent, resp)
@@ -122,13 +122,13 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 		var stall *stallError
 		var limit *jsonrpc.Error
 		if errors.As(err, &limit) || errors.As(err, &stall) || ctx.Err() != nil ||
-			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.modern.Load() != nil || resumes == maxResumes {
+			!errors.Is(err, io.EOF) || s.lastID == "" || t.conn.ModernVersion() != "" || resumes == maxResumes {
 			t.broken(ctx, id, err)
 			return
 		}
 		next, rerr := t.resume(ctx, s)
 		if rerr != nil {
-			t.conn.unanswered(id, rerr)
+			t.conn.Unanswered(id, rerr)
 			return
 		}
 		s = next
@@ -137,7 +137,7 @@ func (t *httpTransport) streamAnswer(ctx context.Context, id int64, method strin
 
 // readStream dispatches the events of s until request id's response (nil)
 // or the stream's end or error; resp is the POST's answer, sent its body.
-func (t *httpTransport) readStream(s *sseReader, id int64, method string, sent []byte, resp *http.Response) error {
+func (t *Transport) readStream(s *sseReader, id int64, method string, sent []byte, resp *http.Response) error {
 	for {
 		ev, err := s.next()
 		if err != nil {
@@ -152,13 +152,13 @@ func (t *httpTransport) readStream(s *sseReader, id int64, method string, sent [
 // message is the JSON-RPC message an SSE event carries: one of the default
 // type ("message"), whose data decodes; any other is skipped, and one
 // that does not decode is logged.
-func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
+func (t *Transport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 	if ev.name != "" && ev.name != "message" {
 		return nil, false
 	}
 	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
 	if err != nil {
-		t.log.Output(t.conn.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
+		t.log.Output(t.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
 		return nil, false
 	}
 	return msg, true
@@ -166,7 +166,7 @@ func (t *httpTransport) message(ev sseEvent) (*jsonrpc.Message, bool) {
 
 // resume reopens an answer's stream: a GET with Last-Event-ID, after the
 // server's retry time (at most a minute).
-func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, error) {
+func (t *Transport) resume(ctx context.Context, s *sseReader) (*sseReader, error) {
 	wait := min(s.retry, time.Minute)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -192,16 +192,16 @@ func (t *httpTransport) resume(ctx context.Context, s *sseReader) (*sseReader, e
 // broken handles an answer that could not be read to its response: one
 // over the message limit or stalled fails its call; one cancelled (the
 // call, or the transport closed) needs nothing more; any other broke off.
-func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
+func (t *Transport) broken(ctx context.Context, id int64, err error) {
 	var stall *stallError
 	var limit *jsonrpc.Error
 	switch {
 	case errors.As(err, &limit): // over the message limit, or no room in the budget
-		t.log.Line(t.conn.name, "[gateway] "+limit.Message+"; the call fails")
-		t.conn.unanswered(id, limit)
+		t.log.Line(t.name, "[gateway] "+limit.Message+"; the call fails")
+		t.conn.Unanswered(id, limit)
 	case errors.As(err, &stall):
-		t.log.Line(t.conn.name, "[gateway] "+err.Error())
-		t.conn.unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))
+		t.log.Line(t.name, "[gateway] "+err.Error())
+		t.conn.Unanswered(id, fmt.Errorf("POST %s: %w", t.shown, err))
 	case ctx.Err() != nil:
 	default:
 		t.brokeOff(ctx, id, err)
@@ -212,7 +212,7 @@ func (t *httpTransport) broken(ctx context.Context, id int64, err error) {
 // first asks whether the server is still there: if it cannot reach it,
 // the server is lost, and the call fails with every other pending one
 // (with its command's exit, if it had one); else only this call fails.
-func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
+func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -222,7 +222,7 @@ func (t *httpTransport) brokeOff(ctx context.Context, id int64, err error) {
 		err = fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 	}
 	t.probe()
-	t.conn.unanswered(id, err)
+	t.conn.Unanswered(id, err)
 }
 
 // probeTimeout bounds the ping that asks whether a server whose answer
@@ -231,10 +231,10 @@ const probeTimeout = 10 * time.Second
 
 // probe pings the server; its request, like any, loses the server if it
 // cannot reach it.
-func (t *httpTransport) probe() {
+func (t *Transport) probe() {
 	ctx, cancel := context.WithTimeout(t.ctx, probeTimeout)
 	defer cancel()
-	_, _ = t.conn.call(ctx, "ping", nil, nil)
+	_, _ = t.conn.Call(ctx, "ping", nil, nil)
 }
 
 // refused handles an error status. A JSON-RPC response to the request in
@@ -242,21 +242,21 @@ func (t *httpTransport) probe() {
 // -32601 come so), dispatched as any; initialize refused with 400, 404 or
 // 405 otherwise tries the older HTTP+SSE transport (fallback); anything
 // else fails the call with the status.
-func (t *httpTransport) refused(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
+func (t *Transport) refused(ctx context.Context, id int64, method string, sent []byte, resp *http.Response, body *bodyReader) {
 	data, _ := body.readAll(resp.ContentLength)
 	if msg, err := jsonrpc.Decode(data); err == nil && msg.IsResponse() && isID(msg.ID, id) {
-		t.conn.dispatch(msg, id)
+		t.conn.Dispatch(msg, id)
 		return
 	}
 	refusal := newStatusError("POST "+t.shown, resp, data, t.log, false)
 	switch resp.StatusCode {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
-		if method == "initialize" && t.conn.modern.Load() == nil {
+		if method == "initialize" && t.conn.ModernVersion() == "" {
 			if ferr := t.fallback(ctx, id, sent); ferr != nil {
-				t.conn.unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
+				t.conn.Unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
 			}
 			return
 		}
 	}
-	t.conn.unanswered(id, refusal)
+	t.conn.Unanswered(id, refusal)
 }

@@ -1,0 +1,353 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// Conn is the JSON-RPC connection to one run of a server: what its
+// messages mean, whichever transport carries them. It assigns its own
+// request ids, so ids from different clients never collide upstream; it
+// keeps the calls pending until their answers, swaps a client's
+// progressToken for its own and back, stamps request _meta for a modern
+// server (meta.go), hands what the server sends to the calls and clients
+// it is for (dispatch.go), and keeps the gateway's own subscriptions on a
+// modern server (listen.go). Its methods are safe for concurrent use.
+type Conn struct {
+	name      string
+	log       *logfile.Log
+	transport Transport // set once, before the first message
+	// tracer makes the client spans of traced calls, nil when tracing is
+	// off; metrics gets each request's duration (telemetry.go). Both from
+	// Hooks.
+	tracer  *telemetry.Tracer
+	metrics *telemetry.Metrics
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[int64]*pendingCall
+	err     error         // set once the connection is dead
+	dead    chan struct{} // closed with err
+
+	// onListChanged, onResourceUpdated and onTaskStatus are the Hooks'.
+	onListChanged     func(methods ...string)
+	onResourceUpdated func(uri string, params json.RawMessage)
+	onTaskStatus      func(method string, params json.RawMessage)
+
+	// modern is set once the server is known to speak 2026-07-28 or later:
+	// from then on every request carries request _meta (modern.go).
+	modern atomic.Pointer[modernConn]
+	// sub is the gateway's own subscriptions/listen for list changes on a
+	// modern server (listen.go); nil if none. listens holds it and the
+	// resource subscriptions by request id, under mu.
+	sub     atomic.Pointer[Subscription]
+	listens map[int64]*Subscription
+
+	handlers sync.WaitGroup // relayed server-to-client requests in flight
+}
+
+// Transport carries one connection's messages to its server and back:
+// the seam between what the messages mean (Conn) and how they travel.
+// There are two: stdio (package supervisor/stdio), a line per message on
+// the child's stdin and stdout (MCP basic/transports "stdio"), and HTTP
+// (package supervisor/httpup): Streamable HTTP, or the older HTTP+SSE
+// where a server offers only that (SPEC §5.6, §7.9).
+//
+//   - Out: Conn calls Request with each request it sends (its id, its
+//     method, its params as sent and the encoded message), Send with
+//     anything else (a notification, or its answer to the server's
+//     request), and Cancel when it stops waiting for request id (notice
+//     is the notifications/cancelled for it), from any goroutine. Each
+//     returns once the message is handed over, within a bounded time, or
+//     fails fast saying why; a request whose Request fails fails with
+//     that error, and nothing waits for its answer. A transport that
+//     learns later that a request cannot be answered (HTTP: an error
+//     status, a stream that ended) fails that call through
+//     Conn.Unanswered.
+//   - In: every message the server sends, whatever carried it, goes to
+//     the one entry point Conn.Dispatch, in the order it arrived on its
+//     stream (a call's notifications before its response), with the id
+//     of the request whose answer carried it (from), or 0 where the
+//     transport cannot tell (stdio, a GET stream). An answer that arrived
+//     for request id but cannot be handed over (too long, undecodable)
+//     fails that call through Conn.Reject.
+//   - Death: whoever learns that the transport is dead calls Conn.Fail
+//     with why, which fails every pending call at once (SPEC §7.2, §7.9):
+//     the run's owner in package supervisor.
+//   - A transport may also carry a request on the caller's goroutine
+//     (Inliner), and name its network.transport for spans (a Network()
+//     string method; "pipe" without one).
+//
+// What a transport reads of the server is read under the daemon's memory
+// budget (internal/budget): stdio's lines, and an HTTP transport's bodies
+// and SSE events.
+type Transport interface {
+	Request(id int64, method string, params json.RawMessage, msg []byte) error
+	Send(msg []byte) error
+	Cancel(id int64, notice []byte)
+}
+
+// Hooks are what a connection tells its owner, each called on dispatch's
+// goroutine, and what it reports to (nil fields: nothing).
+//
+//   - OnListChanged gets the methods of a server's
+//     notifications/{tools,prompts,resources}/list_changed (for a modern
+//     server, only one tagged with the gateway's list subscription), or
+//     of several at once (ListsChanged).
+//   - OnResourceUpdated gets a notifications/resources/updated, for the
+//     subscribed uri it belongs to.
+//   - OnTaskStatus gets a task status notification (SPEC §4.7).
+//   - Tracer makes the client spans of traced calls; Metrics gets each
+//     request's duration (SPEC §11, telemetry.go).
+type Hooks struct {
+	OnListChanged     func(methods ...string)
+	OnResourceUpdated func(uri string, params json.RawMessage)
+	OnTaskStatus      func(method string, params json.RawMessage)
+	Tracer            *telemetry.Tracer
+	Metrics           *telemetry.Metrics
+}
+
+// NewConn makes the connection to one run of server name, which logs to
+// log; SetTransport gives it its transport before the first message.
+func NewConn(name string, log *logfile.Log, h Hooks) *Conn {
+	return &Conn{
+		name:              name,
+		log:               log,
+		pending:           map[int64]*pendingCall{},
+		listens:           map[int64]*Subscription{},
+		dead:              make(chan struct{}),
+		onListChanged:     h.OnListChanged,
+		onResourceUpdated: h.OnResourceUpdated,
+		onTaskStatus:      h.OnTaskStatus,
+		tracer:            h.Tracer,
+		metrics:           h.Metrics,
+	}
+}
+
+// NextID is a request id of the connection's own, for a transport's
+// own request (an HTTP server's new session).
+func (c *Conn) NextID() int64 { return c.nextID.Add(1) }
+
+// ListsChanged tells the owner that the lists of methods (each a
+// notifications/…/list_changed) may have changed, as if the server had
+// said so: a transport's word (a new HTTP session may list others).
+func (c *Conn) ListsChanged(methods ...string) {
+	if c.onListChanged != nil {
+		c.onListChanged(methods...)
+	}
+}
+
+// SetTransport sets the transport that carries c's messages; call it
+// once, before the first message.
+func (c *Conn) SetTransport(t Transport) { c.transport = t }
+
+// Dead is closed once the connection is dead (Failure says why).
+func (c *Conn) Dead() <-chan struct{} { return c.dead }
+
+// Go runs f on a goroutine of the connection's, counted with the relays
+// of server-to-client requests, which WaitHandlers waits for.
+func (c *Conn) Go(f func()) {
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		f()
+	}()
+}
+
+// WaitHandlers waits for the goroutines the connection started (relayed
+// server-to-client requests, Go's); call it once the connection is dead.
+func (c *Conn) WaitHandlers() { c.handlers.Wait() }
+
+// SetModern drives the connection as to a modern server from now on:
+// every request carries request _meta for version, with self as the
+// gateway's own clientInfo (SPEC §7.8).
+func (c *Conn) SetModern(version string, self json.RawMessage) {
+	c.modern.Store(&modernConn{version: version, self: self})
+}
+
+// ModernVersion is the version SetModern set; "" for a legacy server.
+func (c *Conn) ModernVersion() string {
+	if m := c.modern.Load(); m != nil {
+		return m.version
+	}
+	return ""
+}
+
+// fail marks the connection dead and fails every pending call with err.
+func (c *Conn) Fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	pending := c.pending
+	c.pending = map[int64]*pendingCall{}
+	close(c.dead)
+	c.mu.Unlock()
+	for _, pc := range pending {
+		pc.reply <- reply{err: err}
+	}
+}
+
+// call is roundTrip for a request whose peer does not detach (nil, or not
+// a Detacher): the gateway's own requests, and an MRTR round's retry.
+func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, peer Peer) (json.RawMessage, error) {
+	res, _, err := c.RoundTrip(ctx, method, params, peer)
+	return res, err
+}
+
+// roundTrip sends a request and waits for its response, ctx, or the death
+// of the connection. If params carry _meta.progressToken, the upstream
+// sees the gateway's own token (this request's id) and progress
+// notifications are relayed to peer with the client's token put back. If
+// ctx ends first, notifications/cancelled goes upstream and a late
+// response is dropped. Upstream JSON-RPC errors are returned as
+// *jsonrpc.Error, unchanged. A peer that detaches gets w, the call's
+// wait, instead (await).
+func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *DetachedWait, err error) {
+	// Read before the request goes out: the server may ask, and so
+	// detach, before this goroutine runs again after the write.
+	detach, gone := detachOf(peer)
+	detach = startedAttached(detach)
+	id := c.nextID.Add(1)
+	pc := c.newPendingCall()
+	pc.reply, pc.peer, pc.ctx, pc.method, pc.start = make(chan reply, 1), peer, ctx, method, time.Now()
+	params, err = c.stamp(pc, id, params)
+	if err == nil {
+		params, err = c.traced(ctx, pc, method, id, params) // telemetry.go
+	}
+	if err != nil {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		c.finished(pc, method, err)
+		return nil, nil, err
+	}
+	c.pending[id] = pc
+	c.mu.Unlock()
+
+	if err := c.hand(ctx, id, method, params, detach == nil && gone == nil); err != nil {
+		c.forget(id)
+		c.endNotes(pc)
+		c.finished(pc, method, err)
+		return nil, nil, err
+	}
+	return c.await(ctx, id, pc, detach, gone)
+}
+
+// hand gives request id to the transport: on this goroutine, when the
+// transport can carry a request so (an inliner) and nothing but ctx can
+// end the call's wait (attached: its peer does not detach); else to be
+// answered later.
+func (c *Conn) hand(ctx context.Context, id int64, method string, params json.RawMessage, attached bool) error {
+	msg := jsonrpc.Request(jsonrpc.IntID(id), method, params)
+	if in, ok := c.transport.(Inliner); ok && attached {
+		return in.Inline(ctx, id, method, params, msg)
+	}
+	return c.transport.Request(id, method, params, msg)
+}
+
+// An inliner is a transport that can carry a request on the caller's
+// goroutine (HTTP: the POST and its answer), saving a goroutine and a
+// hand-over per call. inline returns once the answer has gone to dispatch
+// (or failed the call through conn.reject), or once ctx ended, which the
+// caller's await then handles as for any transport; ctx ending also ends
+// the request. It is used only for a call that cannot detach, whose wait
+// nothing else can end.
+type Inliner interface {
+	Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error
+}
+
+// await waits for the reply to call id: the server's, or ctx's end or
+// gone closing (the server then gets notifications/cancelled). When
+// detach closes first, it returns w at once, and the call stays pending:
+// its wait is this one's, without detach or gone (detach.go).
+func (c *Conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (res json.RawMessage, w *DetachedWait, err error) {
+	var r reply
+	select {
+	case r = <-pc.reply:
+	case <-ctx.Done():
+		c.cancelCall(id)
+		r.err = ctx.Err()
+	case <-gone:
+		c.cancelCall(id)
+		r.err = context.Canceled
+	case <-detach:
+		return nil, &DetachedWait{c: c, id: id, pc: pc}, nil
+	}
+	c.endNotes(pc)
+	c.finished(pc, pc.method, r.err)
+	return r.result, nil, r.err
+}
+
+// cancelCall drops call id and, if it was still pending, tells the server
+// (notifications/cancelled, or as the transport cancels).
+func (c *Conn) cancelCall(id int64) {
+	if c.forget(id) {
+		cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
+		c.transport.Cancel(id, jsonrpc.Notification("notifications/cancelled", cancel))
+	}
+}
+
+// stamp returns the params of request id as the server is to see them:
+// with request _meta for a modern server, and with the gateway's own
+// progressToken (the client's is kept in pc) when the call has a client.
+func (c *Conn) stamp(pc *pendingCall, id int64, params json.RawMessage) (json.RawMessage, error) {
+	if m := c.modern.Load(); m != nil {
+		var err error
+		if params, pc.logs, err = m.stamp(params, pc.peer); err != nil {
+			return nil, err
+		}
+	}
+	if pc.peer != nil && len(params) > 0 {
+		var err error
+		if params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id)); err != nil {
+			return nil, err
+		}
+	}
+	return params, nil
+}
+
+func (c *Conn) Notify(method string, params json.RawMessage) error {
+	return c.transport.Send(jsonrpc.Notification(method, params))
+}
+
+// InFlight counts the pending requests; ClientCalls only those made for
+// a client.
+func (c *Conn) InFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}
+
+func (c *Conn) ClientCalls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clientCalls()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// failure returns why the connection died (nil while it lives).
+func (c *Conn) Failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
