@@ -1,0 +1,102 @@
+package toolsearch
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Limits of search_tools' limit (SPEC §4.10).
+const (
+	DefaultLimit = 8
+	MaxLimit     = 50
+)
+
+// Query is one search_tools call's arguments.
+type Query struct {
+	Text   string // "query": what the agent wants to do, in words
+	Limit  int    // "limit": 0 means DefaultLimit; more than MaxLimit means MaxLimit
+	Server string // "server": only this server's tools; "" for all
+}
+
+// Hit is one tool found, with its BM25 score (higher is better; an exact
+// name gets +Inf's stand-in, the best score plus one).
+type Hit struct {
+	Tool  Tool
+	Score float64
+}
+
+// Search returns the tools that best match q, best first, at most
+// q.Limit; ties keep server order. Tools that share no word with the
+// query are not returned. A query with no words (empty, or only stop
+// words) returns the tools in server order, those of q.Server if given,
+// so that an agent can list what a server offers. A Server that owns no
+// tool gives no hits.
+func (ix *Index) Search(q Query) []Hit {
+	limit := q.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultLimit
+	case limit > MaxLimit:
+		limit = MaxLimit
+	}
+	if q.Server != "" {
+		if _, ok := ix.firstOf[q.Server]; !ok {
+			return nil
+		}
+	}
+	weights := queryTerms(q.Text)
+	if len(weights) == 0 {
+		var hits []Hit
+		for _, t := range ix.tools {
+			if len(hits) == limit {
+				break
+			}
+			if q.Server == "" || t.Server == q.Server {
+				hits = append(hits, Hit{Tool: t})
+			}
+		}
+		return hits
+	}
+	scores := make([]float64, len(ix.tools))
+	matched := make([]int32, 0, 64)
+	// Terms in sorted order: the sum of a tool's score is then the same
+	// float on every run.
+	for _, term := range slices.Sorted(maps.Keys(weights)) {
+		idf := weights[term] * ix.idf[term]
+		for _, p := range ix.terms[term] {
+			if scores[p.tool] == 0 {
+				matched = append(matched, p.tool)
+			}
+			tf := float64(p.tf)
+			scores[p.tool] += idf * tf * (k1 + 1) / (tf + float64(ix.norm[p.tool]))
+		}
+	}
+	exact, hasExact := ix.byName[q.Text]
+	if hasExact {
+		if scores[exact] == 0 {
+			matched = append(matched, int32(exact))
+		}
+		best := 0.0
+		for _, i := range matched {
+			best = max(best, scores[i])
+		}
+		scores[exact] = best + 1
+	}
+	hits := make([]Hit, 0, min(len(matched), limit))
+	slices.SortFunc(matched, func(a, b int32) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for _, i := range matched {
+		if len(hits) == limit {
+			break
+		}
+		if t := ix.tools[i]; q.Server == "" || t.Server == q.Server {
+			hits = append(hits, Hit{Tool: t, Score: scores[i]})
+		}
+	}
+	return hits
+}
