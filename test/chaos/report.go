@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ type Report struct {
 	Log           logCheck
 	Failures      []string
 	Soak          bool // a steady load: the samples' slopes mean something
+	// Drained is how long after the load the connections to the HTTP
+	// servers were back to the baseline's.
+	Drained time.Duration
 }
 
 // Counts is the calls by outcome.
@@ -129,7 +133,7 @@ func (r *Report) print(w io.Writer) {
 	errs := map[string]int{}
 	for _, o := range r.Outcomes {
 		if o.class == outErrNamed || o.class == outToolError {
-			errs[o.class+": "+shorten(o.detail)]++
+			errs[o.class+": "+shorten(digits.ReplaceAllString(o.detail, "#"))]++
 		}
 	}
 	if len(errs) > 0 {
@@ -146,7 +150,8 @@ func (r *Report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "resources: before %s\n", r.Before)
 	if r.After != nil {
-		fmt.Fprintf(w, "           after  %s (back within %v of the load's end)\n", r.After, r.After.settledIn.Round(time.Millisecond))
+		fmt.Fprintf(w, "           after  %s (back within %v of the load's end; connections to the HTTP servers back within %v)\n",
+			r.After, r.After.settledIn.Round(time.Millisecond), r.Drained.Round(time.Millisecond))
 	}
 	if len(r.Samples) > 0 {
 		peak := r.Samples[0]
@@ -174,6 +179,10 @@ func (r *Report) print(w io.Writer) {
 		fmt.Fprintf(w, "  - %s\n", shorten(f))
 	}
 }
+
+// digits are the numbers in an error message (ports, times, ids), put
+// aside to count messages by kind.
+var digits = regexp.MustCompile(`[0-9]+`)
 
 // shorten keeps a message to one line of at most 240 bytes.
 func shorten(s string) string {

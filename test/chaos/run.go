@@ -54,6 +54,8 @@ type runState struct {
 	samples  []sample
 	baseFDs  map[string]int // the daemon's fds at the baseline, by kind
 	keeper   proc           // the daemon's parent, when it is the gateway's own
+	// upstreamPorts are the HTTP servers' ports (web's, webrun's).
+	upstreamPorts []int
 }
 
 func (r *runState) logf(format string, args ...any) {
@@ -99,6 +101,7 @@ func (r *runState) run(rep *Report) (err error) {
 			return err
 		}
 	}
+	r.upstreamPorts = ports[1:]
 	everything := filepath.Join(nm, ".bin", "mcp-server-everything")
 	r.web = &webServer{node: "node", script: everything, port: ports[1], logPath: filepath.Join(r.dir, "web.log")}
 	if err := r.web.start(); err != nil {
@@ -195,6 +198,9 @@ func (r *runState) run(rep *Report) (err error) {
 		rep.Failures = append(rep.Failures, err.Error())
 	}
 	r.logf("after: %s", rep.After)
+	if rep.Drained, err = r.drained(&before, 20*time.Second); err != nil {
+		rep.Failures = append(rep.Failures, err.Error())
+	}
 
 	rep.Outcomes, rep.Faults, rep.Bodies = r.outcomes, f.count, f.bodies
 	rep.Failures = append(rep.Failures, f.failures...)
@@ -396,6 +402,8 @@ type sample struct {
 	MetricFDs  int           // process_open_fds of /metrics
 	FDs        int           // entries of /proc/<pid>/fd
 	RssAnonKiB int           // /proc/<pid>/status
+	PoolFDs    int           // of FDs, connections established to the HTTP servers: the idle pool, and GET streams
+	CloseWait  int           // of FDs, sockets the peer has closed and the daemon not (CLOSE_WAIT)
 	settledIn  time.Duration // how long after the load it was back (settle)
 }
 
@@ -403,7 +411,8 @@ func (s *sample) String() string {
 	if s == nil {
 		return "-"
 	}
-	return fmt.Sprintf("goroutines %d, fds %d, RssAnon %.1f MiB", s.Goroutines, s.FDs, float64(s.RssAnonKiB)/1024)
+	return fmt.Sprintf("goroutines %d, fds %d (%d to HTTP servers, %d CLOSE_WAIT), RssAnon %.1f MiB",
+		s.Goroutines, s.FDs, s.PoolFDs, s.CloseWait, float64(s.RssAnonKiB)/1024)
 }
 
 // sample reads the daemon's goroutines from /metrics and its fds and
@@ -443,6 +452,18 @@ func (r *runState) sample() (sample, error) {
 	if s.RssAnonKiB, err = rssAnonKiB(r.gw.pid); err != nil {
 		return s, err
 	}
+	for k, n := range fdKinds(r.gw.pid) {
+		switch {
+		case strings.HasSuffix(k, " CLOSE_WAIT"):
+			s.CloseWait += n
+		case strings.HasSuffix(k, " ESTABLISHED"):
+			for _, p := range r.upstreamPorts {
+				if strings.Contains(k, fmt.Sprintf("->:%d ", p)) {
+					s.PoolFDs += n
+				}
+			}
+		}
+	}
 	return s, nil
 }
 
@@ -479,7 +500,11 @@ func (r *runState) settle(base *sample, bound time.Duration) (*sample, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Goroutines <= base.Goroutines+slackGoroutines && s.FDs <= base.FDs+slackFDs && s.RssAnonKiB <= base.RssAnonKiB+slackRssKiB {
+		// The idle connections to the HTTP servers are not counted: the
+		// servers close them after their keep-alive timeout (Node's is
+		// 5 s), and the gateway then (drained checks that).
+		if s.Goroutines <= base.Goroutines+slackGoroutines && s.FDs-s.PoolFDs <= base.FDs-base.PoolFDs+slackFDs &&
+			s.CloseWait == 0 && s.RssAnonKiB <= base.RssAnonKiB+slackRssKiB {
 			s.settledIn = time.Since(start)
 			return &s, nil
 		}
@@ -488,6 +513,28 @@ func (r *runState) settle(base *sample, bound time.Duration) (*sample, error) {
 				bound, &s, base, fdKinds(r.gw.pid), r.baseFDs)
 		}
 		time.Sleep(50 * time.Millisecond) // polling the condition
+	}
+}
+
+// drained waits, within bound, for the daemon's connections to the HTTP
+// servers to be back to base's (their idle pool closed: by the servers
+// after their keep-alive timeout, then by the gateway), none of them in
+// CLOSE_WAIT, and says how long that took after the load.
+func (r *runState) drained(base *sample, bound time.Duration) (time.Duration, error) {
+	start := time.Now()
+	for {
+		s, err := r.sample()
+		if err != nil {
+			return 0, err
+		}
+		if s.PoolFDs <= base.PoolFDs && s.CloseWait == 0 {
+			return time.Since(start), nil
+		}
+		if time.Since(start) > bound {
+			return 0, fmt.Errorf("connections to the HTTP servers not closed within %v of the load: %s, baseline %s; fds %v",
+				bound, &s, base, fdKinds(r.gw.pid))
+		}
+		time.Sleep(100 * time.Millisecond) // polling the condition
 	}
 }
 
