@@ -133,7 +133,8 @@ func (r *Report) print(w io.Writer) {
 	errs := map[string]int{}
 	for _, o := range r.Outcomes {
 		if o.class == outErrNamed || o.class == outToolError {
-			errs[o.class+": "+shorten(digits.ReplaceAllString(o.detail, "#"))]++
+			code, rest, _ := strings.Cut(o.detail, " ") // the code stays
+			errs[o.class+": "+shorten(code+" "+digits.ReplaceAllString(rest, "#"))]++
 		}
 	}
 	if len(errs) > 0 {
