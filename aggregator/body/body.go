@@ -76,7 +76,7 @@ func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTP
 	if r.ContentLength >= 0 {
 		body, err = b.readExact(ctx, rd, int(r.ContentLength))
 	} else {
-		body, err = b.readChunked(ctx, rd)
+		body, err = b.readChunked(ctx, rd, limit)
 	}
 	if err != nil {
 		return nil, b.bodyError(w, err, limit)
@@ -99,11 +99,27 @@ func (b Reader) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, err
 // readChunked reads a body of unknown length in pieces from the budget,
 // then joins them in one buffer of its size, which holds the pieces'
 // charge (budget.Join): a chunked body costs the budget what one of
-// Content-Length does.
-func (b Reader) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
+// Content-Length does. No piece reaches past limit (rd's, a
+// MaxBytesReader's): the pieces of a body at the limit are charged what
+// the budget admits for it (MaxBody), and what comes after the limit is
+// told by a one-byte read (EOF, or the MaxBytesReader's 413), never by a
+// piece the budget could not hold, which waited admissionWait for a 503.
+func (b Reader) readChunked(ctx context.Context, rd io.Reader, limit int64) ([]byte, error) {
 	var pieces []budget.Piece
-	size := firstPiece
+	size, read := firstPiece, int64(0)
 	for {
+		if limit > 0 && read >= limit {
+			var one [1]byte
+			if _, err := io.ReadFull(rd, one[:]); err != nil && !errors.Is(err, io.EOF) {
+				return nil, err // the MaxBytesReader's: past the limit
+			} else if err == nil {
+				return nil, &http.MaxBytesError{Limit: limit}
+			}
+			break
+		}
+		if limit > 0 {
+			size = int(min(int64(size), limit-read))
+		}
 		// Each piece is charged twice, as a body of Content-Length is:
 		// Join moves the charge to the joined body.
 		piece, err := b.Budget.AllocPiece(ctx, budget.Clients, size, 2*int64(size))
@@ -113,6 +129,7 @@ func (b Reader) readChunked(ctx context.Context, rd io.Reader) ([]byte, error) {
 		n, err := io.ReadFull(rd, piece.Buf)
 		piece.Buf = piece.Buf[:n]
 		pieces = append(pieces, piece)
+		read += int64(n)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			break
 		}

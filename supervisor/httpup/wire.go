@@ -38,10 +38,23 @@ type wireClient struct {
 	mu     sync.Mutex
 	idle   []*wireConn
 	closed bool
+	reaper *time.Timer // armed while idle holds a connection (reap)
 }
 
 // maxIdleWire bounds the idle connections a wireClient keeps.
 const maxIdleWire = 64
+
+// The idle connections are looked at every reapEvery while there are
+// any: one the server has closed, or idle longer than maxIdleTime, is
+// closed (reap). get only looks at the newest, so without it one the
+// server closed stayed open on this side (CLOSE_WAIT), an fd each, for
+// as long as newer ones served the calls: Node's servers close an idle
+// connection after 5 s, and a burst of calls left up to maxIdleWire of
+// them. The chaos run found it (test/chaos, TestIdleUpstreamConnsClosed).
+const (
+	reapEvery   = time.Second
+	maxIdleTime = 90 * time.Second // net/http's DefaultTransport's IdleConnTimeout
+)
 
 type wireConn struct {
 	c    net.Conn
@@ -159,9 +172,40 @@ func (w *wireClient) put(wc *wireConn) {
 	if !w.closed && len(w.idle) < maxIdleWire {
 		w.idle = append(w.idle, wc)
 		wc = nil
+		if w.reaper == nil {
+			w.reaper = time.AfterFunc(reapEvery, w.reap)
+		}
 	}
 	w.mu.Unlock()
 	if wc != nil {
+		wc.c.Close()
+	}
+}
+
+// reap closes the idle connections the server has closed or that have
+// been idle past maxIdleTime, and runs again in reapEvery while any is
+// kept. It runs on the timer's goroutine, which only holds w.mu and
+// closes sockets: nothing waits for it, and close stops it.
+func (w *wireClient) reap() {
+	w.mu.Lock()
+	var dead []*wireConn
+	kept := w.idle[:0]
+	for _, wc := range w.idle {
+		if wc.br.Buffered() != 0 || time.Since(wc.idle) > maxIdleTime || !alive(wc.c) {
+			dead = append(dead, wc)
+			continue
+		}
+		kept = append(kept, wc)
+	}
+	clear(w.idle[len(kept):])
+	w.idle = kept
+	if len(w.idle) > 0 && !w.closed {
+		w.reaper.Reset(reapEvery)
+	} else {
+		w.reaper = nil
+	}
+	w.mu.Unlock()
+	for _, wc := range dead {
 		wc.c.Close()
 	}
 }
@@ -172,6 +216,10 @@ func (w *wireClient) close() {
 	w.mu.Lock()
 	idle := w.idle
 	w.idle, w.closed = nil, true
+	if w.reaper != nil {
+		w.reaper.Stop()
+		w.reaper = nil
+	}
 	w.mu.Unlock()
 	for _, wc := range idle {
 		wc.c.Close()
