@@ -36,6 +36,15 @@ func TestCallLogAndMetricsOfEachOutcome(t *testing.T) {
 	rpcError(t, c.rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{}}}`))
 	cancelCall(t, c)
 	task := string(result(t, c.rpc(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"t"},"task":{"ttl":60000}}}`)))
+	// The cancelled call ends upstream, and the task's call runs on, apart
+	// from their requests, for session s: the elicit's server request
+	// below must find no other session's call in flight on s, or the
+	// gateway cannot tell whom to ask (-32603). A call's line is written
+	// as it ends.
+	getTask := `{"jsonrpc":"2.0","id":70,"method":"tasks/get","params":{"taskId":"` + taskIDOf(t, task) + `"}}`
+	testwait.For(t, 0, "the cancelled call and the task's call to end", func() bool {
+		return len(callLines(logText())) == 6 && strings.Contains(string(result(t, c.rpc(getTask))), `"status":"completed"`)
+	})
 	modern := modernCaller{t: t, url: srv.URL + "/mcp", caps: `{"elicitation":{}}`}
 	inputRequired(t, modern.call(8, "elicit", `"arguments":`+secretArgs+`,`))
 
