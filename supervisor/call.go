@@ -11,8 +11,8 @@ import (
 )
 
 // This file is the ordinary call, read top to bottom in the order a call
-// takes (STYLE §13): Call or CallRun → acquireRun → acquire (→ liveRun,
-// run.go) → exchange (→ Conn.RoundTrip; rpc.InputRounds) →
+// takes (STYLE §13): Call or CallRun → the lifecycle's acquireRun (→
+// acquire → liveRun, run.go) → exchange (→ Conn.RoundTrip; rpc.InputRounds) →
 // endCall. Starting a run (run.go, start.go), detaching (detach.go) and
 // graceful restarts (reload.go) hang off this spine.
 //
@@ -100,7 +100,7 @@ var ErrRunEnded = errors.New("the server process that held this request's state 
 // is the call, going on (detach.go); its Run is the run it goes on on.
 func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (Reply, error) {
 	u.calls.Add(1)
-	r, err := u.acquireRun(ctx, num)
+	r, err := u.life.acquireRun(ctx, num)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -112,45 +112,6 @@ func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, param
 		}}}, nil
 	}
 	return u.endCall(r, res, err)
-}
-
-// acquireRun is acquire for CallRun: num 0 is any run, another must be
-// the live one.
-func (u *Upstream) acquireRun(ctx context.Context, num uint64) (*run, error) {
-	if num == 0 {
-		return u.acquire(ctx)
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	r := u.cur
-	if r == nil || r.num != num || r.conn.Failure() != nil {
-		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, num, ErrRunEnded)
-	}
-	r.active.Add(1)
-	return r, nil
-}
-
-// acquire returns the live run with the call counted in its active
-// group, so that a graceful restart waits for it. A run taken out of
-// service between liveRun and the count is not used: the call waits for
-// its successor instead.
-func (u *Upstream) acquire(ctx context.Context) (*run, error) {
-	for {
-		r, err := u.liveRun(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u.mu.Lock()
-		if u.cur == r {
-			r.active.Add(1)
-			u.mu.Unlock()
-			return r, nil
-		}
-		u.mu.Unlock()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // exchange makes one call on run r. For a legacy client of a modern
