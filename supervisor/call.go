@@ -11,8 +11,8 @@ import (
 )
 
 // This file is the ordinary call, read top to bottom in the order a call
-// takes (STYLE §13): Call or CallRun → acquireRun → acquire (→ liveRun,
-// run.go) → exchange (→ conn.call, conn.go; inputRounds, mrtr.go) →
+// takes (STYLE §13): Call or CallRun → the lifecycle's acquireRun (→
+// acquire → liveRun, run.go) → exchange (→ Conn.RoundTrip; rpc.InputRounds) →
 // endCall. Starting a run (run.go, start.go), detaching (detach.go) and
 // graceful restarts (reload.go) hang off this spine.
 //
@@ -71,6 +71,10 @@ type Reply struct {
 // ErrRunEnded is CallRun's error when the run it names is no longer the
 // server's live process: the state a modern server's requestState refers
 // to is gone with it (SPEC §4.6). The client must start the call over.
+// MaxInputRounds bounds the InputRequiredResult rounds the supervisor runs
+// for one call of a legacy client (SPEC §4.6); see rpc.MaxInputRounds.
+const MaxInputRounds = rpc.MaxInputRounds
+
 var ErrRunEnded = errors.New("the server process that held this request's state has ended; start the call over")
 
 // CallRun sends a request to one run (process) of the server and returns
@@ -85,7 +89,7 @@ var ErrRunEnded = errors.New("the server process that held this request's state 
 // "input_required", "inputRequests": {key: {"method", "params"}},
 // "requestState": string}) is returned as sent if the client is modern;
 // for a legacy client the supervisor asks it through peer.Request and
-// retries on the same run, round after round (mrtr.go; SPEC §4.6).
+// retries on the same run, round after round (rpc.InputRounds; SPEC §4.6).
 // Retries of a modern client's rounds go to the run that answered, so
 // the caller passes Reply.Run back as num.
 //
@@ -96,7 +100,7 @@ var ErrRunEnded = errors.New("the server process that held this request's state 
 // is the call, going on (detach.go); its Run is the run it goes on on.
 func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, params json.RawMessage, peer Peer) (Reply, error) {
 	u.calls.Add(1)
-	r, err := u.acquireRun(ctx, num)
+	r, err := u.life.acquireRun(ctx, num)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -110,55 +114,16 @@ func (u *Upstream) CallRun(ctx context.Context, num uint64, method string, param
 	return u.endCall(r, res, err)
 }
 
-// acquireRun is acquire for CallRun: num 0 is any run, another must be
-// the live one.
-func (u *Upstream) acquireRun(ctx context.Context, num uint64) (*run, error) {
-	if num == 0 {
-		return u.acquire(ctx)
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	r := u.cur
-	if r == nil || r.num != num || r.conn.Failure() != nil {
-		return nil, fmt.Errorf("server %q: call run %d: %w", u.name, num, ErrRunEnded)
-	}
-	r.active.Add(1)
-	return r, nil
-}
-
-// acquire returns the live run with the call counted in its active
-// group, so that a graceful restart waits for it. A run taken out of
-// service between liveRun and the count is not used: the call waits for
-// its successor instead.
-func (u *Upstream) acquire(ctx context.Context) (*run, error) {
-	for {
-		r, err := u.liveRun(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u.mu.Lock()
-		if u.cur == r {
-			r.active.Add(1)
-			u.mu.Unlock()
-			return r, nil
-		}
-		u.mu.Unlock()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-}
-
 // exchange makes one call on run r. For a legacy client of a modern
-// server it also runs the InputRequiredResult rounds (inputRounds); any
+// server it also runs the InputRequiredResult rounds (rpc.InputRounds); any
 // other result, a nil peer's included, is returned as the server sent it.
 // A call whose peer detached comes back as its wait (w).
 func (u *Upstream) exchange(ctx context.Context, r *run, method string, params json.RawMessage, peer Peer) (res json.RawMessage, w *rpc.DetachedWait, err error) {
 	res, w, err = r.conn.RoundTrip(ctx, method, params, peer)
-	if err != nil || w != nil || r.era != EraModern || peer == nil || !inputMethods[method] || peer.Client().Modern {
+	if err != nil || w != nil || r.era != EraModern || peer == nil || !rpc.InputMethods[method] || peer.Client().Modern {
 		return res, w, err
 	}
-	res, err = inputRounds(ctx, r.conn, method, params, peer, res)
+	res, err = rpc.InputRounds(ctx, r.conn, method, params, peer, res)
 	return res, nil, err
 }
 

@@ -51,9 +51,7 @@ func (s *Supervisor) Configure(servers []adapters.Server, base []string) Configu
 		if ok {
 			why := u.adoptable(srv.Spec, base)
 			if why == "" {
-				u.mu.Lock()
-				u.baseEnv = base
-				u.mu.Unlock()
+				u.life.setBase(base)
 				s.add(u)
 				res.Adopted = append(res.Adopted, srv.Name)
 				continue
@@ -63,7 +61,7 @@ func (s *Supervisor) Configure(servers []adapters.Server, base []string) Configu
 			res.Stopped = append(res.Stopped, srv.Name)
 		}
 		nu := newUpstream(srv.Name, srv.Spec, s.opts)
-		nu.baseEnv = base
+		nu.life.baseEnv = base
 		s.opts.Log.AddSecrets(srv.Spec.Secrets...)
 		s.add(nu)
 		res.Started = append(res.Started, srv.Name)
@@ -87,16 +85,14 @@ func (s *Supervisor) retire(u *Upstream, why string) {
 	s.retired.Add(1)
 	go func() {
 		defer s.retired.Done()
-		u.retire(context.Background(), "stopped by the gateway when a config was handed to the warm daemon: "+why)
+		u.life.retire(context.Background(), "stopped by the gateway when a config was handed to the warm daemon: "+why)
 	}()
 }
 
 // adoptable says why the server cannot be adopted for spec, started from
 // base; "" if it can.
 func (u *Upstream) adoptable(spec adapters.LaunchSpec, base []string) string {
-	u.mu.Lock()
-	r, cur := u.cur, u.spec
-	u.mu.Unlock()
+	r, cur := u.life.adoption()
 	if r == nil {
 		return "it is not running"
 	}

@@ -59,23 +59,23 @@ func (e *DisconnectError) Unwrap() error { return e.Err }
 // spawnHTTP starts run number num of an HTTP server: its command, if it
 // has one, and once url answers, the transport; serveHTTPRun owns the
 // run's end.
-func (u *Upstream) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
+func (l *launcher) spawnHTTP(ctx context.Context, spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
 	var p *proc.Process
 	if len(spec.Argv) > 0 {
 		if err := findProgram(spec.Argv[0], spec.Env); err != nil {
 			return nil, err
 		}
 		var err error
-		if p, err = proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name}); err != nil {
+		if p, err = proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: l.opts.Log, Source: l.name}); err != nil {
 			return nil, err
 		}
 	}
 	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: time.Now(), halting: make(chan struct{})}
-	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
-	r.http = httpup.New(r.conn, httpup.Config{Name: u.name, Log: u.opts.Log, Client: u.opts.httpClient, URL: spec.URL,
-		Headers: spec.Headers, Stall: u.opts.EventStall, Budget: u.opts.Budget, Lost: r.lost})
-	u.runs.Add(1)
-	go u.serveHTTPRun(r)
+	r.conn = rpc.NewConn(l.name, l.opts.Log, l.hooks(r))
+	r.http = httpup.New(r.conn, httpup.Config{Name: l.name, Log: l.opts.Log, Client: l.opts.httpClient, URL: spec.URL,
+		Headers: spec.Headers, Stall: l.opts.EventStall, Budget: l.opts.Budget, Lost: r.lost})
+	l.runs.Add(1)
+	go l.serveHTTPRun(r)
 	if p == nil {
 		return r, nil
 	}
@@ -136,13 +136,13 @@ func (r *run) lost(why error) {
 // server is lost, its command exits, or the run is halted; then it fails
 // the pending calls, closes the transport (the session's DELETE unless
 // the server is gone), stops the command with the stop sequence, waits
-// for the relays the run started, records the end in u and closes
-// r.done.
-func (u *Upstream) serveHTTPRun(r *run) {
-	defer u.runs.Done()
+// for the relays the run started, tells the lifecycle of the end
+// (recordEnd) and closes r.done.
+func (l *launcher) serveHTTPRun(r *run) {
+	defer l.runs.Done()
 	var exited <-chan struct{}
 	if r.proc != nil {
-		go r.proc.ReadStdout(func(out io.Reader) { u.opts.Log.CopyLines(u.name, out, nil) }) // the owner waits for it
+		go r.proc.ReadStdout(func(out io.Reader) { l.opts.Log.CopyLines(l.name, out, nil) }) // the owner waits for it
 		exited = r.proc.Exited()
 	}
 	gone := true
@@ -157,17 +157,17 @@ func (u *Upstream) serveHTTPRun(r *run) {
 	r.http.Close(gone)
 	status := ""
 	if r.proc != nil {
-		seq := u.opts.Stop
+		seq := l.opts.Stop
 		seq.CloseWait = httpCloseWait
 		r.proc.Stop(r.haltContext(), seq)
 		status = r.proc.ExitStatus()
 	}
 	r.conn.WaitHandlers()
 	err := r.conn.Failure()
-	logEnd := u.recordEnd(r, status, err)
+	logEnd := l.ends.recordEnd(r, status, err)
 	close(r.done)
 	if logEnd {
-		u.opts.Logger.Warn("server lost; the next call connects again", "server", u.name, "error", err)
+		l.opts.Logger.Warn("server lost; the next call connects again", "server", l.name, "error", err)
 	}
 }
 
@@ -191,9 +191,9 @@ var listsOf = map[string]List{
 	"notifications/resources/list_changed": ListResources | ListTemplates,
 }
 
-// hooks connects run r's connection to u: list changes, resource updates
+// hooks connects run r's connection to the server's surface and options: list changes, resource updates
 // and task status notifications, and telemetry.
-func (u *Upstream) hooks(r *run) rpc.Hooks {
+func (l *launcher) hooks(r *run) rpc.Hooks {
 	h := rpc.Hooks{
 		// Only the lists the server declared are read again (a renewed
 		// HTTP session announces every list).
@@ -202,17 +202,17 @@ func (u *Upstream) hooks(r *run) rpc.Hooks {
 			for _, m := range methods {
 				kinds |= listsOf[m]
 			}
-			u.relist(r, kinds&(ListTools|r.caps.declared()))
+			l.surf.relist(r, kinds&(ListTools|r.caps.declared()))
 		},
 		OnResourceUpdated: func(uri string, params json.RawMessage) {
-			if f := u.opts.OnResourceUpdated; f != nil {
-				f(u.name, uri, params)
+			if f := l.opts.OnResourceUpdated; f != nil {
+				f(l.name, uri, params)
 			}
 		},
-		Tracer: u.opts.Tracer, Metrics: u.opts.Metrics,
+		Tracer: l.opts.Tracer, Metrics: l.opts.Metrics,
 	}
-	if f := u.opts.OnTaskStatus; f != nil {
-		h.OnTaskStatus = func(method string, params json.RawMessage) { f(u.name, r.num, method, params) }
+	if f := l.opts.OnTaskStatus; f != nil {
+		h.OnTaskStatus = func(method string, params json.RawMessage) { f(l.name, r.num, method, params) }
 	}
 	return h
 }

@@ -55,7 +55,7 @@ func TestResponseOverTheCapFailsOnlyThatCall(t *testing.T) {
 
 func TestEnvironmentKeepsToolingVariables(t *testing.T) {
 	_, u, _ := fake(t, nil)
-	u.baseEnv = []string{"PATH=/usr/local/bin:/usr/bin", "HOME=/root", "LANG=C.UTF-8", "HTTPS_PROXY=http://proxy:3128", "npm_config_cache=/var/cache/npm", "UV_CACHE_DIR=/var/cache/uv", TokenEnv + "=secret-token"}
+	u.life.baseEnv = []string{"PATH=/usr/local/bin:/usr/bin", "HOME=/root", "LANG=C.UTF-8", "HTTPS_PROXY=http://proxy:3128", "npm_config_cache=/var/cache/npm", "UV_CACHE_DIR=/var/cache/uv", TokenEnv + "=secret-token"}
 	env := mustText(t, u, "env", `{}`)
 	for _, kv := range []string{"PATH=/usr/local/bin:/usr/bin", "HOME=/root", "LANG=C.UTF-8", "HTTPS_PROXY=http://proxy:3128", "npm_config_cache=/var/cache/npm", "UV_CACHE_DIR=/var/cache/uv"} {
 		contains(t, "server environment", env, kv)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
@@ -17,6 +18,40 @@ import (
 // it. Only tools/list is part of a start (SPEC §2.2); the other lists are
 // asked for only when the server declared the capability, and a failure
 // there is logged and leaves that list empty rather than fail the start.
+
+// surface is what the gateway knows of a server beyond its tools and
+// keeps across its runs (SPEC §3.8, §4.5, §4.8): each run's lists, read
+// at its handshake and again on its list_changed (this file), the
+// gateway's resource subscriptions (subscribe.go) and the log level it
+// asks for (loglevel.go). Which run is live is the lifecycle's
+// (liveRuns).
+type surface struct {
+	name string
+	opts *Options
+	runs liveRuns
+
+	// subs are the resource URIs the gateway is subscribed to on this
+	// server, kept across runs (subscribe.go); level is the log level the
+	// gateway asks a legacy server for (loglevel.go). Both under subMu,
+	// which is held across the requests that apply them.
+	subMu sync.Mutex
+	subs  map[string]struct{}
+	level string
+	// relistMu guards each run's relisting and relistPending.
+	relistMu sync.Mutex
+}
+
+// liveRuns is what the surface needs of the lifecycle (run.go): the live
+// run, started if need be and counted in its active calls (acquire,
+// which the caller ends with r.active.Done), or as it is (current); and
+// the lists of record, replaced only while the run that read them is
+// live.
+type liveRuns interface {
+	acquire(ctx context.Context) (*run, error)
+	current() *run
+	lastLists() Lists
+	replaceLists(r *run, lists Lists) (changed List, current bool)
+}
 
 // Entry is one member of a list as the server sent it: its key and its
 // definition, raw, byte for byte. The key is what names it in its list:
@@ -150,13 +185,13 @@ func (caps Capabilities) declared() List {
 // listKinds lists the kinds in want on run r into lists, bounded each by
 // otherListWait (tools: by ctx alone, and a failure is the start's). A
 // failed list other than tools is logged and left empty.
-func (u *Upstream) listKinds(ctx context.Context, r *run, want List, lists *Lists) error {
+func (s *surface) listKinds(ctx context.Context, r *run, want List, lists *Lists) error {
 	for _, spec := range listSpecs {
 		if want&spec.kind == 0 {
 			continue
 		}
 		if spec.kind == ListTools {
-			entries, err := listAll(ctx, r.conn, spec, u.name, u.opts.Log)
+			entries, err := listAll(ctx, r.conn, spec, s.name, s.opts.Log)
 			if err != nil {
 				return &stepError{spec.method, err}
 			}
@@ -164,13 +199,13 @@ func (u *Upstream) listKinds(ctx context.Context, r *run, want List, lists *List
 			continue
 		}
 		lctx, cancel := context.WithTimeout(ctx, otherListWait)
-		entries, err := listAll(lctx, r.conn, spec, u.name, u.opts.Log)
+		entries, err := listAll(lctx, r.conn, spec, s.name, s.opts.Log)
 		cancel()
 		if err != nil {
 			if r.conn.Failure() != nil || ctx.Err() != nil {
 				return &stepError{spec.method, err}
 			}
-			u.opts.Logger.Warn("list failed; the server runs with it empty", "server", u.name, "method", spec.method, "error", err)
+			s.opts.Logger.Warn("list failed; the server runs with it empty", "server", s.name, "method", spec.method, "error", err)
 			continue
 		}
 		*lists.get(spec.kind) = entries
@@ -207,49 +242,49 @@ func sameEntries(a, b []Entry) bool {
 // to what it lists once more when it ends, never a second one alongside
 // (20,000 notifications started 20,000 concurrent tools/list, and the
 // daemon's memory tripled).
-func (u *Upstream) relist(r *run, kinds List) {
-	u.mu.Lock()
+func (s *surface) relist(r *run, kinds List) {
+	s.relistMu.Lock()
 	r.relistPending |= kinds
 	if r.relisting {
-		u.mu.Unlock()
+		s.relistMu.Unlock()
 		return
 	}
 	r.relisting = true
-	u.mu.Unlock()
+	s.relistMu.Unlock()
 	r.conn.Go(func() {
-		for u.relistOnce(r) {
+		for s.relistOnce(r) {
 		}
 	})
 }
 
 // relistOnce lists what is pending once and reports whether more came
 // meanwhile. The listing is bounded as a start's is, by
-// Options.StartTimeout.
-func (u *Upstream) relistOnce(r *run) (again bool) {
-	u.mu.Lock()
+// Options.StartTimeout; its lists replace the server's only while r is
+// the live run.
+func (s *surface) relistOnce(r *run) (again bool) {
+	s.relistMu.Lock()
 	kinds := r.relistPending
 	r.relistPending = 0
-	lists := u.lists
-	u.mu.Unlock()
-	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+	s.relistMu.Unlock()
+	lists := s.runs.lastLists()
+	ctx, cancel := context.WithTimeout(s.opts.ctx, s.opts.StartTimeout)
 	defer cancel()
-	err := u.listKinds(ctx, r, kinds, &lists)
-	u.mu.Lock()
-	current := u.cur == r
-	again = err == nil && current && r.relistPending != 0
+	err := s.listKinds(ctx, r, kinds, &lists)
+	var changed List
+	current := false
+	if err == nil {
+		changed, current = s.runs.replaceLists(r, lists)
+	}
+	s.relistMu.Lock()
+	again = current && r.relistPending != 0
 	r.relisting = again
-	if err != nil || !current {
-		u.mu.Unlock()
-		if err != nil {
-			u.opts.Logger.Warn("re-list after list_changed failed", "server", u.name, "error", err)
-		}
+	s.relistMu.Unlock()
+	if err != nil {
+		s.opts.Logger.Warn("re-list after list_changed failed", "server", s.name, "error", err)
 		return false
 	}
-	changed := changedLists(u.lists, lists)
-	u.lists = lists
-	u.mu.Unlock()
-	if changed != 0 && u.opts.OnListChanged != nil {
-		u.opts.OnListChanged(u.name)
+	if changed != 0 && s.opts.OnListChanged != nil {
+		s.opts.OnListChanged(s.name)
 	}
 	return again
 }

@@ -79,8 +79,8 @@ type discovery struct {
 // server/discover (request _meta from now on, see stampMeta), its own
 // subscriptions/listen for the list changes it declares (listen.go), then
 // tools/list and the other lists it declares (lists.go).
-func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) (Lists, error) {
-	self, _ := json.Marshal(map[string]string{"name": "mcp-gateway", "version": u.opts.Version})
+func (l *launcher) handshakeModern(ctx context.Context, r *run, version string) (Lists, error) {
+	self, _ := json.Marshal(map[string]string{"name": "mcp-gateway", "version": l.opts.Version})
 	r.conn.SetModern(version, self)
 	res, err := r.conn.Call(ctx, "server/discover", nil, nil)
 	if err != nil {
@@ -97,15 +97,15 @@ func (u *Upstream) handshakeModern(ctx context.Context, r *run, version string) 
 	r.protocol, r.era = version, EraModern
 	r.capabilities, r.serverInfo = d.Capabilities, d.Meta.ServerInfo
 	r.caps = parseCapabilities(d.Capabilities)
-	u.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", u.name,
+	l.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", l.name,
 		"protocolVersion", version, "serverInfo", string(d.Meta.ServerInfo), "capabilities", string(d.Capabilities))
 	if filter := listenFilter(r.caps); filter != "" {
-		if err := u.openListen(ctx, r, filter); err != nil {
+		if err := l.openListen(ctx, r, filter); err != nil {
 			return Lists{}, &stepError{"subscriptions/listen", err}
 		}
 	}
 	var lists Lists
-	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
+	err = l.surf.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
 	return lists, err
 }
 
@@ -139,7 +139,7 @@ func listenFilter(caps Capabilities) string {
 // acknowledge it, so that no change made after the lists that follow is
 // missed. A server that refuses or does not acknowledge in time is logged
 // and run without it; only the run's death or ctx fail the start.
-func (u *Upstream) openListen(ctx context.Context, r *run, filter string) error {
+func (l *launcher) openListen(ctx context.Context, r *run, filter string) error {
 	sub, err := r.conn.Listen(filter, "")
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (u *Upstream) openListen(ctx context.Context, r *run, filter string) error 
 	case <-sub.Acked():
 	case <-sub.Ended():
 	case <-t.C:
-		u.opts.Logger.Warn("server did not acknowledge subscriptions/listen in time; going on", "server", u.name, "wait", listenAckWait)
+		l.opts.Logger.Warn("server did not acknowledge subscriptions/listen in time; going on", "server", l.name, "wait", listenAckWait)
 	case <-r.conn.Dead():
 		return r.conn.Failure()
 	case <-ctx.Done():

@@ -116,6 +116,49 @@ func (r *Reloader) Reload(ctx context.Context, trigger Trigger) (*ReloadResult, 
 	return res, nil
 }
 
+// ReloadResult says what a catalog reload changed (SPEC §6.3); the
+// control socket sends it as `mcp-gateway reload`'s answer (SPEC §8.1).
+type ReloadResult struct {
+	// Added, Removed and Changed name catalog entries (built-in and file
+	// merged) that differ from the last good catalog.
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+	// Updated names the servers whose launch spec changed.
+	Updated []string `json:"updated"`
+	// Restarted names the updated servers that were running and were
+	// restarted; an updated server that was not running starts with its new
+	// spec on its next call.
+	Restarted []string `json:"restarted"`
+	// Failed lists updated servers whose restart failed.
+	Failed []ServerError `json:"failed"`
+	// Kept lists servers that no longer resolve against the new catalog;
+	// they keep running on their last spec.
+	Kept []ServerError `json:"kept"`
+}
+
+// Normalize makes every nil list empty, so that the JSON form always has
+// every key with an array (`reload --json` printed {} when nothing
+// changed, which scripts could not index).
+func (r *ReloadResult) Normalize() {
+	for _, l := range []*[]string{&r.Added, &r.Removed, &r.Changed, &r.Updated, &r.Restarted} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	for _, l := range []*[]ServerError{&r.Failed, &r.Kept} {
+		if *l == nil {
+			*l = []ServerError{}
+		}
+	}
+}
+
+// ServerError is one server and what went wrong with it.
+type ServerError struct {
+	Server string `json:"server"`
+	Error  string `json:"error"`
+}
+
 // resolve resolves every server again against cat, through the adapters'
 // own Config.Resolve; a server that no longer resolves goes to res.Kept.
 func (r *Reloader) resolve(cat *catalog.Catalog, res *ReloadResult) (map[string]adapters.LaunchSpec, error) {
@@ -205,4 +248,52 @@ func diffCatalogs(a, b *catalog.Catalog) (added, removed, changed []string) {
 func entryKey(e *catalog.Entry) string {
 	b, _ := json.Marshal(e) // map keys sorted: deterministic
 	return string(e.Source) + " " + string(b)
+}
+
+// Update is what Reload did to one server.
+type Update struct {
+	Server    string
+	Changed   bool  // its launch spec changed
+	Restarted bool  // it was running and runs again on the new spec
+	Err       error // the restart failed; names the server
+}
+
+// Reload gives the servers named in specs their new launch spec, and
+// restarts gracefully (see Restart) each running server whose spec changed,
+// all in parallel. Servers whose spec is unchanged, or not named, are not
+// touched. It returns one Update per named server, in config-key order.
+// The caller rebuilds the aggregated tool list afterwards.
+func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
+	ups := s.Upstreams()
+	updates := make([]Update, len(ups))
+	named := make([]bool, len(ups))
+	var wg sync.WaitGroup
+	for i, u := range ups {
+		spec, ok := specs[u.name]
+		if !ok {
+			continue
+		}
+		named[i] = true
+		updates[i].Server = u.name
+		s.opts.Log.AddSecrets(spec.Secrets...)
+		if !u.SetSpec(spec) {
+			continue
+		}
+		updates[i].Changed = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			restarted, err := u.Restart(ctx, drain)
+			updates[i].Restarted = restarted && err == nil
+			updates[i].Err = err
+		}()
+	}
+	wg.Wait()
+	var out []Update
+	for i, up := range updates {
+		if named[i] {
+			out = append(out, up)
+		}
+	}
+	return out
 }

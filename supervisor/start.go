@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
@@ -38,6 +40,40 @@ func TimedOut(err error) []string {
 	return names
 }
 
+// launcher starts the runs of one server, one at a time as its
+// lifecycle asks (runStarter), and owns each run's end: a stdio run's
+// reader goroutine (serveRun, below) or an HTTP run's serveHTTPRun
+// (httprun.go), counted in runs. A run is spawned, its handshake made in
+// the server's era (legacy below, modern in modern.go), and its lists and
+// subscriptions are the surface's (runSurface). When a run ends it tells
+// ends, the lifecycle, which records it.
+type launcher struct {
+	name string
+	opts *Options
+	ends runEnds
+	surf runSurface
+	runs sync.WaitGroup // the owner of each run's end, serveRun or serveHTTPRun
+}
+
+// runEnds records the end of a run (the lifecycle's recordEnd): it
+// reports whether the end is news to log.
+type runEnds interface {
+	recordEnd(r *run, status string, why error) bool
+}
+
+// runSurface is what a run needs of the server's surface (lists.go,
+// subscribe.go): its lists at the handshake, the gateway's subscriptions
+// and log level restored before it serves, and a re-list when the server
+// says a list changed.
+type runSurface interface {
+	listKinds(ctx context.Context, r *run, want List, lists *Lists) error
+	restore(ctx context.Context, r *run) error
+	relist(r *run, kinds List)
+}
+
+// wait returns once every run started has ended.
+func (l *launcher) wait() { l.runs.Wait() }
+
 type started struct {
 	run   *run
 	lists Lists
@@ -47,15 +83,15 @@ type started struct {
 // offers, bounded by the start timeout; then it subscribes again to the
 // resources the gateway is subscribed to and sets the log level
 // (subscribe.go, loglevel.go). On failure nothing of the run is left.
-func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
-	ctx, cancel := context.WithTimeout(u.opts.ctx, u.opts.StartTimeout)
+func (l *launcher) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
+	ctx, cancel := context.WithTimeout(l.opts.ctx, l.opts.StartTimeout)
 	defer cancel()
 	env := Environ(base, spec.Env)
 	if prepared && spec.Dir != "" && !isDir(spec.Dir) {
 		prepared = false // its directory (a clone) was removed: prepare again
 	}
 	if spec.Prepare != nil && !prepared {
-		out := u.opts.Log.Writer(u.name)
+		out := l.opts.Log.Writer(l.name)
 		err := spec.Prepare(ctx, env, out)
 		out.Close()
 		if err != nil {
@@ -65,16 +101,16 @@ func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool,
 	var r *run
 	var err error
 	if spec.URL != "" {
-		r, err = u.spawnHTTP(ctx, spec, env, num)
+		r, err = l.spawnHTTP(ctx, spec, env, num)
 	} else {
-		r, err = u.spawn(spec, env, num)
+		r, err = l.spawn(spec, env, num)
 	}
 	if err != nil {
 		return started{}, err
 	}
-	lists, err := u.handshake(ctx, r)
+	lists, err := l.handshake(ctx, r)
 	if err == nil {
-		err = u.restore(ctx, r)
+		err = l.surf.restore(ctx, r)
 	}
 	if err != nil {
 		r.kill()
@@ -93,7 +129,7 @@ func (u *Upstream) start(spec adapters.LaunchSpec, base []string, prepared bool,
 
 // spawn starts run number num of the server and its reader goroutine,
 // serveRun, which ends the run when the process's stdout does.
-func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
+func (l *launcher) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*run, error) {
 	if err := findProgram(spec.Argv[0], spec.Env); err != nil {
 		return nil, err
 	}
@@ -101,16 +137,47 @@ func (u *Upstream) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: u.opts.Log, Source: u.name})
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: l.opts.Log, Source: l.name})
 	if err != nil {
 		return nil, err
 	}
 	r := &run{proc: p, num: num, env: env, done: make(chan struct{}), started: p.Started()}
-	r.conn = rpc.NewConn(u.name, u.opts.Log, u.hooks(r))
-	r.stdio = stdio.New(r.conn, u.name, u.opts.Log, p, u.opts.Budget)
-	u.runs.Add(1)
-	go u.serveRun(r)
+	r.conn = rpc.NewConn(l.name, l.opts.Log, l.hooks(r))
+	r.stdio = stdio.New(r.conn, l.name, l.opts.Log, p, l.opts.Budget)
+	l.runs.Add(1)
+	go l.serveRun(r)
 	return r, nil
+}
+
+// exitGrace is how long a server that closed its stdout may take to exit
+// by itself before its group is killed: without stdout the run is
+// unusable, but its own exit status says more than "killed".
+const exitGrace = 500 * time.Millisecond
+
+// serveRun is the run's reader goroutine: it reads the server's stdout
+// (stdio.Transport.Read) until the pipe ends, then ends the run: it waits
+// for the exit that the process's owner records (killing the group after
+// exitGrace), fails the calls still pending with it, waits for the relays
+// the run started, tells the lifecycle of the end (recordEnd) and closes r.done.
+func (l *launcher) serveRun(r *run) {
+	defer l.runs.Done()
+	r.proc.ReadStdout(r.stdio.Read)
+	if !r.proc.WaitFor(context.Background(), exitGrace) {
+		r.proc.Kill()
+		<-r.proc.Exited()
+	}
+	exitErr := &ExitError{Status: r.proc.ExitStatus(), Stderr: r.proc.StderrTail()}
+	if why := r.stopReason.Load(); why != nil {
+		exitErr.Reason = *why
+	}
+	r.conn.Fail(exitErr)
+	r.conn.WaitHandlers()
+	r.proc.Stdin().Close()
+	logExit := l.ends.recordEnd(r, exitErr.Status, exitErr)
+	close(r.done)
+	if logExit {
+		l.opts.Logger.Warn("server exited; the next call restarts it", "server", l.name, "status", exitErr.Status)
+	}
 }
 
 type stepError struct {
@@ -124,7 +191,7 @@ func (e *stepError) Unwrap() error { return e.err }
 // handshake runs initialize, notifications/initialized, tools/list and the
 // lists the server declared (lists.go). A server that refuses initialize
 // as modern only is driven as modern instead (SPEC §7.8, modern.go).
-func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
+func (l *launcher) handshake(ctx context.Context, r *run) (Lists, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities": map[string]any{
@@ -132,7 +199,7 @@ func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 			"sampling":    map[string]any{},
 			"elicitation": map[string]any{},
 		},
-		"clientInfo": map[string]any{"name": "mcp-gateway", "version": u.opts.Version},
+		"clientInfo": map[string]any{"name": "mcp-gateway", "version": l.opts.Version},
 	})
 	res, err := r.conn.Call(ctx, "initialize", params, nil)
 	if err != nil {
@@ -141,7 +208,7 @@ func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 			return Lists{}, &stepError{"initialize", verr}
 		}
 		if modern {
-			return u.handshakeModern(ctx, r, version)
+			return l.handshakeModern(ctx, r, version)
 		}
 		return Lists{}, &stepError{"initialize", err}
 	}
@@ -158,7 +225,7 @@ func (u *Upstream) handshake(ctx context.Context, r *run) (Lists, error) {
 		return Lists{}, &stepError{"initialize", err}
 	}
 	var lists Lists
-	err = u.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
+	err = l.surf.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
 	return lists, err
 }
 

@@ -30,44 +30,35 @@ import (
 // legacy server's logging/setLevel.
 const subscribeWait = 10 * time.Second
 
-// Subscribe subscribes the gateway to the resource at uri on the server,
-// starting it first if it is not running (SPEC §7.2). Subscribing again
-// to a URI subscribed already does nothing. The server's refusal comes
-// back as its *jsonrpc.Error (a modern server's acknowledgment that
-// leaves the URI out is -32602); other errors name the server.
-func (u *Upstream) Subscribe(ctx context.Context, uri string) error {
-	r, err := u.acquire(ctx)
+// subscribe is Upstream.Subscribe.
+func (s *surface) subscribe(ctx context.Context, uri string) error {
+	r, err := s.runs.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer r.active.Done()
-	u.subMu.Lock()
-	defer u.subMu.Unlock()
-	if err := u.subscribeOn(ctx, r, uri); err != nil {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if err := s.subscribeOn(ctx, r, uri); err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
 			return rpcErr
 		}
-		return fmt.Errorf("server %q: subscribe to %s: %w", u.name, uri, err)
+		return fmt.Errorf("server %q: subscribe to %s: %w", s.name, uri, err)
 	}
-	if u.subs == nil {
-		u.subs = map[string]struct{}{}
+	if s.subs == nil {
+		s.subs = map[string]struct{}{}
 	}
-	u.subs[uri] = struct{}{}
+	s.subs[uri] = struct{}{}
 	return nil
 }
 
-// Unsubscribe ends the gateway's subscription to uri on the server, on
-// its live run if it has one (a stopped server is not started for it).
-// A failure is logged: the gateway no longer relays the URI's updates
-// either way.
-func (u *Upstream) Unsubscribe(ctx context.Context, uri string) {
-	u.subMu.Lock()
-	defer u.subMu.Unlock()
-	delete(u.subs, uri)
-	u.mu.Lock()
-	r := u.cur
-	u.mu.Unlock()
+// unsubscribe is Upstream.Unsubscribe.
+func (s *surface) unsubscribe(ctx context.Context, uri string) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	delete(s.subs, uri)
+	r := s.runs.current()
 	if r == nil {
 		return
 	}
@@ -85,13 +76,13 @@ func (u *Upstream) Unsubscribe(ctx context.Context, uri string) {
 	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
 	defer cancel()
 	if _, err := r.conn.Call(ctx, "resources/unsubscribe", uriParams(uri), nil); err != nil {
-		u.opts.Logger.Warn("resources/unsubscribe failed", "server", u.name, "uri", uri, "error", err)
+		s.opts.Logger.Warn("resources/unsubscribe failed", "server", s.name, "uri", uri, "error", err)
 	}
 }
 
 // subscribeOn subscribes run r to uri, unless it is subscribed already.
-// Call with u.subMu held.
-func (u *Upstream) subscribeOn(ctx context.Context, r *run, uri string) error {
+// Call with s.subMu held.
+func (s *surface) subscribeOn(ctx context.Context, r *run, uri string) error {
 	if id, ok := r.subs[uri]; ok && (r.era != EraModern || r.conn.ListenByID(id) != nil) {
 		return nil
 	}
@@ -145,18 +136,18 @@ func awaitAck(ctx context.Context, c *rpc.Conn, sub *rpc.Subscription) error {
 // gateway is subscribed to, and sets its log level (loglevel.go). A
 // subscription that fails is logged and dropped: that URI's subscribers
 // get no updates from this run. Only the run's death fails the start.
-func (u *Upstream) restore(ctx context.Context, r *run) error {
-	u.subMu.Lock()
-	defer u.subMu.Unlock()
-	for uri := range u.subs {
-		if err := u.subscribeOn(ctx, r, uri); err != nil {
+func (s *surface) restore(ctx context.Context, r *run) error {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	for uri := range s.subs {
+		if err := s.subscribeOn(ctx, r, uri); err != nil {
 			if r.conn.Failure() != nil {
 				return &stepError{"resources/subscribe", err}
 			}
-			u.opts.Logger.Warn("subscribe again after a restart failed", "server", u.name, "uri", uri, "error", err)
+			s.opts.Logger.Warn("subscribe again after a restart failed", "server", s.name, "uri", uri, "error", err)
 		}
 	}
-	u.applyLevel(ctx, r)
+	s.applyLevel(ctx, r)
 	return nil
 }
 

@@ -3,15 +3,10 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/stdio"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it
@@ -60,85 +55,33 @@ type Status struct {
 
 // Upstream is one configured server. Its methods are safe for concurrent
 // use. Errors leaving this package name the server once.
+//
+// It is thin: the call path (call.go) and what it says of the server,
+// over three parts of one idea each, which meet at small interfaces
+// declared by the part that uses them:
+//
+//   - life, the lifecycle (run.go, reload.go): which run is live, the
+//     start that concurrent callers share, a run's end, back-off and
+//     graceful restart (SPEC §6.3, §7.2, §7.3);
+//   - its launcher (start.go, httprun.go, modern.go): one run from spawn
+//     to handshake, stdio or HTTP, legacy or modern, and the goroutine
+//     that owns its end (SPEC §7.8, §7.9);
+//   - surf, the surface (lists.go, subscribe.go, loglevel.go): the
+//     server's lists, resource subscriptions and log level (SPEC §3.8,
+//     §4.5, §4.8).
 type Upstream struct {
-	name string
-	opts *Options
-
-	mu        sync.Mutex
-	spec      adapters.LaunchSpec
-	baseEnv   []string // the environment its runs start from (Options.BaseEnv, or Configure's)
-	prepared  bool
-	cur       *run
-	starting  chan struct{} // non-nil while a start is in flight
-	state     State
-	restarts  int
-	lastNum   uint64 // the number of the last run started; 0 before the first
-	failures  int
-	nextTry   time.Time
-	lastExit  string
-	lastError string
-	lists     Lists        // the last run's lists (lists.go)
-	caps      Capabilities // the last run's (capabilities.go)
-	era       string       // the last run's
-	// subs are the resource URIs the gateway is subscribed to on this
-	// server, kept across runs (subscribe.go); level is the log level the
-	// gateway asks a legacy server for (loglevel.go). Both under subMu.
-	subMu   sync.Mutex
-	subs    map[string]struct{}
-	level   string
-	calls   atomic.Int64
-	stopped bool
-
-	runs sync.WaitGroup // serveRun of every run started: the owner of each run's end
-}
-
-// run is one run of the server, from its start to its end: one child
-// process speaking stdio, or one connection to an HTTP server (SPEC §7.9)
-// and, with runCmd, the child that serves it; its JSON-RPC connection
-// and the transport under it (runctl.go says how either ends).
-type run struct {
-	proc     *proc.Process // the child; nil for an HTTP server without runCmd
-	conn     *rpc.Conn
-	stdio    *stdio.Transport  // conn's transport for a stdio server, read by serveRun; else nil
-	http     *httpup.Transport // conn's transport for an HTTP server; else nil
-	env      []string          // the environment its process started with, for Configure's comparison
-	started  time.Time
-	protocol string
-	num      uint64         // this run's number, from 1; see CallRun
-	era      string         // EraLegacy or EraModern, set by the handshake
-	done     chan struct{}  // closed when the run is over and pending calls failed
-	active   sync.WaitGroup // calls using this run; a graceful restart waits for them (reload.go)
-	served   atomic.Bool    // it answered a call (result or JSON-RPC error)
-
-	// capabilities is what the server declared (initialize's or
-	// server/discover's), raw, and caps the gateway's reading of it;
-	// serverInfo is a modern server's, raw (nil for a legacy server).
-	capabilities, serverInfo json.RawMessage
-	caps                     Capabilities
-	// subs maps each resource URI subscribed on this run to its modern
-	// listen's id (0 for a legacy server's resources/subscribe); under
-	// Upstream.subMu (subscribe.go).
-	subs map[string]int64
-
-	// stopReason says why the gateway stopped this run, for the error of
-	// the calls it ends ("" if the server exited by itself).
-	stopReason atomic.Pointer[string]
-
-	// An HTTP run is halted by closing halting (once, haltOnce), with
-	// haltCtx bounding its command's stop sequence (halt).
-	halting  chan struct{}
-	haltOnce sync.Once
-	haltCtx  context.Context
-
-	// relisting says a re-list runs; relistPending which lists the
-	// server said changed since it began (lists.go). Both under
-	// Upstream.mu.
-	relisting     bool
-	relistPending List
+	name  string
+	opts  *Options
+	life  *lifecycle
+	surf  *surface
+	calls atomic.Int64
 }
 
 func newUpstream(name string, spec adapters.LaunchSpec, opts *Options) *Upstream {
-	return &Upstream{name: name, spec: spec, baseEnv: opts.BaseEnv, opts: opts, state: StateStarting}
+	life := &lifecycle{name: name, opts: opts, spec: spec, baseEnv: opts.BaseEnv, state: StateStarting}
+	surf := &surface{name: name, opts: opts, runs: life}
+	life.starter = &launcher{name: name, opts: opts, ends: life, surf: surf}
+	return &Upstream{name: name, opts: opts, life: life, surf: surf}
 }
 
 // Name returns the server's config key.
@@ -149,111 +92,87 @@ func (u *Upstream) Tools() []Entry { return u.Lists().Tools }
 
 // Lists returns the server's last listed tools, prompts, resources and
 // resource templates, each in the server's order (lists.go).
-func (u *Upstream) Lists() Lists {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.lists
-}
+func (u *Upstream) Lists() Lists { return u.life.lastLists() }
 
 // Capabilities returns what the server's last run declared; the zero
 // value before its first start.
-func (u *Upstream) Capabilities() Capabilities {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.caps
-}
+func (u *Upstream) Capabilities() Capabilities { return u.life.capabilities() }
 
 // Status returns a snapshot.
 func (u *Upstream) Status() Status {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	st := Status{
-		Name: u.name, State: u.state, Restarts: u.restarts, Tools: len(u.lists.Tools),
-		Prompts: len(u.lists.Prompts), Resources: len(u.lists.Resources), Templates: len(u.lists.Templates),
-		Calls: u.calls.Load(), LastExit: u.lastExit, LastError: u.lastError, Era: u.era,
-	}
-	if u.cur != nil {
-		st.PID = u.cur.pid()
-		st.StartedAt = u.cur.started
-		st.Protocol = u.cur.protocol
-		st.Transport = u.cur.transportName()
-	}
+	st := u.life.status()
+	st.Calls = u.calls.Load()
 	return st
 }
 
 // InFlight returns how many requests for clients wait for the running
 // process's answer (0 when none runs), for /metrics.
 func (u *Upstream) InFlight() int {
-	u.mu.Lock()
-	r := u.cur
-	u.mu.Unlock()
-	if r == nil {
-		return 0
+	if r := u.life.current(); r != nil {
+		return r.conn.ClientCalls()
 	}
-	return r.conn.ClientCalls()
+	return 0
 }
 
 // Start starts the server if it is not running, and waits until it has
 // answered initialize and tools/list. Concurrent callers share one start.
 func (u *Upstream) Start(ctx context.Context) error {
-	_, err := u.liveRun(ctx)
+	_, err := u.life.liveRun(ctx)
 	return err
 }
 
 // Notify sends a notification to the running server; it does nothing if
 // the server is not running.
 func (u *Upstream) Notify(method string, params json.RawMessage) {
-	u.mu.Lock()
-	r := u.cur
-	u.mu.Unlock()
-	if r != nil {
+	if r := u.life.current(); r != nil {
 		_ = r.conn.Notify(method, params)
 	}
 }
 
 // Stop stops the running server with the stop sequence and waits for it.
 // A later call starts it again unless the supervisor is shutting down.
-func (u *Upstream) Stop(ctx context.Context) {
-	u.mu.Lock()
-	r := u.cur
-	u.mu.Unlock()
-	if r == nil {
-		return
-	}
-	r.halt(ctx, u.opts.Stop)
-	<-r.done
-}
+func (u *Upstream) Stop(ctx context.Context) { u.life.stop(ctx) }
 
-// shutdown stops the server for good.
-func (u *Upstream) shutdown(ctx context.Context) {
-	u.retire(ctx, "stopped by the gateway, which is shutting down")
+// Restart restarts a running server on its current spec (after SetSpec),
+// gracefully, and reports whether the old run was stopped; see
+// lifecycle.restart (reload.go) for the steps. drain bounds the wait for
+// the calls in flight (DefaultDrain if zero).
+func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, error) {
+	return u.life.restart(ctx, drain)
 }
-
-// retire stops the server for good, the calls its run ends failing with
-// why.
-func (u *Upstream) retire(ctx context.Context, why string) {
-	u.mu.Lock()
-	u.stopped = true
-	u.state = StateStopped
-	if u.cur != nil {
-		u.cur.stopReason.Store(ptr(why))
-	}
-	u.mu.Unlock()
-	u.Stop(ctx)
-	u.runs.Wait()
-}
-
-func ptr[T any](v T) *T { return &v }
 
 // SetSpec replaces the launch spec (catalog reload). It reports whether
 // the spec changed; the caller restarts the server if it did.
-func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.spec.Equal(spec) {
-		return false
-	}
-	u.spec = spec
-	u.prepared = false
-	return true
+func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool { return u.life.setSpec(spec) }
+
+// Subscribe subscribes the gateway to the resource at uri on the server,
+// starting it first if it is not running (SPEC §7.2, §4.8). Subscribing
+// again to a URI subscribed already does nothing. The server's refusal
+// comes back as its *jsonrpc.Error (a modern server's acknowledgment that
+// leaves the URI out is -32602); other errors name the server
+// (subscribe.go).
+func (u *Upstream) Subscribe(ctx context.Context, uri string) error {
+	return u.surf.subscribe(ctx, uri)
 }
+
+// Unsubscribe ends the gateway's subscription to uri on the server, on
+// its live run if it has one (a stopped server is not started for it).
+// A failure is logged: the gateway no longer relays the URI's updates
+// either way.
+func (u *Upstream) Unsubscribe(ctx context.Context, uri string) { u.surf.unsubscribe(ctx, uri) }
+
+// SetLogLevel asks the server for log messages at level and above
+// ("debug" … "emergency"; MCP logging/setLevel, SPEC §4.8): at once on its
+// live run, and on every later run as it starts. Only a legacy server
+// that declared logging gets it; a modern one takes a level per request
+// (request _meta, ClientInfo.LogLevel). The aggregator sends the most
+// verbose level any of its sessions asked for and filters per session
+// itself. A server that refuses is logged (loglevel.go).
+func (u *Upstream) SetLogLevel(ctx context.Context, level string) { u.surf.setLogLevel(ctx, level) }
+
+// shutdown stops the server for good.
+func (u *Upstream) shutdown(ctx context.Context) {
+	u.life.retire(ctx, "stopped by the gateway, which is shutting down")
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -309,9 +309,9 @@ func TestStopKillsGrandchildren(t *testing.T) {
 func TestRestartDoesNotPrepareAgain(t *testing.T) {
 	_, u, _ := fake(t, nil)
 	var prepares atomic.Int32
-	spec := u.spec
+	spec := u.life.spec
 	spec.Prepare = func(context.Context, []string, io.Writer) error { prepares.Add(1); return nil }
-	u.spec = spec
+	u.life.spec = spec
 	mustText(t, u, "echo", `{"text":"a"}`)
 	_, _ = callText(t, u, "crash", `{}`)
 	mustText(t, u, "echo", `{"text":"b"}`)
@@ -424,7 +424,11 @@ func TestFailedStartRecordsItsExit(t *testing.T) {
 
 // relisting says a re-list after list_changed runs on u's current run.
 func relisting(u *Upstream) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.cur != nil && u.cur.relisting
+	r := u.life.current()
+	if r == nil {
+		return false
+	}
+	u.surf.relistMu.Lock()
+	defer u.surf.relistMu.Unlock()
+	return r.relisting
 }

@@ -31,18 +31,18 @@ func (t *Transport) exchange(ctx context.Context, cancel context.CancelFunc, id 
 	resp, session, err := t.do(ctx, method, params, msg)
 	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" {
 		drain(resp)
-		if err = t.renew(ctx, session); err == nil {
+		if err = t.sess.renew(ctx, session); err == nil {
 			resp, _, err = t.do(ctx, method, params, msg)
 		}
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			t.conn.Unanswered(id, t.failed(err))
+			t.conn.Unanswered(id, t.net.failed(err))
 		}
 		return
 	}
 	defer resp.Body.Close()
-	body := t.reader(ctx, resp, cancel)
+	body := t.net.reader(ctx, resp, cancel)
 	defer body.done()
 	switch kind := contentType(resp); {
 	case resp.StatusCode == http.StatusAccepted:
@@ -91,12 +91,12 @@ func (t *Transport) deliver(msg *jsonrpc.Message, id int64, method string, sent 
 	if answered && len(msg.Result) > 0 {
 		switch method {
 		case "initialize":
-			if err := t.initialized(resp, msg, sent); err != nil {
+			if err := t.sess.initialized(resp, msg, sent); err != nil {
 				t.conn.Unanswered(id, err)
 				return true
 			}
 		case "tools/list":
-			t.noteTools(msg.Result)
+			t.tools.noteTools(msg.Result)
 		}
 	}
 	t.conn.Dispatch(msg, id)
@@ -177,13 +177,13 @@ func (t *Transport) resume(ctx context.Context, s *sseReader) (*sseReader, error
 	}
 	resp, _, err := t.get(ctx, s.lastID)
 	if err != nil {
-		return nil, t.failed(err)
+		return nil, t.net.failed(err)
 	}
 	if resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream" {
 		drain(resp)
 		return nil, fmt.Errorf("GET %s: the server ended the answer's stream before the response, and answered HTTP %s to resume it", t.shown, resp.Status)
 	}
-	next := newSSEReader(t.reader(ctx, resp, func() { resp.Body.Close() }))
+	next := newSSEReader(t.net.reader(ctx, resp, func() { resp.Body.Close() }))
 	next.lastID, next.retry = s.lastID, s.retry
 	context.AfterFunc(ctx, func() { resp.Body.Close() })
 	return next, nil
@@ -252,7 +252,7 @@ func (t *Transport) refused(ctx context.Context, id int64, method string, sent [
 	switch resp.StatusCode {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
 		if method == "initialize" && t.conn.ModernVersion() == "" {
-			if ferr := t.fallback(ctx, id, sent); ferr != nil {
+			if ferr := fallback(t, sent); ferr != nil {
 				t.conn.Unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
 			}
 			return

@@ -1,12 +1,18 @@
 package httpup
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 )
 
 // The waits of reaching an HTTP server (SPEC §7.9). There is no bound on
@@ -82,4 +88,110 @@ func ShownURL(raw string) string {
 		s += "?…"
 	}
 	return s
+}
+
+// remote is one server's url as requests reach it: the HTTP client of
+// every server, or the wire client where the url allows it; the
+// configured headers (their values are secrets); every body read under
+// the memory budget with a bound on a stall; and lost, told when a
+// request cannot reach the server. It is set once, by New.
+type remote struct {
+	client  *http.Client
+	wire    *wireClient // for a plain-http url without a proxy; else nil
+	url     string      // the MCP endpoint, as configured
+	u       *url.URL    // url, parsed
+	headers http.Header // configured; their values are secrets
+	stall   time.Duration
+	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
+	lost    func(error)    // the run's: the server cannot be reached
+}
+
+func newRemote(cfg Config) *remote {
+	r := &remote{client: cfg.Client, url: cfg.URL, headers: http.Header{}, stall: cfg.Stall, budget: cfg.Budget, lost: cfg.Lost}
+	r.u, _ = url.Parse(cfg.URL) // checked by the adapter; an error shows on the first request
+	if r.u == nil {
+		r.u = &url.URL{}
+	}
+	r.wire = newWireClient(r.u)
+	for k, v := range cfg.Headers {
+		r.headers.Set(k, v)
+	}
+	return r
+}
+
+// close ends the wire client's connection, if any.
+func (t *remote) close() {
+	if t.wire != nil {
+		t.wire.close()
+	}
+}
+
+// roundTrip sends req over the wire client when the url allows it (see
+// wireClient), else with the Transport; a redirect the wire client got is
+// sent again with the Transport, whose policy follows it within the
+// url's origin only (sameOrigin).
+func (t *remote) roundTrip(req *http.Request) (*http.Response, error) {
+	if t.wire != nil {
+		resp, err := t.wire.do(req)
+		if err != nil || !isRedirect(resp) {
+			return resp, err
+		}
+		drain(resp)
+		if req.GetBody != nil {
+			if req.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t.client.Do(req)
+}
+
+// isRedirect tells a redirect that names where to go.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// newRequest is an HTTP request to url with the configured headers and
+// body (none if nil). url was parsed once, by newRemote.
+func (t *remote) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", rd)
+	if err != nil {
+		return nil, err
+	}
+	u := *t.u
+	req.URL, req.Host = &u, u.Host
+	req.Header = make(http.Header, len(t.headers)+6)
+	t.baseHeaders(req.Header)
+	return req, nil
+}
+
+// reader is the bodyReader of resp, an answer to a request on ctx that
+// cancel ends: under the memory budget.
+func (t *remote) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
+	return &bodyReader{body: resp.Body, budget: t.budget, ctx: ctx, max: t.budget.MaxLine(maxMessage), stall: t.stall, cancel: cancel}
+}
+
+// baseHeaders sets the configured headers.
+func (t *remote) baseHeaders(h http.Header) {
+	for k, v := range t.headers {
+		h[k] = v
+	}
+}
+
+// failed turns a request's error into what the caller gets: a reachError
+// also loses the server (lost).
+func (t *remote) failed(err error) error {
+	var reach *reachError
+	if errors.As(err, &reach) {
+		t.lost(err)
+	}
+	return err
 }

@@ -3,17 +3,22 @@
 // server configured with a url. It speaks MCP Streamable HTTP in either
 // era, or, where a server offers only that, the older HTTP+SSE.
 //
-//   - transport.go: every message is a POST with the configured headers
-//     (never anything of the calling client's); a request's POST runs on
-//     the caller's goroutine when its call cannot detach (Inline), else on
-//     a goroutine of its own; Close ends every request in flight, the GET
-//     stream and a legacy session (DELETE).
-//   - A legacy server (session.go): Mcp-Session-Id and
-//     MCP-Protocol-Version on every request after initialize, the GET
+//   - Transport (transport.go, answer.go) is the request/answer path:
+//     every message is a POST with the configured headers (never anything
+//     of the calling client's); a request's POST runs on the caller's
+//     goroutine when its call cannot detach (Inline), else on a goroutine
+//     of its own; Close ends every request in flight, the GET stream and
+//     a legacy session (DELETE). It holds the parts below.
+//   - remote (client.go): the url as requests reach it, with the
+//     configured headers, every body read under the budget, and the
+//     server's loss noticed (failed, Config.Lost).
+//   - A legacy server's session (session, session.go): Mcp-Session-Id
+//     and MCP-Protocol-Version on every request after initialize, the GET
 //     stream for what the server sends unasked, a new session after a 404
-//     for the old one. A modern server (headers.go): no session; the
-//     request metadata headers of MCP 2026-07-28 (Mcp-Method, Mcp-Name,
-//     Mcp-Param-{Name}); cancelling closes the request's stream.
+//     for the old one. A modern server (toolHeaders, headers.go): no
+//     session; the request metadata headers of MCP 2026-07-28
+//     (Mcp-Method, Mcp-Name, Mcp-Param-{Name}); cancelling closes the
+//     request's stream.
 //   - Answers (answer.go): one JSON message or an SSE stream (sse.go),
 //     each message to Conn.Dispatch with the id of the request it
 //     answered; a stream that ends early is resumed (Last-Event-ID) or
@@ -21,8 +26,10 @@
 //     Every body is read in one place (body.go), bounded, under the
 //     daemon's memory budget, and with a bound on a pause in the middle
 //     of a message (Config.Stall).
-//   - The older HTTP+SSE (legacysse.go): the endpoint event of a GET
-//     stream names where to POST; every answer comes on that stream.
+//   - The older HTTP+SSE (sseTransport, legacysse.go): the endpoint
+//     event of a GET stream names where to POST; every answer comes on
+//     that stream. The Transport hands it every message once the
+//     fallback found it.
 //   - Errors (errors.go) name the cause: a server that cannot be reached
 //     (DNS, connect, TLS, a reset) is lost (Config.Lost), an error status
 //     or a body that is not MCP fails its call; urls are shown without

@@ -4,33 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
-
-// stamp sets the protocol headers of one POST and returns the session it
-// names ("" for none): for a legacy server, Mcp-Session-Id and
-// MCP-Protocol-Version once initialize has answered (MCP 2025-11-25
-// basic/transports, "Session Management" and "Protocol Version Header");
-// for a modern one, the request metadata headers (modernHeaders).
-func (t *Transport) stamp(h http.Header, method string, params json.RawMessage) string {
-	if v := t.conn.ModernVersion(); v != "" {
-		h["Mcp-Protocol-Version"] = []string{v}
-		t.modernHeaders(h, method, params)
-		return ""
-	}
-	t.mu.Lock()
-	session, sessionHdr, versionHdr := t.session, t.sessionHdr, t.versionHdr
-	t.mu.Unlock()
-	if session != "" {
-		h["Mcp-Session-Id"] = sessionHdr
-	}
-	if versionHdr != nil && method != "initialize" {
-		h["Mcp-Protocol-Version"] = versionHdr
-	}
-	return session
-}
 
 // nameMembers is where Mcp-Name's value is (MCP 2026-07-28 streamable-http
 // "Standard Request Headers"; the tasks extension, SEP-2663, adds the
@@ -40,11 +18,19 @@ var nameMembers = map[string]string{
 	"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId",
 }
 
-// modernHeaders sets a modern request's Mcp-Method, Mcp-Name and, for a
+// toolHeaders is what a modern server's tools/list said of the
+// x-mcp-header parameters of its tools (noteTools), and the request
+// metadata headers made of it (stamp; MCP 2026-07-28 streamable-http).
+type toolHeaders struct {
+	mu     sync.Mutex
+	params map[string][]mcpheader.Param // by tool name
+}
+
+// stamp sets a modern request's Mcp-Method, Mcp-Name and, for a
 // tools/call, the Mcp-Param-{Name} header of each x-mcp-header parameter
 // of the tool (as tools/list described it; noteTools) present in its
 // arguments, values encoded as the spec says (mcpheader.Encode).
-func (t *Transport) modernHeaders(h http.Header, method string, params json.RawMessage) {
+func (t *toolHeaders) stamp(h http.Header, method string, params json.RawMessage) {
 	if method == "" {
 		return
 	}
@@ -85,7 +71,7 @@ func (t *Transport) modernHeaders(h http.Header, method string, params json.RawM
 
 // noteTools records the x-mcp-header parameters of the tools in a
 // tools/list result, for the Mcp-Param headers of their calls.
-func (t *Transport) noteTools(result json.RawMessage) {
+func (t *toolHeaders) noteTools(result json.RawMessage) {
 	if !bytes.Contains(result, []byte(`"x-mcp-header"`)) {
 		return
 	}

@@ -29,27 +29,27 @@ type sseTransport struct {
 	shown    string // endpoint for messages
 }
 
-// fallback tries the HTTP+SSE transport after the server refused
+// fallback tries, for t, the HTTP+SSE transport after the server refused
 // initialize's POST with 400, 404 or 405 (MCP 2025-11-25 basic/transports
 // "Backwards Compatibility"; 2026-07-28 streamable-http "HTTP+SSE
 // Transport"): a GET to url that opens an SSE stream whose first event is
 // endpoint. If it does, the transport is HTTP+SSE from now on and sent,
 // the initialize, goes again that way; else it says why not.
-func (t *Transport) fallback(_ context.Context, _ int64, sent []byte) error {
+func fallback(t *Transport, sent []byte) error {
 	ctx, stop := context.WithCancel(t.ctx)
 	resp, _, err := t.get(ctx, "")
 	if err != nil {
 		stop()
 		return err
 	}
-	body := t.reader(ctx, resp, stop)
+	body := t.net.reader(ctx, resp, stop)
 	if resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream" {
 		data, _ := body.readAll(resp.ContentLength)
 		resp.Body.Close()
 		stop()
 		return newStatusError("GET "+t.shown, resp, data, t.log, resp.StatusCode == http.StatusOK)
 	}
-	o, s, err := t.endpoint(body, stop)
+	o, s, err := readEndpoint(t, body, stop)
 	if err != nil {
 		resp.Body.Close()
 		stop()
@@ -75,9 +75,9 @@ func (t *Transport) fallback(_ context.Context, _ int64, sent []byte) error {
 	return o.post(sent)
 }
 
-// endpoint reads the stream's first event, which must be endpoint: a URL,
+// readEndpoint reads the stream's first event, which must be endpoint: a URL,
 // relative to url, of url's origin (the configured headers go there).
-func (t *Transport) endpoint(body *bodyReader, stop context.CancelFunc) (*sseTransport, *sseReader, error) {
+func readEndpoint(t *Transport, body *bodyReader, stop context.CancelFunc) (*sseTransport, *sseReader, error) {
 	s := newSSEReader(body)
 	timer := time.AfterFunc(endpointWait, stop)
 	ev, err := s.next()
@@ -88,7 +88,7 @@ func (t *Transport) endpoint(body *bodyReader, stop context.CancelFunc) (*sseTra
 	if ev.name != "endpoint" {
 		return nil, nil, fmt.Errorf("GET %s: the stream's first event is %q, not endpoint", t.shown, ev.name)
 	}
-	base, err := url.Parse(t.url)
+	base, err := url.Parse(t.net.url)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,7 +113,7 @@ func (o *sseTransport) read(ctx context.Context, s *sseReader) {
 			var stall *stallError
 			var limit *jsonrpc.Error
 			if ctx.Err() == nil || errors.As(err, &stall) || errors.As(err, &limit) {
-				t.lost(&reachError{op: "GET " + t.shown, cause: "the server's HTTP+SSE stream ended: " + err.Error(), err: err})
+				t.net.lost(&reachError{op: "GET " + t.shown, cause: "the server's HTTP+SSE stream ended: " + err.Error(), err: err})
 			}
 			return
 		}
@@ -133,15 +133,15 @@ func (o *sseTransport) post(msg []byte) error {
 	if err != nil {
 		return err
 	}
-	t.baseHeaders(req.Header)
+	t.net.baseHeaders(req.Header)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := t.roundTrip(req)
+	resp, err := t.net.roundTrip(req)
 	if err != nil {
-		return t.failed(describe("POST "+o.shown, err))
+		return t.net.failed(describe("POST "+o.shown, err))
 	}
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
-		data, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
+		data, _ := t.net.reader(ctx, resp, cancel).readAll(resp.ContentLength)
 		return newStatusError("POST "+o.shown, resp, data, t.log, false)
 	}
 	return nil

@@ -11,10 +11,25 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// This file is a legacy HTTP server's session (MCP 2025-11-25
-// basic/transports, "Session Management"): what initialize's answer says
-// (initialized), a new session when the server ends one (renew), the GET
-// stream (openGET, listenGET) and DELETE at close.
+// session is a legacy HTTP server's session (MCP 2025-11-25
+// basic/transports, "Session Management") on its Transport: what
+// initialize's answer says (initialized), its headers on every request
+// (stamp), a new session when the server ends one (renew), the GET
+// stream (openGET, listenGET) and DELETE at close (end). Its state is
+// guarded by the Transport's mu, which also says whether it closed.
+type session struct {
+	t *Transport
+
+	id      string // Mcp-Session-Id; "" for none
+	version string // the negotiated version, once initialize answered
+	// idHdr and versionHdr are id and version as header values, shared
+	// by every request (nil: none).
+	idHdr, versionHdr []string
+	initMsg           []byte             // the initialize request, for a new session
+	renewal           *renewal           // a new session being made
+	getStop           context.CancelFunc // the GET stream's; nil when none runs
+	getGone           bool               // the server answered GET with 405
+}
 
 // The waits of a legacy HTTP server's session.
 const (
@@ -40,7 +55,8 @@ const (
 // Mcp-Session-Id (visible ASCII, "Session Management" 1) and the
 // negotiated protocol version, sent on every later request; sent, the
 // initialize, is kept for a new session.
-func (t *Transport) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
+func (s *session) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
+	t := s.t
 	session := resp.Header.Get("Mcp-Session-Id")
 	for _, c := range []byte(session) {
 		if c < 0x21 || c > 0x7e {
@@ -50,13 +66,29 @@ func (t *Transport) initialized(resp *http.Response, msg *jsonrpc.Message, sent 
 	raw, _ := jsonrpc.Member(msg.Result, "protocolVersion")
 	version, _ := jsonrpc.Text(raw)
 	t.mu.Lock()
-	t.session, t.version, t.initMsg = session, version, sent
-	t.sessionHdr, t.versionHdr = []string{session}, nil
+	s.id, s.version, s.initMsg = session, version, sent
+	s.idHdr, s.versionHdr = []string{session}, nil
 	if version != "" {
-		t.versionHdr = []string{version}
+		s.versionHdr = []string{version}
 	}
 	t.mu.Unlock()
 	return nil
+}
+
+// stamp sets the session's headers on a request of method, once
+// initialize has answered, and returns the session it names ("" for
+// none).
+func (s *session) stamp(h http.Header, method string) string {
+	s.t.mu.Lock()
+	id, idHdr, versionHdr := s.id, s.idHdr, s.versionHdr
+	s.t.mu.Unlock()
+	if id != "" {
+		h["Mcp-Session-Id"] = idHdr
+	}
+	if versionHdr != nil && method != "initialize" {
+		h["Mcp-Protocol-Version"] = versionHdr
+	}
+	return id
 }
 
 // renewal is a new session being made; err is set before done closes.
@@ -69,17 +101,18 @@ type renewal struct {
 // in session expired (the server ended it: "Session Management" 3, 4):
 // initialize again (newSession). Requests that meet the same 404 share
 // one renewal; one that comes once it is made just uses the new session.
-func (t *Transport) renew(ctx context.Context, expired string) error {
+func (s *session) renew(ctx context.Context, expired string) error {
+	t := s.t
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
 		return errClosed
 	}
-	if t.session != expired {
+	if s.id != expired {
 		t.mu.Unlock()
 		return nil
 	}
-	if r := t.renewal; r != nil {
+	if r := s.renewal; r != nil {
 		t.mu.Unlock()
 		select {
 		case <-r.done:
@@ -89,12 +122,12 @@ func (t *Transport) renew(ctx context.Context, expired string) error {
 		}
 	}
 	r := &renewal{done: make(chan struct{})}
-	t.renewal = r
-	sent := t.initMsg
+	s.renewal = r
+	sent := s.initMsg
 	t.mu.Unlock()
-	r.err = t.newSession(sent)
+	r.err = s.newSession(sent)
 	t.mu.Lock()
-	t.renewal = nil
+	s.renewal = nil
 	t.mu.Unlock()
 	close(r.done)
 	return r.err
@@ -105,7 +138,8 @@ func (t *Transport) renew(ctx context.Context, expired string) error {
 // the new session, and the lists are read again: the new session may list
 // others. (Resource subscriptions of the old session are not made again
 // in the new one: the server's restart does that: package supervisor.)
-func (t *Transport) newSession(sent []byte) error {
+func (s *session) newSession(sent []byte) error {
+	t := s.t
 	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
 	defer cancel()
 	t.log.Line(t.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
@@ -114,15 +148,15 @@ func (t *Transport) newSession(sent []byte) error {
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
-	res, resp, err := t.own(ctx, id, msg)
+	res, resp, err := s.own(ctx, id, msg)
 	if err != nil {
-		return fmt.Errorf("start a new session: %w", t.failed(err))
+		return fmt.Errorf("start a new session: %w", t.net.failed(err))
 	}
 	defer resp.Body.Close()
 	if len(res.Error) > 0 {
 		return fmt.Errorf("start a new session: initialize: %w", jsonrpc.DecodeError(res.Error))
 	}
-	if err := t.initialized(resp, res, sent); err != nil {
+	if err := s.initialized(resp, res, sent); err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
 	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
@@ -135,17 +169,18 @@ func (t *Transport) newSession(sent []byte) error {
 // own POSTs a request of the transport's own (a new session's
 // initialize, outside any session) and returns its response; other
 // messages on its answer go to dispatch.
-func (t *Transport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
-	req, err := t.newRequest(ctx, http.MethodPost, msg)
+func (s *session) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
+	t := s.t
+	req, err := t.net.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
-	resp, err := t.roundTrip(req)
+	resp, err := t.net.roundTrip(req)
 	if err != nil {
 		return nil, nil, describe("POST "+t.shown, err)
 	}
-	body := t.reader(ctx, resp, cancelOnly(ctx, resp))
+	body := t.net.reader(ctx, resp, cancelOnly(ctx, resp))
 	defer body.done()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := body.readAll(resp.ContentLength)
@@ -153,9 +188,9 @@ func (t *Transport) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Mes
 		return nil, nil, newStatusError("POST "+t.shown, resp, data, t.log, false)
 	}
 	if contentType(resp) == "text/event-stream" {
-		s := newSSEReader(body)
+		events := newSSEReader(body)
 		for {
-			ev, err := s.next()
+			ev, err := events.next()
 			if err != nil {
 				resp.Body.Close()
 				return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
@@ -189,21 +224,22 @@ func cancelOnly(_ context.Context, resp *http.Response) context.CancelFunc {
 // openGET opens the session's GET stream, ending the one before: after
 // notifications/initialized, in every session. A server that answered
 // 405 is not asked again.
-func (t *Transport) openGET() {
+func (s *session) openGET() {
+	t := s.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed || t.getGone || t.old.Load() != nil {
+	if t.closed || s.getGone || t.old.Load() != nil {
 		return
 	}
-	if t.getStop != nil {
-		t.getStop()
+	if s.getStop != nil {
+		s.getStop()
 	}
 	ctx, stop := context.WithCancel(t.ctx)
-	t.getStop = stop
+	s.getStop = stop
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		t.listenGET(ctx)
+		s.listenGET(ctx)
 	}()
 }
 
@@ -215,7 +251,7 @@ func (t *Transport) openGET() {
 // getRetryMin to getRetryMax. 405 means the server offers none; 404 that
 // the session ended (renew, which opens the next); a GET that cannot
 // reach the server loses it.
-func (t *Transport) listenGET(ctx context.Context) {
+func (s *session) listenGET(ctx context.Context) {
 	var st getState
 	wait, backoff := time.Duration(0), getRetryMin
 	for {
@@ -223,7 +259,7 @@ func (t *Transport) listenGET(ctx context.Context) {
 			return
 		}
 		opened := time.Now()
-		again, retry := t.getOnce(ctx, &st)
+		again, retry := s.getOnce(ctx, &st)
 		if !again || ctx.Err() != nil {
 			return
 		}
@@ -247,14 +283,15 @@ type getState struct {
 
 // getOnce opens the GET stream once and reads it to its end. It reports
 // whether to open it again, and the server's retry time.
-func (t *Transport) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
+func (s *session) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
+	t := s.t
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	resp, session, err := t.get(reqCtx, st.lastID)
 	if err != nil {
 		if ctx.Err() == nil {
 			t.log.Line(t.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
-			_ = t.failed(err)
+			_ = t.net.failed(err)
 		}
 		return false, 0
 	}
@@ -262,11 +299,11 @@ func (t *Transport) getOnce(ctx context.Context, st *getState) (again bool, retr
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.mu.Lock()
-		t.getGone = true
+		s.getGone = true
 		t.mu.Unlock()
 		return false, 0
 	case resp.StatusCode == http.StatusNotFound && session != "":
-		_ = t.renew(ctx, session) // a new session opens a GET stream of its own
+		_ = s.renew(ctx, session) // a new session opens a GET stream of its own
 		return false, 0
 	case resp.StatusCode != http.StatusOK || contentType(resp) != "text/event-stream":
 		st.refusals++
@@ -279,13 +316,13 @@ func (t *Transport) getOnce(ctx context.Context, st *getState) (again bool, retr
 		return again, 0
 	}
 	st.refusals = 0
-	s := newSSEReader(t.reader(reqCtx, resp, cancel))
+	events := newSSEReader(t.net.reader(reqCtx, resp, cancel))
 	for {
-		ev, err := s.next()
+		ev, err := events.next()
 		if err != nil {
-			st.lastID = s.lastID
-			t.streamEnded(ctx, err)
-			return true, s.retry
+			st.lastID = events.lastID
+			s.streamEnded(ctx, err)
+			return true, events.retry
 		}
 		if msg, ok := t.message(ev); ok {
 			t.conn.Dispatch(msg, 0)
@@ -295,7 +332,8 @@ func (t *Transport) getOnce(ctx context.Context, st *getState) (again bool, retr
 
 // streamEnded handles the end of the GET stream: a stall or an event
 // over the limit is logged; a stream that broke off pings the server.
-func (t *Transport) streamEnded(ctx context.Context, err error) {
+func (s *session) streamEnded(ctx context.Context, err error) {
+	t := s.t
 	var stall *stallError
 	var limit *jsonrpc.Error
 	switch {
@@ -307,43 +345,24 @@ func (t *Transport) streamEnded(ctx context.Context, err error) {
 	}
 }
 
-// get sends a GET for an SSE stream (the session's, or a resumed answer
-// after lastID), with the session's headers; it returns the session it
-// was sent in.
-func (t *Transport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
-	req, err := t.newRequest(ctx, http.MethodGet, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header["Accept"] = hdrSSE
-	session := t.stamp(req.Header, "", nil)
-	if lastID != "" {
-		req.Header["Last-Event-Id"] = []string{lastID}
-	}
-	resp, err := t.roundTrip(req)
-	if err != nil {
-		return nil, session, describe("GET "+t.shown, err)
-	}
-	return resp, session, nil
-}
-
-// deleteSession ends the session ("Session Management" 5); a 405 (the
-// server keeps sessions to itself) or no answer within deleteTimeout is
-// fine.
-func (t *Transport) deleteSession(session string) {
+// end ends session, the last one, with DELETE ("Session Management" 5);
+// a 405 (the server keeps sessions to itself) or no answer within
+// deleteTimeout is fine.
+func (s *session) end(session string) {
+	t := s.t
 	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 	defer cancel()
-	req, err := t.newRequest(ctx, http.MethodDelete, nil)
+	req, err := t.net.newRequest(ctx, http.MethodDelete, nil)
 	if err != nil {
 		return
 	}
 	req.Header["Mcp-Session-Id"] = []string{session}
 	t.mu.Lock()
-	if t.versionHdr != nil {
-		req.Header["Mcp-Protocol-Version"] = t.versionHdr
+	if s.versionHdr != nil {
+		req.Header["Mcp-Protocol-Version"] = s.versionHdr
 	}
 	t.mu.Unlock()
-	if resp, err := t.roundTrip(req); err == nil {
+	if resp, err := t.net.roundTrip(req); err == nil {
 		drain(resp)
 	}
 }

@@ -1,13 +1,10 @@
 package httpup
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,7 +49,7 @@ var errClosed = errors.New("the connection to the server is closed")
 //   - A modern server (Conn.ModernVersion set): no session; every request
 //     carries MCP-Protocol-Version, Mcp-Method, Mcp-Name and the
 //     Mcp-Param-{Name} headers of its tool's x-mcp-header parameters
-//     (headers); cancel closes the request's stream, which is how
+//     (toolHeaders, headers.go); cancel closes the request's stream, which is how
 //     Streamable HTTP cancels (2026-07-28 basic/patterns/cancellation).
 //   - Losing the server: a request that gets no HTTP answer (a
 //     reachError: DNS, connect, TLS, a reset) calls lost, the run's,
@@ -60,39 +57,24 @@ var errClosed = errors.New("the connection to the server is closed")
 //     fails its call and pings the server, whose failure to answer is
 //     then such a loss.
 type Transport struct {
-	conn    *rpc.Conn
-	client  *http.Client
-	wire    *wireClient // for a plain-http url without a proxy; else nil
-	url     string      // the MCP endpoint, as configured
-	u       *url.URL    // url, parsed
-	shown   string      // url for messages (ShownURL)
-	headers http.Header // configured; their values are secrets
-	stall   time.Duration
-	budget  *budget.Budget // what is read of the server is counted here; nil: nothing
-	name    string         // the server's
-	log     *logfile.Log
-	lost    func(error) // the run's: the server cannot be reached
+	conn  *rpc.Conn
+	net   *remote // the requests to url (client.go)
+	shown string  // url for messages (ShownURL)
+	name  string  // the server's
+	log   *logfile.Log
 
 	ctx  context.Context // ends with close: every request in flight ends
 	stop context.CancelFunc
 	wg   sync.WaitGroup // exchanges, the GET stream, the HTTP+SSE stream
 
-	mu      sync.Mutex
-	closed  bool
-	session string // Mcp-Session-Id; "" for none
-	version string // the negotiated version, once initialize answered
-	// sessionHdr and versionHdr are session and version as header
-	// values, shared by every request (nil: none).
-	sessionHdr, versionHdr []string
-	initMsg                []byte                       // the initialize request, for a new session
-	renewal                *renewal                     // a new session being made
-	calls                  map[int64]context.CancelFunc // exchanges in flight: cancel ends one
-	getStop                context.CancelFunc           // the GET stream's; nil when none runs
-	getGone                bool                         // the server answered GET with 405
-	params                 map[string][]mcpheader.Param // tools' x-mcp-header parameters (modern)
-	warnedGET              bool
+	// mu guards closed and calls, and the session's state (session.go).
+	mu     sync.Mutex
+	closed bool
+	calls  map[int64]context.CancelFunc // exchanges in flight: cancel ends one
+	sess   *session                     // a legacy server's session and GET stream (session.go)
+	tools  toolHeaders                  // a modern server's tools' x-mcp-header parameters (headers.go)
 
-	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback
+	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback (legacysse.go)
 }
 
 // Config is what a Transport is made with: the server's name and log,
@@ -114,17 +96,9 @@ type Config struct {
 
 // New makes the HTTP transport to cfg.URL the transport of c.
 func New(c *rpc.Conn, cfg Config) *Transport {
-	rawURL, headers := cfg.URL, cfg.Headers
-	t := &Transport{conn: c, client: cfg.Client, url: rawURL, shown: ShownURL(rawURL), headers: http.Header{},
-		name: cfg.Name, stall: cfg.Stall, budget: cfg.Budget, log: cfg.Log, lost: cfg.Lost, calls: map[int64]context.CancelFunc{}, params: map[string][]mcpheader.Param{}}
-	t.u, _ = url.Parse(rawURL) // checked by the adapter; an error shows on the first request
-	if t.u == nil {
-		t.u = &url.URL{}
-	}
-	t.wire = newWireClient(t.u)
-	for k, v := range headers {
-		t.headers.Set(k, v)
-	}
+	t := &Transport{conn: c, net: newRemote(cfg), shown: ShownURL(cfg.URL), name: cfg.Name, log: cfg.Log,
+		calls: map[int64]context.CancelFunc{}, tools: toolHeaders{params: map[string][]mcpheader.Param{}}}
+	t.sess = &session{t: t}
 	t.ctx, t.stop = context.WithCancel(context.Background())
 	c.SetTransport(t)
 	return t
@@ -212,20 +186,20 @@ func (t *Transport) post(msg []byte, renew bool) error {
 	resp, session, err := t.do(ctx, method, nil, msg)
 	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" && renew {
 		drain(resp)
-		if err = t.renew(ctx, session); err == nil {
+		if err = t.sess.renew(ctx, session); err == nil {
 			resp, _, err = t.do(ctx, method, nil, msg)
 		}
 	}
 	if err != nil {
-		return t.failed(err)
+		return t.net.failed(err)
 	}
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
-		body, _ := t.reader(ctx, resp, cancel).readAll(resp.ContentLength)
+		body, _ := t.net.reader(ctx, resp, cancel).readAll(resp.ContentLength)
 		return newStatusError("POST "+t.shown, resp, body, t.log, false)
 	}
 	if method == "notifications/initialized" {
-		t.openGET()
+		t.sess.openGET()
 	}
 	return nil
 }
@@ -267,64 +241,33 @@ func (t *Transport) Close(lost bool) {
 		return
 	}
 	t.closed = true
-	session := t.session
+	session := t.sess.id
 	for _, cancel := range t.calls {
 		cancel() // an inline exchange's context is not t.ctx's
 	}
 	t.mu.Unlock()
 	t.stop()
 	if session != "" && !lost && t.old.Load() == nil {
-		t.deleteSession(session)
+		t.sess.end(session)
 	}
 	t.wg.Wait()
-	if t.wire != nil {
-		t.wire.close()
-	}
+	t.net.close()
 }
 
 // do POSTs msg with the headers of its method and params (stamp), and
 // returns the answer and the session it was sent in.
 func (t *Transport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
-	req, err := t.newRequest(ctx, http.MethodPost, msg)
+	req, err := t.net.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, "", err
 	}
 	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
 	session := t.stamp(req.Header, method, params)
-	resp, err := t.roundTrip(req)
+	resp, err := t.net.roundTrip(req)
 	if err != nil {
 		return nil, session, describe("POST "+t.shown, err)
 	}
 	return resp, session, nil
-}
-
-// roundTrip sends req over the wire client when the url allows it (see
-// wireClient), else with the Transport; a redirect the wire client got is
-// sent again with the Transport, whose policy follows it within the
-// url's origin only (sameOrigin).
-func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
-	if t.wire != nil {
-		resp, err := t.wire.do(req)
-		if err != nil || !isRedirect(resp) {
-			return resp, err
-		}
-		drain(resp)
-		if req.GetBody != nil {
-			if req.Body, err = req.GetBody(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return t.client.Do(req)
-}
-
-// isRedirect tells a redirect that names where to go.
-func isRedirect(resp *http.Response) bool {
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return resp.Header.Get("Location") != ""
-	}
-	return false
 }
 
 // Header values every request shares (the transport only reads them).
@@ -334,45 +277,38 @@ var (
 	hdrSSE    = []string{"text/event-stream"}
 )
 
-// newRequest is an HTTP request to url with the configured headers and
-// body (none if nil). url was parsed once, by newHTTPTransport.
-func (t *Transport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "", rd)
+// get sends a GET for an SSE stream (the session's, or a resumed answer
+// after lastID), with the session's headers; it returns the session it
+// was sent in.
+func (t *Transport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
+	req, err := t.net.newRequest(ctx, http.MethodGet, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	u := *t.u
-	req.URL, req.Host = &u, u.Host
-	req.Header = make(http.Header, len(t.headers)+6)
-	t.baseHeaders(req.Header)
-	return req, nil
+	req.Header["Accept"] = hdrSSE
+	session := t.stamp(req.Header, "", nil)
+	if lastID != "" {
+		req.Header["Last-Event-Id"] = []string{lastID}
+	}
+	resp, err := t.net.roundTrip(req)
+	if err != nil {
+		return nil, session, describe("GET "+t.shown, err)
+	}
+	return resp, session, nil
 }
 
-// reader is the bodyReader of resp, an answer to a request on ctx that
-// cancel ends: under the memory budget.
-func (t *Transport) reader(ctx context.Context, resp *http.Response, cancel context.CancelFunc) *bodyReader {
-	return &bodyReader{body: resp.Body, budget: t.budget, ctx: ctx, max: t.budget.MaxLine(maxMessage), stall: t.stall, cancel: cancel}
-}
-
-// baseHeaders sets the configured headers.
-func (t *Transport) baseHeaders(h http.Header) {
-	for k, v := range t.headers {
-		h[k] = v
+// stamp sets the protocol headers of one POST and returns the session it
+// names ("" for none): for a legacy server, Mcp-Session-Id and
+// MCP-Protocol-Version once initialize has answered (MCP 2025-11-25
+// basic/transports, "Session Management" and "Protocol Version Header");
+// for a modern one, the request metadata headers (toolHeaders.stamp).
+func (t *Transport) stamp(h http.Header, method string, params json.RawMessage) string {
+	if v := t.conn.ModernVersion(); v != "" {
+		h["Mcp-Protocol-Version"] = []string{v}
+		t.tools.stamp(h, method, params)
+		return ""
 	}
-}
-
-// failed turns a request's error into what the caller gets: a reachError
-// also loses the server (lost).
-func (t *Transport) failed(err error) error {
-	var reach *reachError
-	if errors.As(err, &reach) {
-		t.lost(err)
-	}
-	return err
+	return t.sess.stamp(h, method)
 }
 
 // drain reads a little of an answer nobody needs and closes it, so that

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,17 +24,17 @@ type Conn struct {
 	name      string
 	log       *logfile.Log
 	transport Transport // set once, before the first message
-	// tracer makes the client spans of traced calls, nil when tracing is
-	// off; metrics gets each request's duration (telemetry.go). Both from
-	// Hooks.
-	tracer  *telemetry.Tracer
-	metrics *telemetry.Metrics
+	nextID    atomic.Int64
 
-	nextID  atomic.Int64
-	mu      sync.Mutex
-	pending map[int64]*pendingCall
-	err     error         // set once the connection is dead
-	dead    chan struct{} // closed with err
+	// calls is the pending-call table and the connection's death
+	// (pending.go); listens the gateway's own subscriptions on a modern
+	// server (listen.go); relay answers the server's requests to the
+	// client side (serverrequest.go); tel is where each request's span
+	// and duration go (telemetry.go).
+	calls   *callTable
+	listens *listenSet
+	relay   *relay
+	tel     telemetryHooks
 
 	// onListChanged, onResourceUpdated and onTaskStatus are the Hooks'.
 	onListChanged     func(methods ...string)
@@ -45,13 +44,6 @@ type Conn struct {
 	// modern is set once the server is known to speak 2026-07-28 or later:
 	// from then on every request carries request _meta (modern.go).
 	modern atomic.Pointer[modernConn]
-	// sub is the gateway's own subscriptions/listen for list changes on a
-	// modern server (listen.go); nil if none. listens holds it and the
-	// resource subscriptions by request id, under mu.
-	sub     atomic.Pointer[Subscription]
-	listens map[int64]*Subscription
-
-	handlers sync.WaitGroup // relayed server-to-client requests in flight
 }
 
 // Transport carries one connection's messages to its server and back:
@@ -118,18 +110,18 @@ type Hooks struct {
 // NewConn makes the connection to one run of server name, which logs to
 // log; SetTransport gives it its transport before the first message.
 func NewConn(name string, log *logfile.Log, h Hooks) *Conn {
-	return &Conn{
+	c := &Conn{
 		name:              name,
 		log:               log,
-		pending:           map[int64]*pendingCall{},
-		listens:           map[int64]*Subscription{},
-		dead:              make(chan struct{}),
+		calls:             newCallTable(name, log),
+		listens:           &listenSet{name: name, log: log, byID: map[int64]*Subscription{}},
+		tel:               telemetryHooks{name: name, tracer: h.Tracer, metrics: h.Metrics},
 		onListChanged:     h.OnListChanged,
 		onResourceUpdated: h.OnResourceUpdated,
 		onTaskStatus:      h.OnTaskStatus,
-		tracer:            h.Tracer,
-		metrics:           h.Metrics,
 	}
+	c.relay = &relay{calls: c.calls, send: func(msg []byte) error { return c.transport.Send(msg) }}
+	return c
 }
 
 // NextID is a request id of the connection's own, for a transport's
@@ -150,21 +142,15 @@ func (c *Conn) ListsChanged(methods ...string) {
 func (c *Conn) SetTransport(t Transport) { c.transport = t }
 
 // Dead is closed once the connection is dead (Failure says why).
-func (c *Conn) Dead() <-chan struct{} { return c.dead }
+func (c *Conn) Dead() <-chan struct{} { return c.calls.dead }
 
 // Go runs f on a goroutine of the connection's, counted with the relays
 // of server-to-client requests, which WaitHandlers waits for.
-func (c *Conn) Go(f func()) {
-	c.handlers.Add(1)
-	go func() {
-		defer c.handlers.Done()
-		f()
-	}()
-}
+func (c *Conn) Go(f func()) { c.relay.goCounted(f) }
 
 // WaitHandlers waits for the goroutines the connection started (relayed
 // server-to-client requests, Go's); call it once the connection is dead.
-func (c *Conn) WaitHandlers() { c.handlers.Wait() }
+func (c *Conn) WaitHandlers() { c.relay.wg.Wait() }
 
 // SetModern drives the connection as to a modern server from now on:
 // every request carries request _meta for version, with self as the
@@ -181,22 +167,9 @@ func (c *Conn) ModernVersion() string {
 	return ""
 }
 
-// fail marks the connection dead and fails every pending call with err.
-func (c *Conn) Fail(err error) {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = err
-	pending := c.pending
-	c.pending = map[int64]*pendingCall{}
-	close(c.dead)
-	c.mu.Unlock()
-	for _, pc := range pending {
-		pc.reply <- reply{err: err}
-	}
-}
+// Fail marks the connection dead and fails every pending call with err;
+// later calls do nothing.
+func (c *Conn) Fail(err error) { c.calls.fail(err) }
 
 // call is roundTrip for a request whose peer does not detach (nil, or not
 // a Detacher): the gateway's own requests, and an MRTR round's retry.
@@ -219,29 +192,24 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 	detach, gone := detachOf(peer)
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
-	pc := c.newPendingCall()
+	pc := c.tel.newPendingCall()
 	pc.reply, pc.peer, pc.ctx, pc.method, pc.start = make(chan reply, 1), peer, ctx, method, time.Now()
-	params, err = c.stamp(pc, id, params)
+	m := c.modern.Load()
+	params, err = pc.stamp(m, id, params)
 	if err == nil {
-		params, err = c.traced(ctx, pc, method, id, params) // telemetry.go
+		params, err = c.tel.traced(ctx, pc, method, id, params, networkOf(c.transport), m.protocol()) // telemetry.go
 	}
 	if err != nil {
 		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)}
 	}
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		c.finished(pc, method, err)
+	if err := c.calls.add(id, pc); err != nil {
+		c.tel.finished(pc, method, err)
 		return nil, nil, err
 	}
-	c.pending[id] = pc
-	c.mu.Unlock()
-
 	if err := c.hand(ctx, id, method, params, detach == nil && gone == nil); err != nil {
-		c.forget(id)
-		c.endNotes(pc)
-		c.finished(pc, method, err)
+		c.calls.forget(id)
+		c.calls.endNotes(pc)
+		c.tel.finished(pc, method, err)
 		return nil, nil, err
 	}
 	return c.await(ctx, id, pc, detach, gone)
@@ -287,56 +255,29 @@ func (c *Conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 	case <-detach:
 		return nil, &DetachedWait{c: c, id: id, pc: pc}, nil
 	}
-	c.endNotes(pc)
-	c.finished(pc, pc.method, r.err)
+	c.calls.endNotes(pc)
+	c.tel.finished(pc, pc.method, r.err)
 	return r.result, nil, r.err
 }
 
 // cancelCall drops call id and, if it was still pending, tells the server
 // (notifications/cancelled, or as the transport cancels).
 func (c *Conn) cancelCall(id int64) {
-	if c.forget(id) {
+	if c.calls.forget(id) {
 		cancel, _ := json.Marshal(map[string]any{"requestId": id, "reason": "the client cancelled the request"})
 		c.transport.Cancel(id, jsonrpc.Notification("notifications/cancelled", cancel))
 	}
 }
 
-// stamp returns the params of request id as the server is to see them:
-// with request _meta for a modern server, and with the gateway's own
-// progressToken (the client's is kept in pc) when the call has a client.
-func (c *Conn) stamp(pc *pendingCall, id int64, params json.RawMessage) (json.RawMessage, error) {
-	if m := c.modern.Load(); m != nil {
-		var err error
-		if params, pc.logs, err = m.stamp(params, pc.peer); err != nil {
-			return nil, err
-		}
-	}
-	if pc.peer != nil && len(params) > 0 {
-		var err error
-		if params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id)); err != nil {
-			return nil, err
-		}
-	}
-	return params, nil
-}
-
+// Notify sends a notification to the server.
 func (c *Conn) Notify(method string, params json.RawMessage) error {
 	return c.transport.Send(jsonrpc.Notification(method, params))
 }
 
 // InFlight counts the pending requests; ClientCalls only those made for
 // a client.
-func (c *Conn) InFlight() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.pending)
-}
-
-func (c *Conn) ClientCalls() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.clientCalls()
-}
+func (c *Conn) InFlight() int    { return c.calls.count(false) }
+func (c *Conn) ClientCalls() int { return c.calls.count(true) }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -345,9 +286,5 @@ func truncate(s string, n int) string {
 	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
-// failure returns why the connection died (nil while it lives).
-func (c *Conn) Failure() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
+// Failure returns why the connection died (nil while it lives).
+func (c *Conn) Failure() error { return c.calls.failure() }

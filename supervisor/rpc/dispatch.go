@@ -1,11 +1,13 @@
 package rpc
 
 import (
+	"encoding/json"
+
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// dispatch is the connection's one entry point for what the server sends
-// (see transport): a response goes to the call waiting for it, a
+// Dispatch is the connection's one entry point for what the server sends
+// (see Transport): a response goes to the call waiting for it, a
 // notification to the call or client it is for, or to the gateway's own
 // use; a request is answered or relayed (serverrequest.go).
 //
@@ -25,11 +27,11 @@ func (c *Conn) Dispatch(msg *jsonrpc.Message, from int64) {
 			c.log.Line(c.name, "[gateway] response with an id the gateway never sent; dropped")
 			return
 		}
-		pc := c.take(id)
+		pc := c.calls.take(id)
 		if pc == nil {
 			// The end of the gateway's own subscription, or the late reply
 			// of a call cancelled or timed out, which is dropped.
-			c.subscriptionEnded(id, msg)
+			c.listens.answered(id, msg)
 			return
 		}
 		if len(msg.Error) > 0 {
@@ -40,42 +42,27 @@ func (c *Conn) Dispatch(msg *jsonrpc.Message, from int64) {
 	case msg.IsNotification():
 		c.notification(msg, from)
 	case msg.IsRequest():
-		c.request(msg, from)
+		c.relay.request(msg, from)
 	default:
 		c.log.Line(c.name, "[gateway] message that is neither request, response nor notification; dropped")
 	}
 }
 
-// reject fails call id with err, if it is still pending: the transport
-// received its answer but cannot hand it over (see transport).
+// Reject fails call id with err, if it is still pending: the transport
+// received its answer but cannot hand it over (see Transport).
 func (c *Conn) Reject(id int64, err error) {
-	if pc := c.take(id); pc != nil {
+	if pc := c.calls.take(id); pc != nil {
 		pc.reply <- reply{err: err}
 	}
 }
 
-// callFor returns the call a server's request or log message is for: the
-// call whose stream carried it (from), if it is still pending and has a
-// client, or, from no call's stream, the sole caller's (soleCaller). With
-// logsOnly, only a call that asked for log messages. Call with c.mu held.
-func (c *Conn) callFor(from int64, logsOnly bool) *pendingCall {
-	if from == 0 {
-		return c.soleCaller(logsOnly)
-	}
-	pc := c.pending[from]
-	if pc == nil || pc.peer == nil || (logsOnly && !pc.logs) {
-		return nil
-	}
-	return pc
-}
-
-// unanswered handles an answer to request id that ended without its
+// Unanswered handles an answer to request id that ended without its
 // response (an HTTP stream that ended, a refusal; see transport): the call
 // fails with err, if it is still pending; for the gateway's own
 // subscription, the Subscription has ended.
 func (c *Conn) Unanswered(id int64, err error) {
-	if sub := c.ListenByID(id); sub != nil {
-		c.endSubscription(sub, err.Error())
+	if sub := c.listens.get(id); sub != nil {
+		c.listens.end(sub, err.Error())
 		return
 	}
 	c.Reject(id, err)
@@ -93,37 +80,27 @@ func (c *Conn) notification(msg *jsonrpc.Message, from int64) {
 		if !ok {
 			return
 		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		pc := c.pending[id]
-		if pc == nil || pc.token == nil || pc.peer == nil {
-			return
-		}
-		c.enqueue(pc, note{msg.Method, jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", pc.token))})
+		c.calls.queueProgress(id, msg.Method, func(token json.RawMessage) json.RawMessage {
+			return jsonrpc.Encode(jsonrpc.Set(fields, "progressToken", token))
+		})
 	case "notifications/message":
 		// A modern server sends log messages only for requests that set a
 		// logLevel (MCP 2026-07-28 server/utilities/logging), and stdio
 		// ties them to no request id: only calls that asked are candidates.
-		c.mu.Lock()
-		pc := c.callFor(from, c.modern.Load() != nil)
-		if pc != nil {
-			c.enqueue(pc, note{msg.Method, msg.Params})
-		}
-		c.mu.Unlock()
-		if pc == nil {
+		if !c.calls.queueFor(from, c.modern.Load() != nil, note{msg.Method, msg.Params}) {
 			c.log.Output(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
 		}
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		if c.modern.Load() != nil && !c.onSubscription(msg.Params) {
+		if c.modern.Load() != nil && !c.listens.onMain(msg.Params) {
 			return // not on the gateway's listen stream (MCP 2026-07-28 stdio)
 		}
 		if c.onListChanged != nil {
 			c.onListChanged(msg.Method)
 		}
 	case "notifications/resources/updated":
-		c.resourceUpdated(msg.Params) // subscribe.go
+		c.listens.resourceUpdated(msg.Params, c.modern.Load() != nil, c.onResourceUpdated)
 	case "notifications/subscriptions/acknowledged", "notifications/cancelled":
-		c.subscriptionNote(msg)
+		c.listens.note(msg)
 	case "notifications/tasks/status", "notifications/tasks":
 		if c.onTaskStatus != nil {
 			c.onTaskStatus(msg.Method, msg.Params)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -39,7 +40,7 @@ func (s *Subscription) Acked() <-chan struct{}  { return s.acked }
 func (s *Subscription) Agreed() json.RawMessage { return s.agreed }
 func (s *Subscription) Ended() <-chan struct{}  { return s.ended }
 
-// listen sends subscriptions/listen with params (request _meta added) and
+// Listen sends subscriptions/listen with params (request _meta added) and
 // keeps the subscription, for resource uri ("": the list changes, the
 // connection's main one). It does not wait for the acknowledgment.
 func (c *Conn) Listen(params, uri string) (*Subscription, error) {
@@ -48,78 +49,99 @@ func (c *Conn) Listen(params, uri string) (*Subscription, error) {
 		return nil, err
 	}
 	sub := &Subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
-	c.mu.Lock()
-	c.listens[sub.id] = sub
-	c.mu.Unlock()
-	if uri == "" {
-		c.sub.Store(sub)
-	}
+	c.listens.add(sub)
 	if err := c.transport.Request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
-		c.dropListen(sub.id)
+		c.listens.drop(sub.id)
 		return nil, err
 	}
 	return sub, nil
 }
 
-// cancelListen ends one of the gateway's subscriptions itself (MCP
+// CancelListen ends one of the gateway's subscriptions itself (MCP
 // 2026-07-28: on stdio, notifications/cancelled referencing the listen;
-// over HTTP, closing its stream: transport.cancel).
+// over HTTP, closing its stream: Transport.Cancel).
 func (c *Conn) CancelListen(sub *Subscription) {
-	if c.dropListen(sub.id) {
+	if c.listens.drop(sub.id) {
 		c.transport.Cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
 			[]byte(`{"requestId":`+string(jsonrpc.IntID(sub.id))+`,"reason":"the gateway's last client of this resource unsubscribed"}`)))
 	}
 }
 
-// dropListen forgets Subscription id; it reports whether it was live.
-func (c *Conn) dropListen(id int64) bool { return drop(c, c.listens, id) }
+// ListenByID returns the live Subscription with id, or nil.
+func (c *Conn) ListenByID(id int64) *Subscription { return c.listens.get(id) }
 
-// listenByID returns the live Subscription with id, or nil.
-func (c *Conn) ListenByID(id int64) *Subscription {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listens[id]
+// listenSet is a connection's live Subscriptions by request id, and what
+// the server says of them: acknowledged, ended, and the notifications
+// tagged with one (dispatch.go hands them here).
+type listenSet struct {
+	name string
+	log  *logfile.Log
+
+	mu   sync.Mutex
+	byID map[int64]*Subscription
 }
 
-// endSubscription records that the server ended a subscription, and logs
-// it: for the list one, list changes are not followed for the rest of the
-// run; a resource's updates stop until the server restarts.
-func (c *Conn) endSubscription(sub *Subscription, why string) {
+func (l *listenSet) add(sub *Subscription) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.byID[sub.id] = sub
+}
+
+// drop forgets Subscription id; it reports whether it was live.
+func (l *listenSet) drop(id int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.byID[id]
+	delete(l.byID, id)
+	return ok
+}
+
+// get returns the live Subscription with id, or nil.
+func (l *listenSet) get(id int64) *Subscription {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byID[id]
+}
+
+// end records that the server ended a subscription, and logs it: for the
+// list one, list changes are not followed for the rest of the run; a
+// resource's updates stop until the server restarts.
+func (l *listenSet) end(sub *Subscription, why string) {
 	sub.endOnce.Do(func() {
 		close(sub.ended)
-		c.dropListen(sub.id)
+		l.drop(sub.id)
 		what := "its list changes are not followed until it restarts"
 		if sub.uri != "" {
 			what = "updates of " + truncate(sub.uri, 256) + " do not reach its subscribers until it restarts"
 		}
-		c.log.Line(c.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(c.log.Mask(why), 512)+"); "+what)
+		l.log.Line(l.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(l.log.Mask(why), 512)+"); "+what)
 	})
 }
 
 // taggedWith returns the gateway's Subscription a notification's params
 // are tagged with, or nil.
-func (c *Conn) taggedWith(params json.RawMessage) *Subscription {
+func (l *listenSet) taggedWith(params json.RawMessage) *Subscription {
 	meta := mustGet(params, "_meta")
 	id, ok := jsonrpc.ParseIntID(mustGet(meta, metaSubscriptionID))
 	if !ok {
 		return nil
 	}
-	return c.ListenByID(id)
+	return l.get(id)
 }
 
-// onSubscription tells whether a notification's params are tagged with
-// the gateway's list subscription.
-func (c *Conn) onSubscription(params json.RawMessage) bool {
-	sub := c.taggedWith(params)
+// onMain tells whether a notification's params are tagged with the
+// gateway's list subscription.
+func (l *listenSet) onMain(params json.RawMessage) bool {
+	sub := l.taggedWith(params)
 	return sub != nil && sub.uri == ""
 }
 
-// subscriptionNote handles a server's acknowledgment of a subscription,
-// and its notifications/cancelled naming one (the server tore it down;
-// MCP 2026-07-28 basic/patterns/cancellation).
-func (c *Conn) subscriptionNote(msg *jsonrpc.Message) {
+// note handles a server's acknowledgment of a subscription, and its
+// notifications/cancelled naming one (the server tore it down; MCP
+// 2026-07-28 basic/patterns/cancellation).
+func (l *listenSet) note(msg *jsonrpc.Message) {
 	if msg.Method == "notifications/subscriptions/acknowledged" {
-		if sub := c.taggedWith(msg.Params); sub != nil {
+		if sub := l.taggedWith(msg.Params); sub != nil {
 			sub.ackOnce.Do(func() {
 				sub.agreed = mustGet(msg.Params, "notifications")
 				close(sub.acked)
@@ -128,42 +150,42 @@ func (c *Conn) subscriptionNote(msg *jsonrpc.Message) {
 		return
 	}
 	if id, ok := jsonrpc.ParseIntID(mustGet(msg.Params, "requestId")); ok {
-		if sub := c.ListenByID(id); sub != nil {
-			c.endSubscription(sub, "the server cancelled it")
+		if sub := l.get(id); sub != nil {
+			l.end(sub, "the server cancelled it")
 		}
 	}
 }
 
-// subscriptionEnded handles a response to a subscription: the server
-// ended it, gracefully (a result) or not (an error, e.g. -32601).
-func (c *Conn) subscriptionEnded(id int64, msg *jsonrpc.Message) {
-	sub := c.ListenByID(id)
+// answered handles a response to a subscription, if id is one: the
+// server ended it, gracefully (a result) or not (an error, e.g. -32601).
+func (l *listenSet) answered(id int64, msg *jsonrpc.Message) {
+	sub := l.get(id)
 	if sub == nil {
 		return
 	}
 	if len(msg.Error) > 0 {
-		c.endSubscription(sub, jsonrpc.DecodeError(msg.Error).Error())
+		l.end(sub, jsonrpc.DecodeError(msg.Error).Error())
 		return
 	}
-	c.endSubscription(sub, "the server closed it")
+	l.end(sub, "the server closed it")
 }
 
-// resourceUpdated hands a notifications/resources/updated to
-// onResourceUpdated with the URI it is for: a modern server's names its
-// Subscription (one tagged with none is not the gateway's, MCP 2026-07-28
-// stdio, and is dropped); a legacy server's names its uri.
-func (c *Conn) resourceUpdated(params json.RawMessage) {
-	if c.onResourceUpdated == nil {
+// resourceUpdated hands a notifications/resources/updated to hook with
+// the URI it is for: a modern server's names its Subscription (one
+// tagged with none is not the gateway's, MCP 2026-07-28 stdio, and is
+// dropped); a legacy server's names its uri.
+func (l *listenSet) resourceUpdated(params json.RawMessage, modern bool, hook func(uri string, params json.RawMessage)) {
+	if hook == nil {
 		return
 	}
-	if c.modern.Load() != nil {
-		if sub := c.taggedWith(params); sub != nil && sub.uri != "" {
-			c.onResourceUpdated(sub.uri, params)
+	if modern {
+		if sub := l.taggedWith(params); sub != nil && sub.uri != "" {
+			hook(sub.uri, params)
 		}
 		return
 	}
 	if uri, ok := jsonrpc.Text(mustGet(params, "uri")); ok {
-		c.onResourceUpdated(uri, params)
+		hook(uri, params)
 	}
 }
 

@@ -21,3 +21,11 @@ func (m *modernConn) stamp(params json.RawMessage, peer Peer) (json.RawMessage, 
 	}
 	return stampMeta(params, m.version, client, m.self)
 }
+
+// protocol is m's version; "" for a legacy server (m nil).
+func (m *modernConn) protocol() string {
+	if m == nil {
+		return ""
+	}
+	return m.version
+}

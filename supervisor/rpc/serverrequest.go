@@ -4,9 +4,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
+
+// relay answers the server's requests to the client side (ping, roots,
+// sampling, elicitation …) on a connection: it finds the call each is for
+// in calls and sends the answer with send (the transport's Send). Each
+// request relayed to a client runs on a goroutine of its own, counted in
+// wg with those of Conn.Go; the connection's owner waits for them
+// (Conn.WaitHandlers).
+type relay struct {
+	calls *callTable
+	send  func(msg []byte) error
+	wg    sync.WaitGroup
+}
+
+// goCounted runs f on a goroutine counted in wg.
+func (rl *relay) goCounted(f func()) {
+	rl.wg.Add(1)
+	go func() {
+		defer rl.wg.Done()
+		f()
+	}()
+}
 
 // request answers a server-to-client request: ping here, anything else by
 // relaying it to the client of the call it is for. A request that came on
@@ -16,17 +38,14 @@ import (
 // on this server comes from one client session; otherwise no other
 // session's data can be shown to the wrong client, and the server gets
 // an error.
-func (c *Conn) request(msg *jsonrpc.Message, from int64) {
+func (rl *relay) request(msg *jsonrpc.Message, from int64) {
 	if msg.Method == "ping" {
-		_ = c.transport.Send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
+		_ = rl.send(jsonrpc.Response(msg.ID, json.RawMessage("{}")))
 		return
 	}
-	c.mu.Lock()
-	pc := c.callFor(from, false)
-	busy := from == 0 && c.clientCalls() > 0
-	c.mu.Unlock()
+	pc, busy := rl.calls.requestTarget(from)
 	if pc == nil && busy && msg.Method != "roots/list" {
-		_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		_ = rl.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("%s: calls from several client sessions are in flight on this server; the gateway cannot tell which one to ask", msg.Method)}))
 		return
 	}
@@ -34,26 +53,24 @@ func (c *Conn) request(msg *jsonrpc.Message, from int64) {
 		// Outside a call there is no client to ask; no roots means "use
 		// what you were configured with" (server-filesystem keeps its
 		// command-line directories).
-		_ = c.transport.Send(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
+		_ = rl.send(jsonrpc.Response(msg.ID, json.RawMessage(`{"roots":[]}`)))
 		return
 	}
 	if pc == nil {
-		_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		_ = rl.send(jsonrpc.ErrorResponse(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: no client call is in progress to relay this request to", msg.Method)}))
 		return
 	}
-	c.handlers.Add(1)
-	go func() {
-		defer c.handlers.Done()
+	rl.goCounted(func() {
 		res, err := pc.peer.Request(pc.ctx, msg.Method, msg.Params)
 		if err != nil {
 			var rpcErr *jsonrpc.Error
 			if !errors.As(err, &rpcErr) {
 				rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
-			_ = c.transport.Send(jsonrpc.ErrorResponse(msg.ID, rpcErr))
+			_ = rl.send(jsonrpc.ErrorResponse(msg.ID, rpcErr))
 			return
 		}
-		_ = c.transport.Send(jsonrpc.Response(msg.ID, res))
-	}()
+		_ = rl.send(jsonrpc.Response(msg.ID, res))
+	})
 }

@@ -22,11 +22,22 @@ import (
 // params._meta the server receives, over whatever transport carries them
 // and in either era (SEP-414). Without tracing, params are not touched.
 
+// telemetryHooks is what a connection reports to: tracer makes the client
+// spans of traced calls, nil when tracing is off; metrics gets each
+// request's duration. Both from Hooks.
+type telemetryHooks struct {
+	name    string
+	tracer  *telemetry.Tracer
+	metrics *telemetry.Metrics
+}
+
 // traced starts pc's client span for request id and returns params with
-// its context in _meta; params as they are when ctx carries no span. The
-// attributes are set after the start (the sampler reads none of them),
-// and only on a span that records.
-func (c *Conn) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage) (json.RawMessage, error) {
+// its context in _meta; params as they are when ctx carries no span.
+// network is the transport's network.transport, version a modern
+// server's protocol version ("" for a legacy one). The attributes are set
+// after the start (the sampler reads none of them), and only on a span
+// that records.
+func (c *telemetryHooks) traced(ctx context.Context, pc *pendingCall, method string, id int64, params json.RawMessage, network, version string) (json.RawMessage, error) {
 	if c.tracer == nil || pc.span == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return params, nil
 	}
@@ -47,13 +58,13 @@ func (c *Conn) traced(ctx context.Context, pc *pendingCall, method string, id in
 	if span.Recording() {
 		span.SetString("mcp.method.name", method)
 		span.SetString("jsonrpc.request.id", strconv.FormatInt(id, 10))
-		span.SetString("network.transport", c.network())
+		span.SetString("network.transport", network)
 		span.SetString("mcp_gateway.server", c.name)
 		if key != "" {
 			span.SetString(key, target)
 		}
-		if m := c.modern.Load(); m != nil {
-			span.SetString("mcp.protocol.version", m.version)
+		if version != "" {
+			span.SetString("mcp.protocol.version", version)
 		}
 	}
 	out, err := telemetry.InjectMeta(ctx, span.SpanContext(), params)
@@ -73,7 +84,7 @@ type tracedCall struct {
 
 // newPendingCall is a zero pending call; with tracing on, one with room
 // for its client span.
-func (c *Conn) newPendingCall() *pendingCall {
+func (c *telemetryHooks) newPendingCall() *pendingCall {
 	if c.tracer == nil {
 		return &pendingCall{}
 	}
@@ -82,10 +93,10 @@ func (c *Conn) newPendingCall() *pendingCall {
 	return &tc.pendingCall
 }
 
-// network is network.transport for the connection's transport: "pipe"
+// networkOf is network.transport for a connection's transport: "pipe"
 // for stdio; a transport that says otherwise has a network method.
-func (c *Conn) network() string {
-	if n, ok := c.transport.(interface{ Network() string }); ok {
+func networkOf(t Transport) string {
+	if n, ok := t.(interface{ Network() string }); ok {
 		return n.Network()
 	}
 	return "pipe"
@@ -98,7 +109,7 @@ func memberOf(obj json.RawMessage, key string) json.RawMessage {
 
 // finished records the end of pc, request method, with err (nil: a
 // result): its duration, and its span's end.
-func (c *Conn) finished(pc *pendingCall, method string, err error) {
+func (c *telemetryHooks) finished(pc *pendingCall, method string, err error) {
 	c.metrics.ClientDuration(c.name, method, time.Since(pc.start))
 	if pc.span == nil || !pc.span.Recording() {
 		return

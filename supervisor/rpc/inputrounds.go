@@ -1,4 +1,4 @@
-package supervisor
+package rpc
 
 import (
 	"context"
@@ -6,19 +6,18 @@ import (
 	"fmt"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
-// MaxInputRounds bounds the InputRequiredResult rounds the supervisor runs
+// MaxInputRounds bounds the InputRequiredResult rounds InputRounds runs
 // for one call of a legacy client (SPEC §4.6): a server that keeps asking
 // past 16 rounds fails the call with a JSON-RPC internal error instead of
 // asking the client forever.
 const MaxInputRounds = 16
 
-// inputMethods are the requests a modern server may answer with an
+// InputMethods are the requests a modern server may answer with an
 // InputRequiredResult (MCP 2026-07-28 basic/patterns/mrtr "Supported
 // Requests").
-var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+var InputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
 // inputRequired is an InputRequiredResult (MCP 2026-07-28 basic/patterns/
 // mrtr): requests is the inputRequests object's members in the server's
@@ -48,14 +47,14 @@ func parseInputRequired(res json.RawMessage) (ir inputRequired, ok bool, err err
 	return ir, true, nil
 }
 
-// inputRounds answers a modern server's InputRequiredResults for a legacy
+// InputRounds answers a modern server's InputRequiredResults for a legacy
 // client: each input request goes to the client through peer.Request, in
 // the server's order, and the call is retried on the same connection (the
 // same process) with the client's params plus inputResponses (the
 // client's results under the server's keys) and the server's requestState
 // as sent, until a result of another type, an error, or MaxInputRounds.
 // The client's error for any input request fails the call as it is.
-func inputRounds(ctx context.Context, c *rpc.Conn, method string, params json.RawMessage, peer Peer, res json.RawMessage) (json.RawMessage, error) {
+func InputRounds(ctx context.Context, c *Conn, method string, params json.RawMessage, peer Peer, res json.RawMessage) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		ir, ok, err := parseInputRequired(res)
 		if err != nil {
