@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file bridges server-to-client requests for modern clients (MCP
@@ -74,7 +75,7 @@ const (
 
 // bridgeCall is one modern client's tools/call.
 type bridgeCall struct {
-	h      *handler
+	b      *bridges
 	seq    uint64 // bridgeSeq; parked calls are found by its key()
 	method string // tools/call, prompts/get, resources/read, completion/complete
 	// target names the call in its requestStates (upstreamCall.stateKey):
@@ -141,11 +142,21 @@ var (
 	errParkGone    = errors.New("no parked call for this requestState: it was answered already, expired, or the gateway restarted; start the call over")
 )
 
-// bridges is a handler's table of parked calls.
+// bridges runs modern clients' calls that a server may ask something of,
+// and holds the table of the parked ones. It reaches the rest of the
+// gateway through g (the call upstream, the sealing of requestStates, the
+// log) and relayTask alone.
 type bridges struct {
+	g        *Gateway
+	stateTTL time.Duration   // HTTPOptions.StateTTL: a parked call's time for its retry
+	base     context.Context // every detached call's parent; its end cancels attached ones (Gone)
+	// relayTask registers a modern server's CreateTaskResult for the
+	// calling token (handler.relayModernTask, taskmodern.go).
+	relayTask func(ctx context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
+
 	mu     sync.Mutex
 	parked map[string]*bridgeCall
-	closed bool           // cancelBridges ran: nothing parks any more
+	closed bool           // cancelAll ran: nothing parks any more
 	wg     sync.WaitGroup // every detached bridgeCall's goroutine
 }
 
@@ -154,9 +165,9 @@ var bridgeSeq atomic.Uint64
 
 // newBridge makes the bridgeCall of a modern client's call; its context
 // and channels come with its detach (detachNow).
-func (h *handler) newBridge(req *modernReq, c upstreamCall, token string) *bridgeCall {
-	return &bridgeCall{h: h, seq: bridgeSeq.Add(1), method: c.method, target: c.stateKey(), rt: c.route, bearer: token,
-		caps: req.caps, level: req.level, gone: h.baseCtx.Done()}
+func (b *bridges) newBridge(req *modernReq, c upstreamCall, token string) *bridgeCall {
+	return &bridgeCall{b: b, seq: bridgeSeq.Add(1), method: c.method, target: c.stateKey(), rt: c.route, bearer: token,
+		caps: req.caps, level: req.level, gone: b.base.Done()}
 }
 
 // key names the call in the parked table and its requestState.
@@ -187,18 +198,18 @@ func canBeAsked(caps json.RawMessage) bool {
 // It makes none of a parkable call's channels or context: with its
 // client unable to be asked anything, Request answers -32601 before
 // touching them (bench: a modern call cost more than a legacy one).
-func (h *handler) callInline(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
-	bc := h.newBridge(req, c, token)
+func (b *bridges) callInline(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+	bc := b.newBridge(req, c, token)
 	bc.out, bc.inline = out, true
 	out.ArmSSE()
 	c.peer = bc
-	o := h.g.call(req.rec.Context(r.Context()), c)
+	o := b.g.call(req.rec.Context(r.Context()), c)
 	if r.Context().Err() != nil {
 		req.rec.Cancelled()
 		out.Close()
 		return
 	}
-	o.err = h.shutdownCause(o.err)
+	o.err = b.shutdownCause(o.err)
 	bc.finish(req, out, o)
 }
 
@@ -250,7 +261,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
 	case kind == "input_required":
 		res, err = bc.passInputRequired(o, req.rec)
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
-		res, err = bc.h.relayModernTask(req.rec.Context(bc.h.baseCtx), "token:"+bc.token(), o, res, bc) // taskmodern.go
+		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // taskmodern.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
 		res = withCacheHints(res, readCache) // modernsurface.go
 	}
@@ -294,8 +305,8 @@ func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record.Record) (json
 	if !ok || !isText {
 		return o.res, nil
 	}
-	sealed := bc.h.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
-		Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli(), Server: o.rt.Upstream.Name(), Run: o.served, ServerState: state,
+	sealed := bc.b.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
+		Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli(), Server: o.rt.Upstream.Name(), Run: o.served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.Origin())})
 	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
 }

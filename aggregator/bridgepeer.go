@@ -53,7 +53,7 @@ func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawM
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, capabilityOf(method))}
 	}
-	if bc.h.parkedCount() >= maxParked {
+	if bc.b.parkedCount() >= maxParked {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("%s: %d calls already wait for their clients' input; the gateway parks no more", method, maxParked)}
 	}

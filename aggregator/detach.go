@@ -27,13 +27,13 @@ import (
 // between goroutines (bench: with one from the start, a modern call of a
 // client that declared roots cost ~10 µs more than a legacy one), and no
 // context.AfterFunc on the request (~1 µs of the serving thread's CPU).
-func (h *handler) callParkable(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
-	bc := h.newBridge(req, c, token)
+func (b *bridges) callParkable(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+	bc := b.newBridge(req, c, token)
 	bc.out, bc.detach = out, make(chan struct{})
 	bc.trace = req.rec.SpanContext()
 	out.ArmSSE()
 	c.peer = bc
-	o := h.g.call(req.rec.Context(r.Context()), c)
+	o := b.g.call(req.rec.Context(r.Context()), c)
 	if o.detached == nil {
 		bc.endAttached()
 		if r.Context().Err() != nil {
@@ -41,13 +41,13 @@ func (h *handler) callParkable(r *http.Request, req *modernReq, c upstreamCall, 
 			out.Close() // cancelled by the client: no response
 			return
 		}
-		o.err = h.shutdownCause(o.err)
+		o.err = b.shutdownCause(o.err)
 		bc.finish(req, out, o)
 		return
 	}
-	h.bridges.wg.Add(1) // from here await watches the client
+	b.wg.Add(1) // from here await watches the client
 	go func() {
-		defer h.bridges.wg.Done()
+		defer b.wg.Done()
 		defer bc.cancel(nil)
 		bc.endDetached(awaitDetached(bc.ctx, o))
 	}()
@@ -82,7 +82,7 @@ func (bc *bridgeCall) detachNow() bool {
 		bc.mu.Unlock()
 		return true // a later ask of the same call
 	}
-	bc.ctx, bc.cancel = context.WithCancelCause(bc.h.baseCtx)
+	bc.ctx, bc.cancel = context.WithCancelCause(bc.b.base)
 	bc.asks, bc.done, bc.ended = make(chan *ask), make(chan callOutcome, 1), make(chan struct{})
 	bc.mu.Unlock()
 	close(bc.detach)
@@ -121,9 +121,9 @@ func (bc *bridgeCall) endDetached(o callOutcome) {
 // shutdownCause is err, or the gateway's reason when it is shutting down
 // (CancelCalls): a call cancelled by Gone gets a JSON-RPC error that says
 // why, not "context canceled".
-func (h *handler) shutdownCause(err error) error {
+func (b *bridges) shutdownCause(err error) error {
 	var why *jsonrpc.Error
-	if err != nil && h.baseCtx.Err() != nil && errors.As(context.Cause(h.baseCtx), &why) {
+	if err != nil && b.base.Err() != nil && errors.As(context.Cause(b.base), &why) {
 		return why
 	}
 	return err

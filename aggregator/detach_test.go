@@ -29,7 +29,7 @@ const askCaps = `{"elicitation":{}}`
 
 // parked counts the parked calls of gw.
 func parked(gw *Gateway) int {
-	return gw.h.parkedCount()
+	return gw.h.bridges.parkedCount()
 }
 
 // serveDirect serves one modern tools/call through h on ctx (the request's

@@ -49,8 +49,8 @@ func (g *Gateway) Rebuild() {
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
 	for _, kind := range g.reg.Rebuild() {
-		g.h.notifyAll(jsonrpc.Notification(kind.Method(), nil))
-		g.h.notifyListeners(kind)
+		g.h.sessions.notifyAll(jsonrpc.Notification(kind.Method(), nil), g.log)
+		g.h.listeners.notifyLists(kind)
 	}
 }
 
@@ -66,7 +66,8 @@ func (g *Gateway) CancelCalls(message string) {
 	for _, s := range h.sessions.all() {
 		s.cancelAll(cause)
 	}
-	h.cancelBridges(cause)
+	h.bridges.cancelAll(cause)
+	h.cancelBase(cause)
 	h.tasks.CancelAll(cause)
 }
 
@@ -85,7 +86,7 @@ func (g *Gateway) EndStreams() {
 		}
 		s.mu.Unlock()
 	}
-	g.h.stopListeners()
+	g.h.listeners.stopAll()
 }
 
 // ToolCount returns the number of exported tools.

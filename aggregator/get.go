@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"log/slog"
 	"net/http"
 	"sync"
 
@@ -46,7 +47,7 @@ func (g *getStream) stop() {
 // serveGET opens s's GET stream. A session has one at a time: a new GET
 // replaces the old one, which ends (a client that reconnects is served at
 // once, instead of waiting for the old stream to be noticed as dead).
-func (h *handler) serveGET(w http.ResponseWriter, r *http.Request, s *session) {
+func (s *session) serveGET(w http.ResponseWriter, r *http.Request) {
 	g := &getStream{out: wire.NewStream(w, true), queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
 	defer g.out.Done()
 	s.mu.Lock()
@@ -87,13 +88,14 @@ func (h *handler) serveGET(w http.ResponseWriter, r *http.Request, s *session) {
 
 // notifyAll sends msg on the GET stream of every session that has one
 // (SPEC §4.5); sessions without one miss it, as the transport spec allows.
-func (h *handler) notifyAll(msg []byte) {
-	for _, s := range h.sessions.all() {
+// A full stream's message is dropped and logged on log.
+func (ss *sessions) notifyAll(msg []byte, log *slog.Logger) {
+	for _, s := range ss.all() {
 		s.mu.Lock()
 		g := s.get
 		s.mu.Unlock()
 		if g != nil && !g.send(msg) {
-			h.g.log.Warn("GET stream full; notification dropped", "session", s.id[:8])
+			log.Warn("GET stream full; notification dropped", "session", s.id[:8])
 		}
 	}
 }

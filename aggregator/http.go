@@ -102,9 +102,12 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout), listeners: map[*listener]struct{}{},
-		bridges: bridges{parked: map[string]*bridgeCall{}}, tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
+	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout),
+		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
+	h.runner = &taskRunner{g: g, table: h.tasks, base: h.baseCtx, changed: h.taskChanged}
+	h.listeners = &listeners{log: g.log, table: h.tasks, runner: h.runner, base: h.baseCtx, set: map[*listener]struct{}{}}
+	h.bridges = &bridges{g: g, stateTTL: o.StateTTL, base: h.baseCtx, relayTask: h.relayModernTask, parked: map[string]*bridgeCall{}}
 	h.sessions.onEnd = h.sessionEnded
 	return h
 }

@@ -1,13 +1,16 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -39,6 +42,32 @@ type listener struct {
 }
 
 func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
+
+// listeners is the set of open subscriptions/listen streams: what the
+// gateway tells them of list changes (here), of tasks (tasknotify.go) and
+// of relayed tasks it polls for them (taskpoll.go).
+type listeners struct {
+	log    *slog.Logger
+	table  *tasks.Table    // the tasks a stream may name
+	runner *taskRunner     // asks a relayed task's server (taskpoll.go)
+	base   context.Context // the polls' parent: shutdown ends them
+
+	mu  sync.Mutex
+	set map[*listener]struct{}
+}
+
+// add opens l to news; remove closes it.
+func (ls *listeners) add(l *listener) {
+	ls.mu.Lock()
+	ls.set[l] = struct{}{}
+	ls.mu.Unlock()
+}
+
+func (ls *listeners) remove(l *listener) {
+	ls.mu.Lock()
+	delete(ls.set, l)
+	ls.mu.Unlock()
+}
 
 // listenQueueBytes bounds the bytes of the messages waiting on one
 // subscriptions/listen stream (a client that does not read, or many
@@ -109,13 +138,9 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	}
 	out := wire.NewStream(w, true)
 	defer out.Done()
-	h.listenersMu.Lock()
-	h.listeners[l] = struct{}{}
-	h.listenersMu.Unlock()
+	h.listeners.add(l)
 	defer func() {
-		h.listenersMu.Lock()
-		delete(h.listeners, l)
-		h.listenersMu.Unlock()
+		h.listeners.remove(l)
 		h.subs.DropAll(l) // registry.Subscriptions
 	}()
 	if uris := h.subscribeListed(r.Context(), l, filter); uris != "" {
@@ -128,9 +153,9 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, `,"notifications":{`+strings.Join(agreed, ",")+`}`))) != nil {
 		return
 	}
-	h.notifyEnded(l) // tasknotify.go
+	h.listeners.notifyEnded(l) // tasknotify.go
 	// Relayed tasks are polled while the stream lasts (taskpoll.go).
-	defer h.pollRelayed(l, req.caps)()
+	defer h.listeners.pollRelayed(l, req.caps)()
 	out.KeepAlive()
 	for {
 		select {
@@ -149,26 +174,26 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	}
 }
 
-// notifyListeners sends kind's list_changed to every listener that asked
+// notifyLists sends kind's list_changed to every listener that asked
 // for it (SPEC §4.5).
-func (h *handler) notifyListeners(kind registry.ListKind) {
-	h.listenersMu.Lock()
-	defer h.listenersMu.Unlock()
-	for l := range h.listeners {
+func (ls *listeners) notifyLists(kind registry.ListKind) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for l := range ls.set {
 		if !l.lists[kind] {
 			continue
 		}
 		if !l.enqueue(jsonrpc.Notification(kind.Method(), subscriptionMeta(l.id, ""))) {
-			h.g.log.Warn("subscriptions/listen stream full; notification dropped")
+			ls.log.Warn("subscriptions/listen stream full; notification dropped")
 		}
 	}
 }
 
-// stopListeners ends every subscription gracefully.
-func (h *handler) stopListeners() {
-	h.listenersMu.Lock()
-	defer h.listenersMu.Unlock()
-	for l := range h.listeners {
+// stopAll ends every subscription gracefully.
+func (ls *listeners) stopAll() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for l := range ls.set {
 		l.stop()
 	}
 }

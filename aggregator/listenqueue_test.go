@@ -37,8 +37,8 @@ func TestListenStreamsShareATaskRendering(t *testing.T) {
 	a := &listener{id: json.RawMessage("1"), queue: make(chan [][]byte, 1)}
 	b := &listener{id: json.RawMessage(`"x"`), queue: make(chan [][]byte, 1)}
 	params := json.RawMessage(`{"taskId":"t","status":"completed","result":{"content":[]}}`)
-	h.queueTask(a, params)
-	h.queueTask(b, params)
+	h.listeners.queueTask(a, params)
+	h.listeners.queueTask(b, params)
 	pa, pb := <-a.queue, <-b.queue
 	if &pa[1][0] != &pb[1][0] {
 		t.Error("each stream holds its own copy of the task")

@@ -120,7 +120,7 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 	route := func() (upstreamCall, error) { return h.g.routeTool(m.Params) }
 	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
 		c.mem = &s.uris
-		return h.follow(ctx, c, false) // taskfollow.go
+		return h.runner.follow(ctx, c, false) // taskfollow.go
 	})
 }
 

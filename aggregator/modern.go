@@ -201,10 +201,10 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 		return
 	}
 	if !canBeAsked(req.caps) || c.method == "completion/complete" {
-		h.callInline(r, req, c, token, out)
+		h.bridges.callInline(r, req, c, token, out)
 		return
 	}
-	h.callParkable(r, req, c, token, out)
+	h.bridges.callParkable(r, req, c, token, out)
 }
 
 // modernRoute routes a modern tools/call by the name validateModern has
@@ -237,7 +237,7 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt registry
 // waits for its next round. Asks the client left unanswered are asked
 // again (MCP mrtr, Error Handling).
 func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
-	bc, err := h.resume(st)
+	bc, err := h.bridges.resume(st)
 	if err != nil {
 		out.Finish(req.rec.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
 		return

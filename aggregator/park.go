@@ -48,19 +48,19 @@ func (bc *bridgeCall) gather(first *ask) []*ask {
 const maxParked = 1000
 
 // parkedCount returns the number of parked calls.
-func (h *handler) parkedCount() int {
-	h.bridges.mu.Lock()
-	defer h.bridges.mu.Unlock()
-	return len(h.bridges.parked)
+func (b *bridges) parkedCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.parked)
 }
 
 // park records the round's asks, lets go of the response and starts the
 // expiry clock (detached or resumed → parked). Once the gateway is
-// shutting down (cancelBridges ran) it parks nothing and reports false:
+// shutting down (cancelAll ran) it parks nothing and reports false:
 // the call is being cancelled, and its client gets the shutdown error
 // instead of a round nobody could resume.
 func (bc *bridgeCall) park(asks []*ask) bool {
-	b := &bc.h.bridges
+	b := bc.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -71,7 +71,7 @@ func (bc *bridgeCall) park(asks []*ask) bool {
 	bc.out = nil
 	bc.round++
 	bc.pending = asks
-	bc.timer = time.AfterFunc(bc.h.o.StateTTL, bc.expire)
+	bc.timer = time.AfterFunc(b.stateTTL, bc.expire)
 	bc.mu.Unlock()
 	b.parked[bc.key()] = bc
 	return true
@@ -80,13 +80,14 @@ func (bc *bridgeCall) park(asks []*ask) bool {
 // expire cancels a parked call nobody resumed; its server gets
 // notifications/cancelled.
 func (bc *bridgeCall) expire() {
-	bc.h.bridges.mu.Lock()
+	b := bc.b
+	b.mu.Lock()
 	key := bc.key()
-	parked := bc.h.bridges.parked[key] == bc
-	delete(bc.h.bridges.parked, key)
-	bc.h.bridges.mu.Unlock()
+	parked := b.parked[key] == bc
+	delete(b.parked, key)
+	b.mu.Unlock()
 	if parked {
-		bc.h.g.log.Info("parked call expired; cancelled upstream", "call", bc.target, "after", bc.h.o.StateTTL)
+		b.g.log.Info("parked call expired; cancelled upstream", "call", bc.target, "after", b.stateTTL)
 		bc.cancel(errParkExpired)
 	}
 }
@@ -107,19 +108,19 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	}
 	b = append(b, `},"requestState":`...)
 	bc.mu.Lock()
-	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.target, Token: bc.token(), Expiry: time.Now().Add(bc.h.o.StateTTL).UnixMilli()}
+	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.target, Token: bc.token(), Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli()}
 	bc.mu.Unlock()
-	b = append(b, jsonrpc.Quote(bc.h.g.states.Seal(st))...)
+	b = append(b, jsonrpc.Quote(bc.b.g.states.Seal(st))...)
 	return append(b, '}')
 }
 
 // resume takes the parked call a requestState names, if it is parked in
 // that round (parked → resumed): the state of an earlier round, or of a
 // call resumed already, is a replay.
-func (h *handler) resume(st *reqstate.State) (*bridgeCall, error) {
-	h.bridges.mu.Lock()
-	defer h.bridges.mu.Unlock()
-	bc := h.bridges.parked[st.ID]
+func (b *bridges) resume(st *reqstate.State) (*bridgeCall, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	bc := b.parked[st.ID]
 	if bc == nil {
 		return nil, errParkGone
 	}
@@ -128,7 +129,7 @@ func (h *handler) resume(st *reqstate.State) (*bridgeCall, error) {
 	if bc.round != st.Round || !bc.move(bridgeParked, bridgeResumed) {
 		return nil, errParkGone
 	}
-	delete(h.bridges.parked, st.ID)
+	delete(b.parked, st.ID)
 	bc.timer.Stop()
 	return bc, nil
 }
@@ -152,18 +153,18 @@ func (bc *bridgeCall) answer(responses json.RawMessage) []*ask {
 	return missing
 }
 
-// cancelBridges cancels every bridged call, running or parked, with cause.
-func (h *handler) cancelBridges(cause error) {
-	h.bridges.mu.Lock()
-	h.bridges.closed = true
-	parked := make([]*bridgeCall, 0, len(h.bridges.parked))
-	for id, bc := range h.bridges.parked {
+// cancelAll cancels every parked call with cause, and parks none from
+// then on; the running ones end with base (handler.cancelBase).
+func (b *bridges) cancelAll(cause error) {
+	b.mu.Lock()
+	b.closed = true
+	parked := make([]*bridgeCall, 0, len(b.parked))
+	for id, bc := range b.parked {
 		parked = append(parked, bc)
-		delete(h.bridges.parked, id)
+		delete(b.parked, id)
 	}
-	h.bridges.mu.Unlock()
+	b.mu.Unlock()
 	for _, bc := range parked {
 		bc.cancel(cause)
 	}
-	h.cancelBase(cause)
 }

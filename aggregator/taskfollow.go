@@ -45,7 +45,7 @@ var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "f
 // follow runs c (routed and checked), for a caller of either era
 // (modernCaller), to an end without a server task of the other era: see
 // the file comment.
-func (h *handler) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
+func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
 	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
 	asked := modernCaller && !modernUp && c.route.TaskSupport == "required" && !taskParams(c.params)
 	if asked {
@@ -54,12 +54,12 @@ func (h *handler) follow(ctx context.Context, c upstreamCall, modernCaller bool)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 	}
-	o := h.g.call(ctx, c)
+	o := tr.g.call(ctx, c)
 	if o.err != nil {
 		return nil, o.err
 	}
 	res := o.res
-	f := &follower{h: h, up: c.route.Upstream, run: o.served, p: c.peer}
+	f := &follower{tr: tr, up: c.route.Upstream, run: o.served, p: c.peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
@@ -86,7 +86,7 @@ func isTask(res json.RawMessage) bool {
 // follower is one server task the gateway follows: its server, the
 // process (run) that made it, its id there, and the peer to ask with.
 type follower struct {
-	h   *handler
+	tr  *taskRunner
 	up  *supervisor.Upstream
 	run uint64
 	id  string
@@ -129,7 +129,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 // its answer ignored: a task already ended answers -32602) and returns
 // the error to fail the call with: the cause ctx ended with, or err.
 func (f *follower) abandon(ctx context.Context, err error) error {
-	cctx, cancel := context.WithTimeout(f.h.baseCtx, relayTimeout)
+	cctx, cancel := context.WithTimeout(f.tr.base, relayTimeout)
 	defer cancel()
 	_, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
 	if ctx.Err() != nil {

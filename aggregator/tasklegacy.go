@@ -66,7 +66,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		}
 		defer end()
 		c.peer = &peer{h: h, s: s, out: out}
-		res, err := h.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
+		res, err := h.runner.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -89,7 +89,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
 	c.params = withoutMember(c.params, "task")
-	if err := h.startTask(t, c, s.ctx, base); err != nil {
+	if err := h.runner.startTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
 	res := []byte(`{"task":` + string(t.Snapshot()) + `}`)
@@ -220,7 +220,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		var item json.RawMessage
 		if t.Kind == tasks.KindRelayed {
 			var err error
-			if item, err = h.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
+			if item, err = h.runner.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
 				continue
 			}
 		} else {
@@ -237,4 +237,23 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		b = append(append(b, `,"nextCursor":`...), jsonrpc.Quote(strconv.Itoa(end))...)
 	}
 	return wire.ResultParts(m.ID, append(b, '}'))
+}
+
+// relayTaskMethod answers a legacy session's tasks/get, tasks/result or
+// tasks/cancel of a relayed task; the client may cancel a waiting
+// tasks/result with notifications/cancelled.
+func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		return refused
+	}
+	defer end()
+	res, err := h.runner.relayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errClientCancelled) {
+			return nil
+		}
+		return wire.ErrorParts(m.ID, err)
+	}
+	return wire.ResultParts(m.ID, res)
 }

@@ -90,7 +90,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	t.Out, t.Trace = out, req.rec.SpanContext()
 	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: h.taskChanged, Inline: true, Level: req.level}
 	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := h.startTask(t, c, nil, base); err != nil {
+	if err := h.runner.startTask(t, c, nil, base); err != nil {
 		return false // past a task limit the call is served without a task
 	}
 	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
@@ -199,7 +199,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 	var res json.RawMessage
 	switch {
 	case t.Kind == tasks.KindRelayed:
-		res, err = h.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
+		res, err = h.runner.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.RenderModern("complete", true)
 	case req.Method == "tasks/update":
@@ -226,7 +226,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 func (h *handler) relayModernTask(parent context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(parent, relayTimeout)
 	defer cancel()
-	t, err := h.registerRelayed(ctx, owner, res, "ttlMs", o, p)
+	t, err := h.runner.registerRelayed(ctx, owner, res, "ttlMs", o, p)
 	if t == nil {
 		return res, err
 	}

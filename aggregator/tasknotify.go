@@ -42,22 +42,27 @@ func (g *Gateway) TaskStatus(server string, run uint64, method string, params js
 	}
 	sid, legacy := strings.CutPrefix(t.Owner, "session:")
 	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
-		g.h.notifySession(sid, jsonrpc.Notification(method, p))
+		g.h.sessions.notifySession(sid, jsonrpc.Notification(method, p))
 	}
 }
 
 // taskChanged notifies t's owner of its current state.
 func (h *handler) taskChanged(t *tasks.Task) {
 	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
-		h.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
+		h.sessions.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
 		return
 	}
+	h.listeners.notifyTask(t)
+}
+
+// notifyTask queues a modern caller's task t on each stream that named it.
+func (ls *listeners) notifyTask(t *tasks.Task) {
 	params := t.RenderModern("", true)
-	h.listenersMu.Lock()
-	defer h.listenersMu.Unlock()
-	for l := range h.listeners {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for l := range ls.set {
 		if l.taskIDs[t.ID] {
-			h.queueTask(l, params)
+			ls.queueTask(l, params)
 		}
 	}
 }
@@ -65,7 +70,7 @@ func (h *handler) taskChanged(t *tasks.Task) {
 // queueTask queues notifications/tasks with a DetailedTask (params, an
 // object) on l: the message's parts share params' bytes, so that the
 // streams naming one task hold one copy of its result between them.
-func (h *handler) queueTask(l *listener, params json.RawMessage) {
+func (ls *listeners) queueTask(l *listener, params json.RawMessage) {
 	head := jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ""))
 	head = head[:len(head)-2]     // {"jsonrpc":…,"params":{"_meta":{…}
 	body := trimSpace(params)[1:] // the members, then the closing brace
@@ -73,29 +78,29 @@ func (h *handler) queueTask(l *listener, params json.RawMessage) {
 		head = append(head, ',')
 	}
 	if !l.enqueue(head, body, []byte("}")) {
-		h.g.log.Warn("subscriptions/listen stream full; notifications/tasks dropped (tasks/get still answers)")
+		ls.log.Warn("subscriptions/listen stream full; notifications/tasks dropped (tasks/get still answers)")
 	}
 }
 
 // notifyEnded queues, on a new subscription, the tasks it agreed on that
 // have already ended: their last change came before it.
-func (h *handler) notifyEnded(l *listener) {
+func (ls *listeners) notifyEnded(l *listener) {
 	for id := range l.taskIDs {
-		t := h.tasks.Lookup(id)
+		t := ls.table.Lookup(id)
 		if t == nil || t.Kind == tasks.KindRelayed {
 			continue // a relayed task's changes are polled (taskpoll.go)
 		}
 		select {
 		case <-t.Done:
-			h.queueTask(l, t.EndedModern())
+			ls.queueTask(l, t.EndedModern())
 		default:
 		}
 	}
 }
 
 // notifySession queues msg on a legacy session's GET stream, if open.
-func (h *handler) notifySession(id string, msg []byte) {
-	s := h.sessions.get(id)
+func (ss *sessions) notifySession(id string, msg []byte) {
+	s := ss.get(id)
 	if s == nil {
 		return
 	}

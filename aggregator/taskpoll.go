@@ -54,21 +54,21 @@ type relayedPoll struct {
 // pollRelayed starts polling the relayed tasks l agreed on, asking with
 // the listening caller's capabilities caps. The returned stop ends the
 // poll and waits for it; the listen handler calls it as it returns.
-func (h *handler) pollRelayed(l *listener, caps json.RawMessage) (stop func()) {
+func (ls *listeners) pollRelayed(l *listener, caps json.RawMessage) (stop func()) {
 	var polls []*relayedPoll
 	for id := range l.taskIDs {
-		if t := h.tasks.Lookup(id); t != nil && t.Kind == tasks.KindRelayed {
+		if t := ls.table.Lookup(id); t != nil && t.Kind == tasks.KindRelayed {
 			polls = append(polls, &relayedPoll{t: t, last: tasks.Working})
 		}
 	}
 	if len(polls) == 0 {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(h.baseCtx)
+	ctx, cancel := context.WithCancel(ls.base)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.pollLoop(ctx, l, polls, &modernBase{info: supervisor.ClientInfo{Capabilities: caps, Modern: true}})
+		ls.pollLoop(ctx, l, polls, &modernBase{info: supervisor.ClientInfo{Capabilities: caps, Modern: true}})
 	}()
 	return func() {
 		cancel()
@@ -77,7 +77,7 @@ func (h *handler) pollRelayed(l *listener, caps json.RawMessage) (stop func()) {
 }
 
 // pollLoop polls until ctx ends or no task is left to follow.
-func (h *handler) pollLoop(ctx context.Context, l *listener, polls []*relayedPoll, p supervisor.Peer) {
+func (ls *listeners) pollLoop(ctx context.Context, l *listener, polls []*relayedPoll, p supervisor.Peer) {
 	wait := time.NewTimer(0)
 	defer wait.Stop()
 	for len(polls) > 0 {
@@ -89,7 +89,7 @@ func (h *handler) pollLoop(ctx context.Context, l *listener, polls []*relayedPol
 		next := maxPoll
 		kept := polls[:0]
 		for _, rp := range polls {
-			if every, again := h.pollOnce(ctx, l, rp, p); again {
+			if every, again := ls.pollOnce(ctx, l, rp, p); again {
 				kept = append(kept, rp)
 				next = min(next, every)
 			}
@@ -101,11 +101,11 @@ func (h *handler) pollLoop(ctx context.Context, l *listener, polls []*relayedPol
 
 // pollOnce asks rp's server for its task and queues notifications/tasks
 // on l if the status changed. It returns when to ask again, and whether to.
-func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p supervisor.Peer) (time.Duration, bool) {
-	if _, err := h.tasks.Get(rp.t.ID, rp.t.Owner); err != nil {
+func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p supervisor.Peer) (time.Duration, bool) {
+	if _, err := ls.table.Get(rp.t.ID, rp.t.Owner); err != nil {
 		return 0, false // dropped: expired, or lost by an earlier ask
 	}
-	res, err := h.relayTaskGet(ctx, rp.t, p)
+	res, err := ls.runner.relayTaskGet(ctx, rp.t, p)
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams {
 		return 0, false // lost with its process, or unknown to its server
@@ -116,7 +116,7 @@ func (h *handler) pollOnce(ctx context.Context, l *listener, rp *relayedPoll, p 
 	}
 	if status != rp.last {
 		rp.last = status
-		h.queueTask(l, withoutMember(res, "resultType"))
+		ls.queueTask(l, withoutMember(res, "resultType"))
 	}
 	switch status {
 	case tasks.Completed, tasks.Failed, tasks.Cancelled:

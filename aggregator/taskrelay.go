@@ -10,9 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -39,18 +37,18 @@ const relayTimeout = 5 * time.Second
 // limit the task, which nobody could reach, is cancelled on the server
 // and the limit's error returned. Without a string taskId, obj is no task:
 // nil and no error.
-func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*tasks.Task, error) {
+func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*tasks.Task, error) {
 	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
 	if !ok {
 		return nil, nil
 	}
-	ttl := h.tasks.Lim.MaxTTL
+	ttl := tr.table.Lim.MaxTTL
 	if raw, ok := jsonrpc.Member(obj, ttlKey); ok && string(raw) != "null" {
-		ttl = h.tasks.Lim.TTL(raw)
+		ttl = tr.table.Lim.TTL(raw)
 	}
 	t := &tasks.Task{ID: tasks.NewID(), Owner: owner, Kind: tasks.KindRelayed, Created: time.Now(), TTL: ttl,
 		Relayed: &tasks.Relayed{Up: o.rt.Upstream, Run: o.served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
-	if err := h.tasks.Add(t); err != nil {
+	if err := tr.table.Add(t); err != nil {
 		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
@@ -61,11 +59,11 @@ func (h *handler) registerRelayed(ctx context.Context, owner string, obj []byte,
 // that supports tasks; a CreateTaskResult is registered for owner (ending when
 // bound ends, if non-nil) and its taskId rewritten. Any other result
 // comes back as it is.
-func (h *handler) relayCreate(ctx context.Context, owner string, bound context.Context, c upstreamCall) (json.RawMessage, error) {
+func (tr *taskRunner) relayCreate(ctx context.Context, owner string, bound context.Context, c upstreamCall) (json.RawMessage, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	o := h.g.call(ctx, c)
+	o := tr.g.call(ctx, c)
 	if o.err != nil {
 		return nil, o.err
 	}
@@ -74,12 +72,12 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 	if !ok || len(obj) == 0 || obj[0] != '{' {
 		return res, nil
 	}
-	t, err := h.registerRelayed(ctx, owner, obj, "ttl", o, c.peer)
+	t, err := tr.registerRelayed(ctx, owner, obj, "ttl", o, c.peer)
 	if t == nil {
 		return res, err
 	}
 	if bound != nil {
-		h.bindRelayed(t, bound)
+		tr.bindRelayed(t, bound)
 	}
 	if obj, err = jsonrpc.Replace(obj, "taskId", jsonrpc.Quote(t.ID)); err == nil {
 		res, err = jsonrpc.Replace(res, "task", obj)
@@ -94,10 +92,10 @@ func (h *handler) relayCreate(ctx context.Context, owner string, bound context.C
 // can reach it through the gateway again; left alone, it would run on and
 // hold the server's resources until its ttl for a result nobody can read.
 // CancelAll waits for a tasks/cancel in flight (bindTask).
-func (h *handler) bindRelayed(t *tasks.Task, bound context.Context) {
-	h.bindTask(t, bound, func() {
-		h.tasks.Remove(t, nil)
-		ctx, cancel := context.WithTimeout(h.baseCtx, relayTimeout)
+func (tr *taskRunner) bindRelayed(t *tasks.Task, bound context.Context) {
+	tr.bindTask(t, bound, func() {
+		tr.table.Remove(t, nil)
+		ctx, cancel := context.WithTimeout(tr.base, relayTimeout)
 		defer cancel()
 		_, _ = t.Up.CallRun(ctx, t.Run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.UpID))+`}`), nil)
 	})
@@ -112,7 +110,7 @@ func mustMember(obj []byte, key string) []byte {
 // server's task id, and returns the result with the gateway's task id:
 // taskId for tasks/get and tasks/cancel, _meta's related-task for
 // tasks/result.
-func (h *handler) relayTask(ctx context.Context, t *tasks.Task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+func (tr *taskRunner) relayTask(ctx context.Context, t *tasks.Task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	if len(params) == 0 || params[0] != '{' {
 		params = []byte("{}")
 	}
@@ -126,7 +124,7 @@ func (h *handler) relayTask(ctx context.Context, t *tasks.Task, method string, p
 	rep, err := t.Up.CallRun(ctx, t.Run, method, params, p)
 	res := rep.Result
 	if errors.Is(err, supervisor.ErrRunEnded) {
-		h.tasks.Remove(t, nil)
+		tr.table.Remove(t, nil)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 			"task %s is lost: the process of server %q that ran it has ended (crash, restart or removal)", t.ID, t.Up.Name())}
 	}
@@ -150,29 +148,10 @@ func (h *handler) relayTask(ctx context.Context, t *tasks.Task, method string, p
 }
 
 // relayTaskGet is tasks/get of a relayed task, within relayTimeout.
-func (h *handler) relayTaskGet(ctx context.Context, t *tasks.Task, p supervisor.Peer) (json.RawMessage, error) {
+func (tr *taskRunner) relayTaskGet(ctx context.Context, t *tasks.Task, p supervisor.Peer) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
 	defer cancel()
-	return h.relayTask(ctx, t, "tasks/get", nil, p)
-}
-
-// relayTaskMethod answers a legacy session's tasks/get, tasks/result or
-// tasks/cancel of a relayed task; the client may cancel a waiting
-// tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
-	ctx, end, refused := s.beginRequest(m, out)
-	if refused != nil {
-		return refused
-	}
-	defer end()
-	res, err := h.relayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errClientCancelled) {
-			return nil
-		}
-		return wire.ErrorParts(m.ID, err)
-	}
-	return wire.ResultParts(m.ID, res)
+	return tr.relayTask(ctx, t, "tasks/get", nil, p)
 }
 
 // relatedPeer carries what a relayed task's server sends its client while

@@ -31,46 +31,60 @@ import (
 // the client's tasks/result), completed, failed (a JSON-RPC error, or a
 // result with isError true), cancelled.
 
+// taskRunner runs the calls of tasks for callers of both eras: the
+// gateway-made ones (this file), a server's own task followed for a
+// caller of the other era (taskfollow.go), and a server's own task
+// relayed to its caller (taskrelay.go). It holds the task table; it tells
+// the fronts of a task's new state through changed (handler.taskChanged,
+// tasknotify.go), and reaches servers through g.
+type taskRunner struct {
+	g     *Gateway
+	table *tasks.Table
+	base  context.Context // every task's call's parent; shutdown ends them (handler.cancelBase)
+	// changed is told of every task whose state a call moved.
+	changed func(*tasks.Task)
+}
+
 // startTask registers t, a gateway-made task (newTask), and starts its
 // call c (routed and checked) on a context of its own, with a taskPeer
 // over base; bound, if non-nil, ends the task when it ends (a legacy
 // session). A task the server makes of the call, in the other era, is
 // followed (follow).
-func (h *handler) startTask(t *tasks.Task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
-	ctx, cancel := context.WithCancelCause(h.baseCtx)
+func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
+	ctx, cancel := context.WithCancelCause(tr.base)
 	t.Ctx, t.Cancel = ctx, cancel
 	if t.Trace.IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, t.Trace) // its call is in the trace of the call that made it
 	}
-	if err := h.tasks.Add(t); err != nil {
+	if err := tr.table.Add(t); err != nil {
 		cancel(nil)
 		return err
 	}
 	if bound != nil {
-		h.bindTask(t, bound, func() { h.tasks.Remove(t, tasks.ErrSessionEnded) })
+		tr.bindTask(t, bound, func() { tr.table.Remove(t, tasks.ErrSessionEnded) })
 	}
-	h.tasks.WG.Add(1)
+	tr.table.WG.Add(1)
 	go func() {
-		defer h.tasks.WG.Done()
+		defer tr.table.WG.Done()
 		defer close(t.Done)
 		defer cancel(nil)
 		c.peer = &taskPeer{t: t, base: base}
-		res, err := h.follow(ctx, c, t.Kind == tasks.KindModern) // taskfollow.go
-		h.finishTask(t, res, err)
+		res, err := tr.follow(ctx, c, t.Kind == tasks.KindModern) // taskfollow.go
+		tr.finishTask(t, res, err)
 	}()
 	return nil
 }
 
 // bindTask runs end on a goroutine of its own when bound (t's legacy
 // session) ends, and sets t.unbind to stop it (remove calls it). The hook
-// counts in h.tasks.wg until it has run or been stopped, so cancelAll
+// counts in tr.table.wg until it has run or been stopped, so cancelAll
 // waits for it; it waits for t.unbind to be set, since with bound ended
 // already it starts at once (a data race, found by go test -race).
-func (h *handler) bindTask(t *tasks.Task, bound context.Context, end func()) {
-	h.tasks.WG.Add(1)
+func (tr *taskRunner) bindTask(t *tasks.Task, bound context.Context, end func()) {
+	tr.table.WG.Add(1)
 	ready := make(chan struct{})
 	stop := context.AfterFunc(bound, func() {
-		defer h.tasks.WG.Done()
+		defer tr.table.WG.Done()
 		<-ready
 		end()
 	})
@@ -78,7 +92,7 @@ func (h *handler) bindTask(t *tasks.Task, bound context.Context, end func()) {
 		if !stop() {
 			return false
 		}
-		h.tasks.WG.Done()
+		tr.table.WG.Done()
 		return true
 	}
 	close(ready)
@@ -120,7 +134,7 @@ func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 // finishTask records the call's outcome, unless the task was cancelled
 // (it stays cancelled, MCP Task Cancellation). A result that does not fit
 // TaskLimits.ResultBytes fails the task with a JSON-RPC error saying so.
-func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
+func (tr *taskRunner) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	var rpcErr *jsonrpc.Error
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
@@ -131,7 +145,7 @@ func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	if cancelled {
 		return // its result is not kept
 	}
-	kept := err != nil || h.tasks.Keep(t, int64(len(res)))
+	kept := err != nil || tr.table.Keep(t, int64(len(res)))
 	t.Mu.Lock()
 	if t.Status == tasks.Cancelled {
 		t.Mu.Unlock()
@@ -139,7 +153,7 @@ func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	}
 	if !kept && !t.IsInline() { // an inline call's result is answered, not kept
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), h.tasks.Lim.ResultBytes)}
+			"keep task result: its %d bytes do not fit the gateway's room for kept task results (%d bytes in all)", len(res), tr.table.Lim.ResultBytes)}
 		res = nil
 	}
 	switch {
@@ -152,7 +166,7 @@ func (h *handler) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	}
 	t.Updated = time.Now()
 	t.Mu.Unlock()
-	h.taskChanged(t)
+	tr.changed(t)
 }
 
 // taskPeer is the supervisor.Peer of a gateway-made task's call: progress

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
@@ -55,11 +54,11 @@ type handler struct {
 	sessions *sessions
 	bodies   body.Reader // POST bodies, within their limits and the memory budget (package body)
 
-	listenersMu sync.Mutex
-	listeners   map[*listener]struct{} // open subscriptions/listen streams
+	listeners *listeners // open subscriptions/listen streams (listen.go)
 
-	bridges bridges                 // modern clients' calls, and the parked ones (bridge.go)
+	bridges *bridges                // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
+	runner  *taskRunner             // their calls (tasks.go)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	levels  levels                  // the servers' log level (loglevel.go)
 	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
@@ -93,7 +92,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if s, ok := h.sessionOf(w, r); ok {
-			h.serveGET(w, r, s)
+			s.serveGET(w, r)
 		}
 	case http.MethodDelete:
 		if s, ok := h.sessionOf(w, r); ok {
