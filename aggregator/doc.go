@@ -21,6 +21,14 @@
 // their own values (a registry.Route, a record.Record, a tasks.Task) and never this
 // package's.
 //
+// The handler is the fronts: a legacy session's methods and a modern
+// request's. What they share are types of their own, each holding only
+// what it uses: bridges (bridge.go: modern calls that may park, their
+// table and expiry), taskRunner (tasks.go: the calls of gateway-made,
+// followed and relayed tasks, over the tasks.Table), listeners (listen.go:
+// the subscriptions/listen streams and the news they get) and sessions
+// (sessions.go: the session table, the GET streams' news).
+//
 // Where to find a rule, in the order a request meets them:
 //
 //	http.go       New's one handler: /mcp behind package auth's Origin check (§3.4)
@@ -55,7 +63,8 @@
 //	              line, the call series and the server span, §11), one place
 //	              per front (serveSession, serveModern), its client named;
 //	              metrics.go what /metrics reads at each scrape (§11.2)
-//	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks)
+//	tasks.go      gateway-made tasks (2025-11-25 basic/utilities/tasks);
+//	              taskRunner, which runs every task's call
 //	tasklegacy.go the task methods of a legacy session
 //	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
 //	taskrelay.go  servers' own tasks, routed by task id to their process
