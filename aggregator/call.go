@@ -40,7 +40,7 @@ import (
 //   - a modern client's call (modern.go, modernsurface.go) carries a
 //     bridgeCall (bridge.go): a legacy server's request parks the call for
 //     the client's retry (park.go, MRTR, SPEC §4.6), which first detaches
-//     it from the HTTP request that started it (detach.go): call then
+//     it from the HTTP request that started it (bridge.go): call then
 //     returns an outcome that is detached, and awaitDetached has the rest;
 //   - a gateway-made task's call (tasks.go) carries a taskPeer and runs on
 //     a context of its own;

@@ -49,9 +49,8 @@
 //	              prompts/get, resources/read and completion/complete (§4.8)
 //	peer.go       what a server sends during a session's call, to its client
 //	bridge.go     a modern client's call: attached, detached, parked, resumed
-//	              (§4.6); bridgepeer.go its Peer side; park.go the rounds and
-//	              expiry; detach.go running it on its request until the
-//	              server asks
+//	              (§4.6), run on its request until the server asks;
+//	              bridgepeer.go its Peer side; park.go the rounds and expiry
 //	get.go        a session's GET stream and list_changed fan-out (§3.6, §4.5)
 //	listen.go     subscriptions/listen streams (§3.10, §4.5)
 //	loglevel.go   per-session log levels, the servers' the most verbose (§4.8)
