@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -207,10 +206,13 @@ func (a *ownAnswer) result() json.RawMessage { return toolsearch.Result(a.q, a.i
 
 func (a *ownAnswer) Error() string { return "tools/call " + a.name + ": answered by the gateway" }
 
-// ownOf reports whether a routing error is the gateway's own answer.
+// ownOf reports whether a routing error is the gateway's own answer: a
+// nil check on a routed call's path, nothing more.
 func ownOf(err error) (*ownAnswer, bool) {
-	var a *ownAnswer
-	ok := errors.As(err, &a)
+	if err == nil {
+		return nil, false
+	}
+	a, ok := err.(*ownAnswer)
 	return a, ok
 }
 
