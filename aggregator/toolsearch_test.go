@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/realtools"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
@@ -426,5 +427,39 @@ func TestSearchModeRealSet(t *testing.T) {
 	}
 	if !slices.Contains(names, "create_pull_request") {
 		t.Errorf("search_tools for a pull request found %v", names)
+	}
+}
+
+// Search mode lists the pinned tools after the gateway's two, as the
+// whole list gives them, and they are called directly; the list is built
+// once per generation, not per request.
+func TestSearchModePinned(t *testing.T) {
+	prev := pinnedTools
+	t.Cleanup(func() { pinnedTools = prev })
+	pinnedTools = func(gen *registry.Generation) []json.RawMessage {
+		l, _ := gen.List("tools/list")
+		var out []json.RawMessage
+		for _, d := range l.Items() {
+			if strings.Contains(string(d), `"name":"echo"`) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": searchFake}}, HTTPOptions{ToolSearch: ToolSearchOn})
+	base := srv.URL + "/mcp"
+	want := []string{"search_tools", "call_tool", "echo"}
+	if diff := cmp.Diff(want, listNames(t, modernToolsList(t, base))); diff != "" {
+		t.Errorf("search mode with echo pinned (-want +got):\n%s", diff)
+	}
+	built := gw.search.cur.Load()
+	if diff := cmp.Diff(want, listNames(t, legacyList(t, searchSession(t, base, `{}`)))); diff != "" {
+		t.Errorf("legacy search mode with echo pinned (-want +got):\n%s", diff)
+	}
+	if gw.search.cur.Load() != built {
+		t.Errorf("search mode's parts were built again for the same generation")
+	}
+	if got := upstreamText(t, modernCaller{t: t, url: base, caps: `{}`}.call(2, "echo", `"arguments":{"text":"pinned"},`)); got != "pinned" {
+		t.Errorf("a pinned tool called directly: %q", got)
 	}
 }
