@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/realtools"
+	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
@@ -363,11 +364,12 @@ func TestCallToolTask(t *testing.T) {
 	}
 }
 
-// The call line (SPEC §11.1) of a call through call_tool names the real
-// tool and its server, in both eras; search_tools has its own line.
+// The call line (SPEC §11.1) and the metrics (§11.2) of a call through
+// call_tool name the real tool and its server, in both eras; search_tools
+// has a line of its own and no tool series.
 func TestCallToolCallLine(t *testing.T) {
 	srv, _, logText := startGatewayLog(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": searchFake}},
-		HTTPOptions{Telemetry: Telemetry{CallLog: testCallLog}})
+		HTTPOptions{Telemetry: Telemetry{CallLog: testCallLog, Metrics: telemetry.NewMetrics()}})
 	base := srv.URL + "/mcp?tools=search"
 	legacy := searchSession(t, base, `{}`)
 	result(t, legacy.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+callTool("echo", `{"text":"a"}`)+`}}`))
@@ -387,6 +389,13 @@ func TestCallToolCallLine(t *testing.T) {
 	}
 	if joined := strings.Join(lines, "\n"); strings.Contains(joined, "call_tool") {
 		t.Errorf("a call line names call_tool:\n%s", joined)
+	}
+	tools := scrape(t, srv.URL)["mcp_gateway_tool_calls_total"]
+	if got := counterSum(tools, map[string]string{"gen_ai_tool_name": "echo", "outcome": "ok"}); got != 2 {
+		t.Errorf("echo's ok calls = %v, want 2", got)
+	}
+	if got := counterSum(tools, nil); got != 2 {
+		t.Errorf("tool calls counted: %v, want echo's 2 alone", got)
 	}
 }
 
