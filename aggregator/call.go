@@ -60,6 +60,10 @@ type upstreamCall struct {
 	// (supervisor.Upstream.CallRun).
 	run  uint64
 	peer supervisor.Peer
+	// via is the gateway's tool the call came through (call_tool, SPEC
+	// §4.10; toolsearch.go), "" for a direct call: name, route and params
+	// are then the direct call's.
+	via string
 	// mem learns the URIs the result carries, for the calling client
 	// (registry.Memory); nil learns none.
 	mem *registry.Memory
@@ -98,9 +102,10 @@ func (g *Gateway) routeTool(params json.RawMessage) (upstreamCall, error) {
 // routeName is routeTool for a name already read from params (a modern
 // request's, in validateModern's one scan).
 func (g *Gateway) routeName(name string, params json.RawMessage) (upstreamCall, error) {
-	rt, ok := g.reg.Load().Tool(name)
+	gen := g.reg.Load()
+	rt, ok := gen.Tool(name)
 	if !ok {
-		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
+		return g.routeOwn(gen, name, params) // toolsearch.go: search_tools, call_tool, else -32602
 	}
 	return upstreamCall{method: "tools/call", name: name, route: rt, params: params}, nil
 }

@@ -70,4 +70,6 @@
 //	tasknotify.go task status notifications, to the creator only
 //	taskpoll.go   a relayed task's changes, polled for its creator's listen
 //	taskfollow.go a server's task followed for a caller of the other era
+//	toolsearch.go tool search (§4.10): search mode's tools/list by query or
+//	              setting, search_tools, call_tool as the direct call it names
 package aggregator

@@ -20,6 +20,7 @@ type Gateway struct {
 	states  *reqstate.Sealer   // requestStates of the MRTR bridge
 	h       *handler           // the endpoint: its sessions, calls, tasks and streams
 	tel     Telemetry          // what it tells of its requests (package record)
+	search  searchCache        // search mode's index and list, per generation (toolsearch.go)
 
 	rebuildMu sync.Mutex
 }

@@ -50,6 +50,11 @@ type HTTPOptions struct {
 	// Telemetry is what the endpoint tells of its requests: the call
 	// log, /metrics, traces (SPEC §11; package record). Zero: nothing.
 	Telemetry Telemetry
+	// ToolSearch is the gateway's tool search (SPEC §4.10; zero: off),
+	// which a client's query parameter tools overrides; auto is on past
+	// ToolSearchThreshold tools (0: DefaultToolSearchThreshold).
+	ToolSearch          ToolSearch
+	ToolSearchThreshold int
 }
 
 // DefaultBodyTimeout bounds reading a POST body (body.DefaultTimeout:

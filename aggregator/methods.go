@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -35,8 +36,9 @@ const maxInitializeParams = 64 << 10
 
 // initialize answers initialize and opens the session (SPEC §3.5): a
 // supported requested protocolVersion is echoed, any other gets the newest
-// legacy one. Past MaxSessions it is 503 with Retry-After.
-func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool) {
+// legacy one. Past MaxSessions it is 503 with Retry-After. tools is what
+// its URL chose of tools/list, kept for the session's life (SPEC §4.10).
+func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool, tools toolsChoice) {
 	var p struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
@@ -56,7 +58,7 @@ func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly boo
 	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion
 	}
-	s := h.sessions.open(version, p.Capabilities, p.ClientInfo)
+	s := h.sessions.open(version, p.Capabilities, p.ClientInfo, tools)
 	if s == nil {
 		w.Header().Set("Retry-After", "5")
 		wire.WriteRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "too many sessions: the gateway serves at most "+
@@ -95,8 +97,11 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
-		tools, _ := h.g.reg.Load().List(m.Method)
-		return listPage(m, tools)
+		page, err := h.g.toolsPage(s.tools, registry.CursorOf(m.Params)) // toolsearch.go (SPEC §4.10)
+		if err != nil {
+			return wire.ErrorParts(m.ID, err)
+		}
+		return wire.ResultParts(m.ID, page)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return h.surface(s, m, out, rec) // surface.go
@@ -138,6 +143,10 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 	}
 	defer end()
 	c, err := route()
+	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
+		rec.Routed(own.name, "", own.name)
+		return rec.ResultParts(m.ID, own.result())
+	}
 	if err == nil {
 		rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 		err = c.check()

@@ -108,7 +108,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 	case "server/discover":
 		wire.WriteResult(w, m.ID, h.g.discoverResult())
 	case "tools/list":
-		h.modernList(w, req)
+		h.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
 		h.modernSurface(w, r, req) // modernsurface.go
 	case "tools/call":
@@ -151,7 +151,7 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 	c, err := h.modernRoute(req)
 	if err == nil {
 		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-		if e := checkParamHeaders(r, req.Params, c.route.Headers); e != nil {
+		if e := checkParamHeaders(r, req.Params, c.paramHeaders()); e != nil {
 			req.rec.HTTPFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
@@ -175,6 +175,13 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		req.rec.Cancelled()
+		return
+	}
+	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
+		req.rec.Routed(own.name, "", own.name)
+		res := own.result()
+		req.rec.Result(res)
+		out.Finish(modernResultParts(req.ID, res)...)
 		return
 	}
 	if err != nil {

@@ -57,6 +57,12 @@ func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *mod
 func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 	l, _ := h.g.reg.Load().List(req.Method)
 	page, err := l.Page(registry.CursorOf(req.Params))
+	modernPage(w, req, page, err)
+}
+
+// modernPage writes a list method's page (or err, its -32602) as
+// modernList answers.
+func modernPage(w http.ResponseWriter, req *modernReq, page json.RawMessage, err error) {
 	if err != nil {
 		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, err))
 		return

@@ -72,8 +72,14 @@ func (h *handler) serveLegacy(w http.ResponseWriter, r *http.Request, msgs []*wi
 			wire.WriteError(w, e)
 			return
 		}
+		tools, herr := toolsQuery(r) // the session keeps it (SPEC §4.10)
+		if herr != nil {
+			herr.ID = id
+			wire.WriteError(w, herr)
+			return
+		}
 		rec := h.begin(msgs[0], nil, r) // its span, with tracing on (package record)
-		h.initialize(w, msgs[0], acc.sse && !acc.json)
+		h.initialize(w, msgs[0], acc.sse && !acc.json, tools)
 		rec.End()
 		return
 	}

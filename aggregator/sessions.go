@@ -43,6 +43,7 @@ type session struct {
 	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
 	info    json.RawMessage // the client's clientInfo, raw
 	uris    registry.Memory // the URIs results carried to it (registry.Memory)
+	tools   toolsChoice     // what its initialize's URL chose of tools/list (SPEC §4.10)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -66,13 +67,13 @@ type clientAnswer struct {
 
 // open adds a session, unless max are live (then it returns nil). Its idle
 // clock starts when the initialize POST ends (see postEnded).
-func (t *sessions) open(version string, caps, info json.RawMessage) *session {
+func (t *sessions) open(version string, caps, info json.RawMessage, tools toolsChoice) *session {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	s := &session{
 		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: withoutTasksExt(caps), info: info,
 		calls: map[string]context.CancelCauseFunc{}, posts: map[*wire.Stream]struct{}{},
-		asks: map[string]chan clientAnswer{},
+		asks: map[string]chan clientAnswer{}, tools: tools,
 	}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	t.mu.Lock()

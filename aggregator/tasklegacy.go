@@ -50,6 +50,10 @@ func taskParams(params json.RawMessage) bool {
 // a task the server makes of it is followed (taskfollow.go).
 func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	c, err := h.g.routeTool(m.Params)
+	if own, ok := ownOf(err); ok { // search_tools answers at once, no task made (toolsearch.go)
+		rec.Routed(own.name, "", own.name)
+		return rec.ResultParts(m.ID, own.result())
+	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}

@@ -81,7 +81,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.route.Headers) != nil {
+	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.paramHeaders()) != nil {
 		return false
 	}
 	c.mem = &h.modernURIs

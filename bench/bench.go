@@ -43,6 +43,8 @@ type Config struct {
 
 	HandlerCalls int // timed calls of each era for the handler-CPU figure (handlercpu.go)
 
+	SearchCalls int // timed search_tools queries over 1,000 tools (toolsearch.go)
+
 	// Everything is the argv of server-everything; nil skips its figures.
 	Everything []string
 	// Pulled runs the figures of the npm servers after `mcp-gateway
@@ -51,7 +53,7 @@ type Config struct {
 	Pulled bool
 
 	// Only, if set, runs only these phases: seq, handler, telemetry, everything,
-	// tput, ready, pulled, warm, mem, big, http.
+	// tput, ready, pulled, warm, mem, big, http, search.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -80,6 +82,7 @@ func FullConfig() Config {
 		MemServers: 3, MemSessions: 100, MemCalls: 10,
 		BigBytes: 8 << 20, BigCalls: 5,
 		SDKCalls: 1000, HandlerCalls: 10000,
+		SearchCalls: 10000,
 	}
 }
 
@@ -92,6 +95,7 @@ func ShortConfig() Config {
 		MemServers: 3, MemSessions: 5, MemCalls: 2,
 		BigBytes: 256 << 10, BigCalls: 1,
 		SDKCalls: 20, HandlerCalls: 200,
+		SearchCalls: 200,
 	}
 }
 
@@ -182,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"mem", "memory", r.memory},
 		{"big", "large messages", r.big},
 		{"http", "an HTTP upstream", r.httpUpstream},
+		{"search", "tool search, in-process", r.toolSearch},
 	}
 	for rep := range cfg.Reps {
 		r.rep = rep

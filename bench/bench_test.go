@@ -72,7 +72,8 @@ func TestBenchShort(t *testing.T) {
 	want := []string{"seq.echo.p50", "seq.echo.p99", "seq.echo.tcpclient.p50", "cpu.seq.client", "client.sdk.cpu",
 		"seq.echo.modern.p50", "seq.echo.modern.p99", "cpu.seq.modern.daemon", "cpu.handler", "cpu.handler.modern", "cpu.handler.modern.diff", "cpu.handler.askable", "cpu.handler.askable.diff", "client.sdk.p50", "client.sdk.modern.p50", "client.sdk.modern.cpu",
 		"tput.1session", "tput.sessions", "tput.modern", "mem.idle.rss", "mem.idle.hwm", "mem.sessions.rss",
-		"mem.sessions.hwm", "mem.keeper.rss", "mem.upstream.rss", "big.result", "big.argument"}
+		"mem.sessions.hwm", "mem.keeper.rss", "mem.upstream.rss", "big.result", "big.argument",
+		"search.p50", "search.p99", "search.build", "search.list.all", "search.list.search", "search.list.tools"}
 	for _, n := range cfg.ReadyServers {
 		want = append(want, "ready."+itoa(n))
 	}
@@ -133,7 +134,7 @@ func TestBenchShort(t *testing.T) {
 	for _, t := range res.Targets {
 		judged[t.Figure] = true
 	}
-	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "tput.sessions", "tput.modern", "mem.idle.anon", "mem.sessions.anon", "big.result"} {
+	for _, id := range []string{"seq.echo.p50", "seq.echo.modern.p50", "tput.sessions", "tput.modern", "mem.idle.anon", "mem.sessions.anon", "big.result", "search.p50", "search.list.search"} {
 		if !judged[id] {
 			t.Errorf("no target judged on %s", id)
 		}

@@ -37,8 +37,19 @@ type Ref struct {
 // stable across restarts. A tool that still cannot be named is returned in
 // dropped (only possible with a duplicate name within one server).
 func Assign(servers []string, tools map[string][]string) (names map[Ref]string, dropped []Ref) {
+	return AssignReserved(servers, tools, nil)
+}
+
+// AssignReserved is Assign with the names in reserved taken before any
+// server's: a tool of such a name is exported prefixed, as if an earlier
+// server had it. The gateway reserves its own tools' names this way
+// (search_tools and call_tool, SPEC §4.10).
+func AssignReserved(servers []string, tools map[string][]string, reserved []string) (names map[Ref]string, dropped []Ref) {
 	names = map[Ref]string{}
 	taken := map[string]bool{}
+	for _, n := range reserved {
+		taken[n] = true
+	}
 	var rest []Ref
 	for _, s := range servers {
 		for _, t := range tools[s] {

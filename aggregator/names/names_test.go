@@ -56,3 +56,15 @@ func TestAssign(t *testing.T) {
 		t.Errorf("not deterministic (-first +second):\n%s", diff)
 	}
 }
+
+// TestAssignReserved: a reserved name is nobody's, so a server's tool of
+// that name is exported prefixed, and the other tools as before.
+func TestAssignReserved(t *testing.T) {
+	got, dropped := AssignReserved([]string{"a", "b"},
+		map[string][]string{"a": {"search_tools", "echo"}, "b": {"call_tool"}},
+		[]string{"search_tools", "call_tool"})
+	want := map[Ref]string{{"a", "search_tools"}: "a_search_tools", {"a", "echo"}: "echo", {"b", "call_tool"}: "b_call_tool"}
+	if diff := cmp.Diff(want, got); diff != "" || dropped != nil {
+		t.Errorf("names (-want +got):\n%s\ndropped: %v", diff, dropped)
+	}
+}

@@ -59,6 +59,10 @@ func (l List) Page(cursor string) (json.RawMessage, error) {
 	return append(b, '}'), nil
 }
 
+// Items returns l's definitions in order, as clients get them; the
+// caller must not change them.
+func (l List) Items() []json.RawMessage { return l.items }
+
 // Same reports whether l and o hold the same definitions, byte for byte.
 func (l List) Same(o List) bool {
 	if len(l.items) != len(o.items) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -39,6 +40,11 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 	r.uris = buildURITable(ups, lists, log, &prev.uris)
 	return r
 }
+
+// reserved are the exported names no server's entry takes, by kind of
+// entry: the gateway's own tools in search mode (SPEC §4.10), whatever
+// the mode, so that a name means one thing in both.
+var reserved = map[string][]string{"tool": {toolsearch.SearchToolsName, toolsearch.CallToolName}}
 
 // named is one tool or prompt with its exported name and its definition
 // as clients see it.
@@ -74,7 +80,7 @@ func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what strin
 			keys[u.Name()] = append(keys[u.Name()], e.Key)
 		}
 	}
-	exported, dropped := names.Assign(servers, keys)
+	exported, dropped := names.AssignReserved(servers, keys, reserved[what])
 	for _, ref := range dropped {
 		log.Warn(what+" dropped", "server", ref.Server, what, ref.Name, "reason", "no unique exported name")
 	}

@@ -218,6 +218,9 @@ func (d *daemon) newAggregator(t taken) *aggregator.Gateway {
 		BodyTimeout:    d.settings.BodyTimeout,
 		Budget:         t.mem,
 		Telemetry:      aggregator.Telemetry{Metrics: t.tel.metrics, Tracer: t.tel.tracing.Tracer(), CallLog: callLog},
+
+		ToolSearch:          d.settings.ToolSearch, // SPEC §4.10
+		ToolSearchThreshold: d.settings.ToolSearchThreshold,
 	})
 	d.gw.Store(gw)
 	return gw

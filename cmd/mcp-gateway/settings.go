@@ -45,6 +45,10 @@ type Settings struct {
 	// CallLog writes one log line per tools/call, prompts/get and
 	// resources/read (SPEC §11.1).
 	CallLog bool `json:"callLog"`
+	// ToolSearch is off, on or auto (SPEC §4.10); auto is on past
+	// ToolSearchThreshold exported tools.
+	ToolSearch          aggregator.ToolSearch `json:"toolSearch"`
+	ToolSearchThreshold int                   `json:"toolSearchThreshold"`
 }
 
 // Addr is the listen address, host:port.
@@ -72,6 +76,8 @@ type settingsFlags struct {
 	origins       string
 	budget, share byteSize
 	envErr        error // a size or switch flag's environment variable that does not parse
+	toolSearch    string
+	threshold     string
 }
 
 func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
@@ -94,6 +100,10 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	fs.BoolVar(&sf.s.CallLog, "call-log", callLog, "one log line per tools/call, prompts/get and resources/read; --call-log=false for very busy gateways (env MCP_GATEWAY_CALL_LOG: on, off)")
 	fs.Var(&sf.budget, "memory-budget", "memory for request bodies and servers' answers held at once, e.g. 256MiB; "+
 		"the runtime's memory limit is set above it unless GOMEMLIMIT is (env MCP_GATEWAY_MEMORY_BUDGET)")
+	fs.StringVar(&sf.toolSearch, "tool-search", envOr("MCP_GATEWAY_TOOL_SEARCH", string(aggregator.ToolSearchOff)),
+		"tools/list as search_tools and call_tool (SPEC §4.10): off, on, or auto past --tool-search-threshold tools; a client's /mcp?tools=all or ?tools=search wins (env MCP_GATEWAY_TOOL_SEARCH)")
+	fs.StringVar(&sf.threshold, "tool-search-threshold", envOr("MCP_GATEWAY_TOOL_SEARCH_THRESHOLD", strconv.Itoa(aggregator.DefaultToolSearchThreshold)),
+		"--tool-search auto: search mode when more tools than this are exported (env MCP_GATEWAY_TOOL_SEARCH_THRESHOLD)")
 	fs.Var(&sf.share, "log-share", "bytes per second each server may write to the log, e.g. 64KiB; 0: no limit (env MCP_GATEWAY_LOG_SHARE)")
 	return sf
 }
@@ -155,6 +165,21 @@ func (sf *settingsFlags) daemonLimits(s *Settings) error {
 	if s.BodyTimeout <= 0 {
 		return errors.New("--body-timeout must be positive")
 	}
+	return sf.toolSearchSettings(s)
+}
+
+// toolSearchSettings resolves and checks --tool-search and
+// --tool-search-threshold (SPEC §4.10).
+func (sf *settingsFlags) toolSearchSettings(s *Settings) error {
+	mode, err := aggregator.ParseToolSearch(strings.ToLower(strings.TrimSpace(sf.toolSearch)))
+	if err != nil {
+		return fmt.Errorf("--tool-search (env MCP_GATEWAY_TOOL_SEARCH) %q: want off, on or auto", sf.toolSearch)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(sf.threshold))
+	if err != nil || n < 1 {
+		return fmt.Errorf("--tool-search-threshold (env MCP_GATEWAY_TOOL_SEARCH_THRESHOLD) %q: want a whole number of tools, at least 1", sf.threshold)
+	}
+	s.ToolSearch, s.ToolSearchThreshold = mode, n
 	return nil
 }
 
