@@ -9,8 +9,8 @@
 // internal/logfile's.
 //
 //   - Each server runs in its own process group with the daemon's
-//     environment minus GATEWAY_ACCESS_TOKEN, plus its own envs (§7.1,
-//     env.go).
+//     environment minus GATEWAY_ACCESS_TOKEN and the gateway's own
+//     MCP_GATEWAY_* settings, plus its own envs (§7.1, env.go).
 //   - A server that exits is restarted by the next call, not in the
 //     background; calls pending at the exit fail at once (§7.2). Quick
 //     repeated failures back off (§7.3, see backoff.go).
