@@ -67,6 +67,11 @@ type upstreamCall struct {
 	// mem learns the URIs the result carries, for the calling client
 	// (registry.Memory); nil learns none.
 	mem *registry.Memory
+	// metaRead says routeTool's scan of params found meta, the last of
+	// metas _meta members, for check; else check scans for them.
+	metaRead bool
+	meta     json.RawMessage
+	metas    int
 }
 
 // callOutcome is how a call ended: the server's result, raw, and the
@@ -91,12 +96,28 @@ func (g *Gateway) routeTool(params json.RawMessage) (upstreamCall, error) {
 	if params == nil || params[0] != '{' {
 		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
 	}
-	rawName, _ := jsonrpc.Member(params, "name")
+	// One scan for the name and for check's _meta: the arguments, 8 MiB
+	// of them perhaps, are skipped once, not once for each.
+	var (
+		rawName, meta json.RawMessage
+		metas         int
+	)
+	_ = jsonrpc.Members(params, func(k, v []byte) bool {
+		switch {
+		case jsonrpc.KeyIs(k, "name"):
+			rawName = v
+		case jsonrpc.KeyIs(k, "_meta"):
+			meta, metas = v, metas+1
+		}
+		return true
+	})
 	name, ok := jsonrpc.Text(rawName)
 	if !ok {
 		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
 	}
-	return g.routeName(name, params)
+	c, err := g.routeName(name, params)
+	c.metaRead, c.meta, c.metas = true, meta, metas
+	return c, err
 }
 
 // routeName is routeTool for a name already read from params (a modern
@@ -113,7 +134,12 @@ func (g *Gateway) routeName(name string, params json.RawMessage) (upstreamCall, 
 // check is step 2: the params' progressToken (checkProgressToken). A
 // modern request's was judged in validateModern's scan, and its front
 // skips this.
-func (c *upstreamCall) check() error { return checkProgressToken(c.params) }
+func (c *upstreamCall) check() error {
+	if !c.metaRead {
+		return checkProgressToken(c.params)
+	}
+	return metaProgressToken(c.meta, c.metas)
+}
 
 // call is step 3: the request goes to the server under the original
 // name, on c.run, and its outcome comes back (step 4, end), or, if c.peer
@@ -193,6 +219,12 @@ func (o callOutcome) end(ctx context.Context, res json.RawMessage, served uint64
 // that never asked for them.
 func checkProgressToken(params json.RawMessage) error {
 	meta, metas := onlyMember(params, "_meta")
+	return metaProgressToken(meta, metas)
+}
+
+// metaProgressToken is checkProgressToken once params' _meta members
+// are found: metas of them, meta the last.
+func metaProgressToken(meta json.RawMessage, metas int) error {
 	var tok json.RawMessage
 	var toks int
 	if metas == 1 && meta[0] == '{' {

@@ -82,3 +82,23 @@ func benchSession(b *testing.B, url string) string {
 	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
 	return sid
 }
+
+// BenchmarkRouteTool8MiB is the routing and check of a tools/call whose
+// arguments hold 8 MiB: the scans of params the gateway makes before the
+// call goes upstream (issue 33: no pass more than needed).
+//
+//	go test ./aggregator -run '^$' -bench RouteTool8MiB -count 5
+func BenchmarkRouteTool8MiB(b *testing.B) {
+	_, gw := startGateway(b, map[string]map[string]string{"s": {}})
+	params := []byte(`{"name":"echo","arguments":{"text":"` + strings.Repeat("abcdefgh", 1<<20) + `"}}`)
+	b.SetBytes(int64(len(params)))
+	for b.Loop() {
+		c, err := gw.routeTool(params)
+		if err == nil {
+			err = c.check()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

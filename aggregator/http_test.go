@@ -538,6 +538,28 @@ func TestMalformedBodiesGet400AndServingGoesOn(t *testing.T) {
 	}
 }
 
+// Content-Type: application/json as clients send it, or with parameters
+// or in another case, is a JSON-RPC POST; any other type is 415.
+func TestContentTypeVariants(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
+	u := srv.URL + "/mcp"
+	for _, tc := range []struct {
+		contentType string
+		want        int
+	}{
+		{"application/json", 200}, {"application/json; charset=utf-8", 200}, {"Application/JSON", 200},
+		{"text/plain", 415}, {"application/json-seq", 415}, {"application/jsonx", 415},
+	} {
+		resp, b := send(t, "POST", u, initBody("2025-06-18"), map[string]string{"Content-Type": tc.contentType})
+		if resp.StatusCode != tc.want {
+			t.Errorf("Content-Type %q: initialize %d %s, want %d", tc.contentType, resp.StatusCode, b, tc.want)
+		}
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			send(t, "DELETE", u, "", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"})
+		}
+	}
+}
+
 func TestAcceptVariants(t *testing.T) {
 	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": nil}, HTTPOptions{MaxSessions: 20})
 	u := srv.URL + "/mcp"

@@ -111,7 +111,9 @@ func postTypes(r *http.Request) (jsonOK, sseOK bool, err *wire.HTTPError) {
 		return false, false, &wire.HTTPError{Status: http.StatusNotAcceptable, Code: jsonrpc.CodeInvalidRequest,
 			Msg: "Not Acceptable: send Accept: application/json, text/event-stream"}
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	// The type every client sends is checked as it is; any other form
+	// ("application/json; charset=utf-8", other case) is parsed.
+	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return false, false, &wire.HTTPError{Status: http.StatusUnsupportedMediaType, Code: jsonrpc.CodeInvalidRequest,
 				Msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"}

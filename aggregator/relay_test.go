@@ -194,6 +194,12 @@ func TestInvalidLevelAndProgressTokenAreRefused(t *testing.T) {
 		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":null}}}`,
 		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":{"x":1}}}}`,
 		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":true}}}`,
+		// _meta twice (one spelt with an escape), or its token twice: the
+		// server would read one and the gateway swap the other.
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"progressToken":"a"},"name":"progress","arguments":{"n":1},"_meta":{"progressToken":"b"}}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","_m\u0065ta":{},"arguments":{"n":1},"_meta":{"progressToken":"b"}}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":"a","progressToken":"b"}}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"n\u0061me":"progress","arguments":{"n":1},"_m\u0065ta":{"progressToken":null}}}`,
 	} {
 		msg := string(c.rpc(fmt.Sprintf(body, 10+i)))
 		if !strings.Contains(msg, `"code":-32602`) {
@@ -202,4 +208,5 @@ func TestInvalidLevelAndProgressTokenAreRefused(t *testing.T) {
 	}
 	result(t, c.rpc(`{"jsonrpc":"2.0","id":20,"method":"logging/setLevel","params":{"level":"notice"}}`))
 	result(t, c.rpc(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},"_meta":{"progressToken":"ok"}}}`))
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"_meta":{"progressToken":7},"n\u0061me":"progress","arguments":{"n":1}}}`))
 }

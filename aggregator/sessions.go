@@ -57,7 +57,8 @@ type session struct {
 	asks     map[string]chan clientAnswer       // server-to-client requests by our id
 	nextAsk  int64
 	openPost int         // POSTs in flight; the idle clock runs at 0
-	clock    *time.Timer // the idle clock, when running
+	clock    *time.Timer // the idle clock, made at the first POST's end, stopped while a POST is open
+	idleFrom time.Time   // when the last open POST ended: the idle clock's start
 }
 
 // clientAnswer is a client's response to a server-to-client request.
@@ -159,7 +160,6 @@ func (t *sessions) postStarted(s *session, st *wire.Stream) {
 	}
 	if s.clock != nil {
 		s.clock.Stop()
-		s.clock = nil
 	}
 }
 
@@ -171,16 +171,23 @@ func (t *sessions) postEnded(s *session, st *wire.Stream) {
 	if s.openPost--; s.openPost > 0 || s.ended {
 		return
 	}
-	var clock *time.Timer
-	clock = time.AfterFunc(t.idle, func() {
+	// One timer per session, reset at each POST's end (a timer and its
+	// closure per POST were two allocations of every call). A firing that
+	// raced with a POST's start, or with a reset, finds the session busy,
+	// or idle for less than t.idle, and leaves it to the next.
+	s.idleFrom = time.Now()
+	if s.clock != nil {
+		s.clock.Reset(t.idle)
+		return
+	}
+	s.clock = time.AfterFunc(t.idle, func() {
 		s.mu.Lock()
-		current := s.clock == clock
+		expired := s.openPost == 0 && !s.ended && time.Since(s.idleFrom) >= t.idle
 		s.mu.Unlock()
-		if current {
+		if expired {
 			t.end(s)
 		}
 	})
-	s.clock = clock
 }
 
 // startCall registers a running request of s under its raw id, for

@@ -132,15 +132,17 @@ func (u *Upstream) exchange(ctx context.Context, r *run, method string, params j
 // error that is not the server's own or ctx's.
 func (u *Upstream) endCall(r *run, res json.RawMessage, err error) (Reply, error) {
 	defer r.active.Done()
-	var rpcErr *jsonrpc.Error
-	if err == nil || errors.As(err, &rpcErr) {
+	if err == nil { // first, so that rpcErr is not made for every answer
 		r.served.Store(true) // the server answered: it is not crash-looping
+		return Reply{Result: res, Run: r.num}, nil
 	}
-	if err != nil {
-		if errors.As(err, &rpcErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return Reply{Run: r.num}, err
-		}
-		return Reply{Run: r.num}, fmt.Errorf("server %q: %w", u.name, err)
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		r.served.Store(true) // the server answered, with an error
+		return Reply{Run: r.num}, err
 	}
-	return Reply{Result: res, Run: r.num}, nil
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Reply{Run: r.num}, err
+	}
+	return Reply{Run: r.num}, fmt.Errorf("server %q: %w", u.name, err)
 }

@@ -18,7 +18,7 @@ import (
 // one (same process), stops the warm ones the config leaves out or
 // changes, starts the dead one afresh and the new ones (SPEC §2.9).
 func TestConfigureAdoptsWhatEquals(t *testing.T) {
-	warmBase := []string{"PATH=/usr/bin:/bin", "HOME=/root", "PWD=/template", "SHLVL=1"}
+	warmBase := []string{"PATH=/usr/bin:/bin", "HOME=/root", "PWD=/template", "SHLVL=1", "MCP_GATEWAY_RUN_DIR=/run/template"}
 	lang := map[string]string{"LANG": "C"} // kept sets it: a LANG in the launcher's environment changes nothing for it
 	s := New([]adapters.Server{
 		{Name: "kept", Spec: fakeSpec("kept", lang)},
@@ -44,8 +44,11 @@ func TestConfigureAdoptsWhatEquals(t *testing.T) {
 	_ = syscall.Kill(pids["dead"], syscall.SIGKILL)
 	testwait.For(t, 10*time.Second, "the killed server dead to be seen exited", func() bool { return dead.Status().State == StateExited })
 
-	// The launcher's shell differs (PWD, SHLVL), and its environment has LANG.
-	base := []string{"PATH=/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8", "PWD=/home/user", "SHLVL=2"}
+	// The launcher's shell differs (PWD, SHLVL), and its environment has
+	// LANG, the token and the gateway's own settings, which are no
+	// server's business (SPEC §2.9).
+	base := []string{"PATH=/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8", "PWD=/home/user", "SHLVL=2", TokenEnv + "=tok",
+		"MCP_GATEWAY_PORT=50123", "MCP_GATEWAY_RUN_DIR=/run/other", "MCP_GATEWAY_LOG_SHARE=64KiB"}
 	res := s.Configure([]adapters.Server{
 		{Name: "changed", Spec: fakeSpec("changed", map[string]string{"MODE": "b"})},
 		{Name: "dead", Spec: fakeSpec("dead", nil)},

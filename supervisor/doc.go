@@ -28,8 +28,10 @@
 //     initialize with -32022 listing only modern versions is driven as
 //     modern, modern.go). It tells runEnds (the lifecycle) of each end,
 //     and asks runSurface for a new run's lists and subscriptions. Each
-//     server runs with the daemon's environment minus the token, plus its
-//     own envs (§7.1, env.go).
+//     server runs with the daemon's environment minus GATEWAY_ACCESS_TOKEN
+//     and the gateway's own MCP_GATEWAY_* settings, plus its own envs
+//     (§7.1, env.go); the same environment is what a warm server is
+//     compared by (§2.9).
 //   - surface (lists.go, capabilities.go, subscribe.go, loglevel.go): the
 //     server's four lists, read at a start and again on list_changed
 //     (§3.8, §4.5); its resource subscriptions, made in the server's own

@@ -31,8 +31,8 @@ const DefaultEventStall = httpup.DefaultEventStall
 type Options struct {
 	Log    *logfile.Log // server stderr and gateway lines; required
 	Logger *slog.Logger // defaults to Log.Logger()
-	// BaseEnv is the environment children start from; TokenEnv is always
-	// removed. Defaults to os.Environ().
+	// BaseEnv is the environment children start from; TokenEnv and every
+	// MCP_GATEWAY_* are always removed (Environ). Defaults to os.Environ().
 	BaseEnv []string
 	// StartTimeout bounds each start (default DefaultStartTimeout).
 	StartTimeout time.Duration

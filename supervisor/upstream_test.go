@@ -94,19 +94,27 @@ func TestPendingCallsFailAtOnceOnCrash(t *testing.T) {
 	}
 }
 
-func TestTokenAbsentFromChildEnvironment(t *testing.T) {
-	s, u, _ := fake(t, map[string]string{"OWN_SECRET": "own-value"})
-	s.opts.BaseEnv = append(os.Environ(), TokenEnv+"=tok-should-not-leak", "PATH=/usr/bin:/bin")
-	pid := mustText(t, u, "pid", `{}`)
-	environ, err := os.ReadFile("/proc/" + pid + "/environ")
-	if err != nil {
-		t.Fatal(err)
+// A server's environment holds neither the token nor any of the
+// gateway's own MCP_GATEWAY_* settings (SPEC §7.1), but its own envs, and
+// an MCP_GATEWAY_* name its spec sets itself.
+func TestGatewayOwnVariablesAbsentFromChildEnvironment(t *testing.T) {
+	_, u, _ := fake(t, map[string]string{"OWN_SECRET": "own-value", "MCP_GATEWAY_CODE_DIR": "/code"})
+	// Set before its first start, which reads it.
+	u.life.baseEnv = append(os.Environ(), TokenEnv+"=tok-should-not-leak", "PATH=/usr/bin:/bin",
+		"MCP_GATEWAY_PORT=50123", "MCP_GATEWAY_RUN_DIR=/run/x", "MCP_GATEWAY_LOG_SHARE=64KiB", "MCP_GATEWAY_CODE_DIR=/elsewhere")
+	env := mustText(t, u, "env", `{}`)
+	for _, kv := range strings.Split(env, "\n") {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == TokenEnv || strings.HasPrefix(name, "MCP_GATEWAY_") && kv != "MCP_GATEWAY_CODE_DIR=/code" {
+			t.Errorf("the child's environment holds %s", name)
+		}
 	}
-	if strings.Contains(string(environ), "tok-should-not-leak") || strings.Contains(string(environ), TokenEnv+"=") {
-		t.Errorf("child environment holds the token")
+	if strings.Contains(env, "tok-should-not-leak") {
+		t.Errorf("the child's environment holds the token")
 	}
-	contains(t, "environ", string(environ), "OWN_SECRET=own-value")
-	contains(t, "environ", string(environ), "PATH=")
+	contains(t, "environ", env, "OWN_SECRET=own-value")
+	contains(t, "environ", env, "MCP_GATEWAY_CODE_DIR=/code")
+	contains(t, "environ", env, "PATH=")
 }
 
 func TestBannerLinesAreSkipped(t *testing.T) {

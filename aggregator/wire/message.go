@@ -102,7 +102,7 @@ func parseMessage(raw []byte) (*Message, *HTTPError) {
 		return invalid("id must be a string or an integer, got " + string(m.ID))
 	}
 	if method != nil {
-		name, ok := jsonrpc.Text(method)
+		name, ok := methodName(method)
 		if !ok || name == "" || nullID || m.Result != nil || m.Error != nil {
 			return invalid("not a JSON-RPC request or notification")
 		}
@@ -131,4 +131,21 @@ func ValidID(raw []byte) bool {
 		return bytes.IndexAny(raw, ".eE") < 0 && string(raw) != "-0"
 	}
 	return false
+}
+
+// methodName is jsonrpc.Text of a request's raw method, with the methods
+// of every call (tools/call, and the lists a client pages through) given
+// as constants rather than a string made for each message.
+func methodName(raw []byte) (string, bool) {
+	switch string(raw) {
+	case `"tools/call"`:
+		return "tools/call", true
+	case `"tools/list"`:
+		return "tools/list", true
+	case `"ping"`:
+		return "ping", true
+	case `"notifications/cancelled"`:
+		return "notifications/cancelled", true
+	}
+	return jsonrpc.Text(raw)
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -187,6 +189,110 @@ func TestWarmRefusalLeavesItWarm(t *testing.T) {
 	if pidsOf(e.statusJSON())["a"] != before {
 		t.Error("the server was not adopted after the refusals")
 	}
+}
+
+// settingsEnv is e's paths, port and some limits as the environment
+// gives them (SPEC §10), with no flag.
+func (e *env) settingsEnv() []string {
+	return []string{"MCP_GATEWAY_PORT=" + itoaInt(e.port), "MCP_GATEWAY_LISTEN=127.0.0.1",
+		"MCP_GATEWAY_TOKEN_FILE=" + e.path("token"), "MCP_GATEWAY_LOG_FILE=" + e.path("gateway.log"),
+		"MCP_GATEWAY_RUN_DIR=" + e.path("run"), "MCP_GATEWAY_CATALOG_FILE=" + e.path("catalog.json"),
+		"MCP_GATEWAY_SERVERS_DIR=" + e.path("servers"), "MCP_GATEWAY_GITHUB_URL=http://127.0.0.1:1",
+		"MCP_GATEWAY_ADAPTERS_DIR=" + e.path("adapters"), "MCP_GATEWAY_ALLOWED_ORIGINS=https://example.test",
+		"MCP_GATEWAY_MEMORY_BUDGET=256MiB", "MCP_GATEWAY_LOG_SHARE=64KiB", "MCP_GATEWAY_CALL_LOG=off"}
+}
+
+// handedOverAdopts launches config with env and no flag but --config, as
+// the SDK does, and checks that the warm servers named are adopted (same
+// pid, and the log says so), and that no server's environment holds the
+// token or an MCP_GATEWAY_* setting (SPEC §2.9, §7.1).
+func (e *env) handedOverAdopts(config, token string, env []string, adopted ...string) {
+	t := e.t
+	t.Helper()
+	warm := pidsOf(e.statusJSON())
+	start := time.Now()
+	code, out, errOut := e.run(env, "--config", config)
+	t.Cleanup(func() {
+		if pid := e.daemonPID(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			waitExit(t, pid, 15*time.Second)
+		}
+	})
+	if code != 0 {
+		t.Fatalf("launch to the warm daemon: exit %d\nstdout: %s\nstderr: %s\nlog:\n%s", code, out, errOut, e.logText())
+	}
+	t.Logf("hand-over: ready after %v: %s", time.Since(start), out)
+	now := pidsOf(e.statusJSON())
+	for _, name := range adopted {
+		if now[name] == 0 || now[name] != warm[name] {
+			t.Errorf("%s: pid %d after the hand-over, %d warm: not adopted", name, now[name], warm[name])
+		}
+	}
+	if log := e.logText(); !strings.Contains(log, `msg="warm: a config was handed over" adopted=`+strings.Join(adopted, ",")+` `) {
+		t.Errorf("the hand-over's log line does not adopt %v:\n%s", adopted, log)
+	}
+	for i, name := range slices.Sorted(maps.Keys(now)) {
+		tool := name + "_env"
+		if i == 0 {
+			tool = "env" // the first server's tools keep their names (config-key order)
+		}
+		var res struct {
+			Result struct {
+				Content []struct{ Text string }
+			}
+		}
+		raw := mcpCall(t, e.url(), token, tool, `{}`)
+		if err := json.Unmarshal([]byte(raw), &res); err != nil || len(res.Result.Content) != 1 || !strings.Contains(res.Result.Content[0].Text, "PATH=") {
+			t.Fatalf("%s: %v: %s", tool, err, raw)
+		}
+		for _, kv := range strings.Split(res.Result.Content[0].Text, "\n") {
+			if n, _, _ := strings.Cut(kv, "="); n == supervisorTokenEnv || strings.HasPrefix(n, "MCP_GATEWAY_") {
+				t.Errorf("%s's environment holds %s", name, n)
+			}
+		}
+		if strings.Contains(raw, token) {
+			t.Errorf("%s's environment holds the token", name)
+		}
+	}
+}
+
+// A template warms with flags; the launch sets its port, paths and
+// limits in its environment instead: the servers are adopted all the
+// same, since the gateway's own settings are no server's (SPEC §2.9).
+func TestWarmAdoptsWhenTheLaunchSetsItsSettingsInTheEnvironment(t *testing.T) {
+	e := newEnv(t)
+	e.warmCatalog("kept", "other", "fresh")
+	if code, out, errOut := e.warm(nil, "kept", "other"); code != 0 {
+		t.Fatalf("warm: exit %d\n%s%s", code, out, errOut)
+	}
+	const token = "tok-ENV-LAUNCH-3b8e"
+	e.handedOverAdopts(`{"kept": {}, "other": {}, "fresh": {}}`, token,
+		append(e.settingsEnv(), "GATEWAY_ACCESS_TOKEN="+token), "kept", "other")
+}
+
+// As the SDK launches: the template's image sets the paths in the
+// environment for both warm and launch, and the launch adds the token and
+// the sandbox's port; every warm server whose entry did not change is
+// adopted.
+func TestWarmAdoptsTheLaunchTheSDKMakes(t *testing.T) {
+	e := newEnv(t)
+	e.warmCatalog("kept", "other")
+	image := []string{"MCP_GATEWAY_TOKEN_FILE=" + e.path("token"), "MCP_GATEWAY_LOG_FILE=" + e.path("gateway.log"),
+		"MCP_GATEWAY_RUN_DIR=" + e.path("run"), "MCP_GATEWAY_CATALOG_FILE=" + e.path("catalog.json"),
+		"MCP_GATEWAY_SERVERS_DIR=" + e.path("servers")}
+	code, out, errOut := e.run(image, "warm", "kept", "other")
+	t.Cleanup(func() {
+		if pid := e.daemonPID(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			waitExit(t, pid, 15*time.Second)
+		}
+	})
+	if code != 0 {
+		t.Fatalf("warm: exit %d\n%s%s", code, out, errOut)
+	}
+	const token = "tok-SDK-LAUNCH-91c0"
+	e.handedOverAdopts(`{"kept": {}, "other": {}}`, token,
+		append(image, "MCP_GATEWAY_PORT="+itoaInt(e.port), "MCP_GATEWAY_LISTEN=127.0.0.1", "GATEWAY_ACCESS_TOKEN="+token), "kept", "other")
 }
 
 const supervisorTokenEnv = "GATEWAY_ACCESS_TOKEN"

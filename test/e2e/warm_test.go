@@ -78,9 +78,14 @@ func TestWarmStart(t *testing.T) {
 
 	port := freePort(t)
 	token := "handed-" + strconv.Itoa(port)
-	launch := exec.Command(gatewayBin, append([]string{"--config", fmt.Sprintf(`{"memory": {}, "filesystem": {"paths": [%q]}}`, data),
-		"--port", strconv.Itoa(port), "--listen", "127.0.0.1"}, paths...)...)
-	launch.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token)
+	// As the SDK launches: --config and the token, no flag; the port,
+	// paths and limits come from the environment, and are no server's
+	// business (SPEC §2.9): memory is adopted all the same.
+	launch := exec.Command(gatewayBin, "--config", fmt.Sprintf(`{"memory": {}, "filesystem": {"paths": [%q]}}`, data))
+	launch.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token, "MCP_GATEWAY_PORT="+strconv.Itoa(port), "MCP_GATEWAY_LISTEN=127.0.0.1",
+		"MCP_GATEWAY_TOKEN_FILE="+filepath.Join(dir, "token"), "MCP_GATEWAY_LOG_FILE="+filepath.Join(dir, "gateway.log"),
+		"MCP_GATEWAY_RUN_DIR="+filepath.Join(dir, "run"), "MCP_GATEWAY_CATALOG_FILE="+filepath.Join(dir, "catalog.json"),
+		"MCP_GATEWAY_LOG_SHARE=64KiB", "MCP_GATEWAY_CALL_LOG=off")
 	start := time.Now()
 	if out, err := launch.CombinedOutput(); err != nil {
 		t.Fatalf("launch to the warm daemon: %v\n%s", err, out)
@@ -89,6 +94,17 @@ func TestWarmStart(t *testing.T) {
 	now := healthPIDs(t, port)
 	if now["memory"] != warm["memory"] || now["filesystem"] == 0 || len(now) != 2 {
 		t.Errorf("after the hand-over: %v (warm: %v); want memory adopted, filesystem new", now, warm)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "gateway.log")); !strings.Contains(string(log), `msg="warm: a config was handed over" adopted=memory starting=filesystem `) {
+		t.Errorf("the hand-over's log line does not adopt memory")
+	}
+	for _, pid := range now {
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if name, _, _ := strings.Cut(kv, "="); name == "GATEWAY_ACCESS_TOKEN" || strings.HasPrefix(name, "MCP_GATEWAY_") {
+				t.Errorf("server pid %d's environment holds %s", pid, name)
+			}
+		}
 	}
 	left := warm["sequentialthinking"]
 	testwait.For(t, 10*time.Second, fmt.Sprintf("sequentialthinking (pid %d), left out of the config, to end", left), func() bool {
