@@ -97,11 +97,9 @@ func (r *runState) run(rep *Report) (err error) {
 	if err := r.writeCatalog(0, false); err != nil {
 		return err
 	}
-	ports := make([]int, 3)
-	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
-			return err
-		}
+	ports, err := freePorts(3) // the gateway's, web's, webrun's
+	if err != nil {
+		return err
 	}
 	r.upstreamPorts = ports[1:]
 	everything := filepath.Join(nm, ".bin", "mcp-server-everything")
