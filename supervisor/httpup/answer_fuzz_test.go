@@ -107,7 +107,7 @@ func FuzzHTTPAnswer(f *testing.F) {
 		if method == "initialize" {
 			params = json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fz","version":"0"}}`)
 		}
-		const deadline = 2 * time.Second
+		const deadline = 500 * time.Millisecond
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		defer cancel()
 		type end struct {
