@@ -241,7 +241,7 @@ func withoutTasksExt(caps json.RawMessage) json.RawMessage {
 // with -32021, as the extension has a server refuse such a caller; the
 // legacy server would answer a plain call -32601. A caller with the
 // extension gets a gateway-made task (modernTaskCall), or, past a task
-// limit, the server's answer.
+// limit, the limit's error (modernTaskCall).
 func taskRequired(caps json.RawMessage, name string, rt registry.Route) error {
 	if rt.TaskSupport != "required" || wantsTasks(caps) || rt.Upstream.Status().Era == supervisor.EraModern {
 		return nil

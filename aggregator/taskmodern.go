@@ -3,6 +3,8 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -27,7 +29,7 @@ import (
 //     so is every call while the caller or the gateway is at a task limit.
 //     A tool the legacy server marked execution.taskSupport "required" is
 //     called with "task" params and the server's task followed
-//     (taskfollow.go).
+//     (taskfollow.go); at a task limit, such a call gets the limit's error.
 //
 // tasks/get answers a DetailedTask: {"resultType": "complete", "taskId",
 // "status", "statusMessage"?, "createdAt", "lastUpdatedAt", "ttlMs",
@@ -91,7 +93,19 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: h.taskChanged, Inline: true, Level: req.level}
 	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
 	if err := h.runner.startTask(t, c, nil, base); err != nil {
-		return false // past a task limit the call is served without a task
+		// Past a task limit the call is served without a task, but for a
+		// tool that runs only as one, whose server would refuse a plain
+		// call: the limit is its answer (the chaos soak, at 100 tasks a
+		// token, got the server's "requires task augmentation").
+		var limit *jsonrpc.Error
+		if c.route.TaskSupport != "required" || !errors.As(err, &limit) {
+			return false
+		}
+		named := &jsonrpc.Error{Code: limit.Code, Message: fmt.Sprintf("tool %s of server %q runs only as a task: %s", c.name, c.route.Upstream.Name(), limit.Message)}
+		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+		out.FinishStatus(modernErrorStatus(named), req.rec.ErrorParts(req.ID, named)...)
+		out.Done()
+		return true
 	}
 	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 	defer out.Done()

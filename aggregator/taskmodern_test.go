@@ -196,6 +196,26 @@ func TestModernTaskLimitServesWithoutTask(t *testing.T) {
 	}
 }
 
+// At a task limit, a modern caller's call to a legacy tool that runs only
+// as a task (taskSupport "required") gets the limit's error, naming the
+// tool and its server, not the server's refusal of a plain call ("requires
+// task augmentation"), which told the caller nothing of the limit. The
+// chaos soak found it: 16 modern clients share a token, whose 100 tasks
+// are kept 5 minutes.
+func TestModernRequiredTaskAtTheLimit(t *testing.T) {
+	srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": requiredTask}},
+		HTTPOptions{MaxSessions: 3, Tasks: TaskLimits{PerCaller: 1}})
+	c := modernCaller{t: t, url: srv.URL + "/mcp", caps: tasksCaps}
+	if v := decodeTask(t, c.call(1, "mktask", `"arguments":{"ms":1500},`)); v.ResultType != "task" {
+		t.Fatalf("the first call: %+v", v)
+	}
+	msg := c.call(2, "mktask", `"arguments":{"ms":10},`)
+	e := rpcError(t, msg)
+	if text := string(e["message"]); !strings.Contains(text, "limit of 1 tasks") || !strings.Contains(text, `mktask`) || !strings.Contains(text, `server \"s\"`) {
+		t.Errorf("the second, past the limit: %s", msg)
+	}
+}
+
 // A call that runs for about a second is one the tasks extension's
 // scenarios expect a task for (slow_compute {"seconds": 1}, failing_job):
 // the gateway makes it one well before it ends, not in a race with its

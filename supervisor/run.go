@@ -245,20 +245,34 @@ func awaitEnd(ctx context.Context, r *run) (ended bool, err error) {
 }
 
 // joinStart waits for the start in flight (wait closes when it is over)
-// and returns its run, or why it failed.
+// and returns its run, or why it failed. A start that succeeded but whose
+// run a restart (a catalog reload, reload.go) took out of service before
+// this call looked is followed by the restart's own wait: the call goes
+// to the new run. It failed with no cause, `server "memory": `, while a
+// reload restarted a server that had just started (the chaos run;
+// TestJoinStartFollowsARestart).
 func (l *lifecycle) joinStart(ctx context.Context, wait <-chan struct{}) (*run, error) {
-	select {
-	case <-wait:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		l.mu.Lock()
+		r, lastErr, next := l.cur, l.lastError, l.starting
+		l.mu.Unlock()
+		if r != nil {
+			return r, nil
+		}
+		if next != nil && next != wait {
+			wait = next
+			continue
+		}
+		if lastErr == "" {
+			lastErr = "its run ended as it started"
+		}
+		return nil, fmt.Errorf("server %q: %s", l.name, lastErr)
 	}
-	l.mu.Lock()
-	r, lastErr := l.cur, l.lastError
-	l.mu.Unlock()
-	if r != nil {
-		return r, nil
-	}
-	return nil, fmt.Errorf("server %q: %s", l.name, lastErr)
 }
 
 // backingOff says, as an error, when the next start may be tried if the

@@ -212,6 +212,8 @@ func (t *Transport) broken(ctx context.Context, id int64, err error) {
 // first asks whether the server is still there: if it cannot reach it,
 // the server is lost, and the call fails with every other pending one
 // (with its command's exit, if it had one); else only this call fails.
+// The probe's own ping does not probe again when its answer breaks off
+// too: that answer came, so the server is there.
 func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 	if ctx.Err() != nil {
 		return
@@ -221,7 +223,9 @@ func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 	} else {
 		err = fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
 	}
-	t.probe()
+	if ctx.Value(probing{}) == nil {
+		t.probe(ctx)
+	}
 	t.conn.Unanswered(id, err)
 }
 
@@ -229,10 +233,18 @@ func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 // broke off is still there.
 const probeTimeout = 10 * time.Second
 
-// probe pings the server; its request, like any, loses the server if it
-// cannot reach it.
-func (t *Transport) probe() {
-	ctx, cancel := context.WithTimeout(t.ctx, probeTimeout)
+// probing marks the context of a probe's ping.
+type probing struct{}
+
+// probe pings the server within ctx, the broken request's, and at most
+// probeTimeout; its request, like any, loses the server if it cannot
+// reach it. Under ctx, an inline call (whose probe runs on the caller's
+// goroutine) still ends at its deadline. Without the mark, a server
+// whose every answer broke off got a ping for each ping's answer, each
+// nested in the last on one goroutine, without end: thousands a second
+// (FuzzHTTPAnswer found it; TestBrokenAnswerProbesOnce).
+func (t *Transport) probe(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, probing{}, true), probeTimeout)
 	defer cancel()
 	_, _ = t.conn.Call(ctx, "ping", nil, nil)
 }

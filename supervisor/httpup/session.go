@@ -341,7 +341,7 @@ func (s *session) streamEnded(ctx context.Context, err error) {
 	case errors.As(err, &stall), errors.As(err, &limit):
 		t.log.Line(t.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
 	case !errors.Is(err, io.EOF):
-		t.probe()
+		t.probe(ctx)
 	}
 }
 

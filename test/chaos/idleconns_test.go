@@ -23,13 +23,9 @@ import (
 func TestIdleUpstreamConnsClosed(t *testing.T) {
 	nm := needNPM(t)
 	dir := t.TempDir()
-	ports := [2]int{}
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = p
+	ports, err := freePorts(2)
+	if err != nil {
+		t.Fatal(err)
 	}
 	config := fmt.Sprintf(`{"web": {"url": "http://127.0.0.1:%d/mcp", "runCmd": "PORT=%d exec node %s streamableHttp"}}`,
 		ports[1], ports[1], filepath.Join(nm, ".bin", "mcp-server-everything"))

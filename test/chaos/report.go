@@ -18,9 +18,11 @@ type Report struct {
 	Bodies        map[string]int // bad bodies: what was sent -> the status
 	Before, After *sample
 	Samples       []sample
-	Health        string // /health just before the stop
-	Seen          int    // processes seen under the daemon
-	Left          []proc // of them (and of the marked), those alive after the stop
+	Health        string        // /health just before the stop
+	Seen          int           // processes seen under the daemon
+	Left          []proc        // of them (and of the marked), those alive stopGrace after the stop
+	AtStop        int           // how many were alive when the stop returned
+	Gone          time.Duration // how long after the stop the last of them was gone
 	Log           logCheck
 	Failures      []string
 	Soak          bool // a steady load: the samples' slopes mean something
@@ -54,10 +56,19 @@ func (r *Report) Latency() (p50, p99, worst time.Duration) {
 
 // Slopes are the least-squares slopes of the samples per hour: goroutines,
 // fds and RssAnon (KiB).
-func (r *Report) Slopes() (goroutines, fds, rssKiB float64) {
-	xs := make([]float64, len(r.Samples))
-	g, f, m := make([]float64, len(r.Samples)), make([]float64, len(r.Samples)), make([]float64, len(r.Samples))
-	for i, s := range r.Samples {
+func (r *Report) Slopes() (goroutines, fds, rssKiB float64) { return slopes(r.Samples) }
+
+// LateSlopes are Slopes of the second half of the samples: a heap that
+// grows to its working size in the first minutes makes the whole run's
+// RssAnon slope up without a leak; a leak shows here too.
+func (r *Report) LateSlopes() (goroutines, fds, rssKiB float64) {
+	return slopes(r.Samples[len(r.Samples)/2:])
+}
+
+func slopes(samples []sample) (goroutines, fds, rssKiB float64) {
+	xs := make([]float64, len(samples))
+	g, f, m := make([]float64, len(samples)), make([]float64, len(samples)), make([]float64, len(samples))
+	for i, s := range samples {
 		xs[i] = s.At.Hours()
 		g[i], f[i], m[i] = float64(s.Goroutines), float64(s.FDs), float64(s.RssAnonKiB)
 	}
@@ -130,23 +141,33 @@ func (r *Report) print(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	errs := map[string]int{}
+	type seen struct {
+		n           int
+		first, last time.Duration
+	}
+	errs := map[string]*seen{}
 	for _, o := range r.Outcomes {
 		if o.class == outErrNamed || o.class == outToolError {
 			code, rest, _ := strings.Cut(o.detail, " ") // the code stays
-			errs[o.class+": "+shorten(code+" "+digits.ReplaceAllString(rest, "#"))]++
+			k := fmt.Sprintf("%s %s %s: %s", o.class, o.era, o.server, shorten(code+" "+digits.ReplaceAllString(rest, "#")))
+			if errs[k] == nil {
+				errs[k] = &seen{first: o.at}
+			}
+			errs[k].n++
+			errs[k].first, errs[k].last = min(errs[k].first, o.at), max(errs[k].last, o.at)
 		}
 	}
 	if len(errs) > 0 {
-		fmt.Fprintln(w, "errors and tool errors, by message:")
+		fmt.Fprintln(w, "errors and tool errors, by era, server and message (first and last seen, since the run's start):")
 		keys := sortedKeys(errs)
-		slices.SortStableFunc(keys, func(a, b string) int { return errs[b] - errs[a] })
+		slices.SortStableFunc(keys, func(a, b string) int { return errs[b].n - errs[a].n })
 		for i, k := range keys {
-			if i == 15 {
+			if i == 20 {
 				fmt.Fprintf(w, "  … %d more kinds\n", len(keys)-i)
 				break
 			}
-			fmt.Fprintf(w, "  %5d  %s\n", errs[k], k)
+			e := errs[k]
+			fmt.Fprintf(w, "  %5d  %s (%.0fs-%.0fs)\n", e.n, k, e.first.Seconds(), e.last.Seconds())
 		}
 	}
 	fmt.Fprintf(w, "resources: before %s\n", r.Before)
@@ -163,9 +184,12 @@ func (r *Report) print(w io.Writer) {
 		if r.Soak {
 			g, f, m := r.Slopes()
 			fmt.Fprintf(w, "slopes per hour: goroutines %+.2f, fds %+.2f, RssAnon %+.2f MiB\n", g, f, m/1024)
+			g, f, m = r.LateSlopes()
+			fmt.Fprintf(w, "  second half:   goroutines %+.2f, fds %+.2f, RssAnon %+.2f MiB\n", g, f, m/1024)
 		}
 	}
-	fmt.Fprintf(w, "processes: %d seen under the daemon, %d left after stop\n", r.Seen, len(r.Left))
+	fmt.Fprintf(w, "processes: %d seen under the daemon, %d alive as the stop returned, %d left %v after it (all gone within %v)\n",
+		r.Seen, r.AtStop, len(r.Left), stopGrace, r.Gone.Round(time.Millisecond))
 	fmt.Fprintf(w, "log: %s\n", r.Log.summary)
 	if len(r.Failures) == 0 {
 		fmt.Fprintln(w, "checks: all passed")

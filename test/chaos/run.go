@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Config is one run.
@@ -95,11 +97,9 @@ func (r *runState) run(rep *Report) (err error) {
 	if err := r.writeCatalog(0, false); err != nil {
 		return err
 	}
-	ports := make([]int, 3)
-	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
-			return err
-		}
+	ports, err := freePorts(3) // the gateway's, web's, webrun's
+	if err != nil {
+		return err
 	}
 	r.upstreamPorts = ports[1:]
 	everything := filepath.Join(nm, ".bin", "mcp-server-everything")
@@ -135,15 +135,20 @@ func (r *runState) run(rep *Report) (err error) {
 	}
 	r.logf("gateway pid %d (under %d %s) on %s", r.gw.pid, r.keeper.pid, r.keeper.comm, r.gw.url)
 
-	// Warm up: every kind of call once in each era, so that what is made
-	// lazily exists before the baseline is taken.
+	// Warm up: every kind of call once in each era, the two eras side by
+	// side, so that what is made lazily exists before the baseline is
+	// taken.
+	var warm sync.WaitGroup
 	for _, legacy := range []bool{true, false} {
 		w := r.newWorker(-1, legacy)
-		for _, m := range mix(data) {
-			_ = w.one(context.Background(), m.pick(w.rng, w), false)
-		}
-		w.end()
+		warm.Go(func() {
+			defer w.end()
+			for _, m := range mix(data) {
+				_ = w.one(context.Background(), m.pick(w.rng, w), false)
+			}
+		})
 	}
+	warm.Wait()
 	if rep.Before, err = r.settle(nil, 0); err != nil {
 		return err
 	}
@@ -221,18 +226,29 @@ func (r *runState) run(rep *Report) (err error) {
 		rep.Failures = append(rep.Failures, err.Error())
 	}
 	rep.Seen = len(r.seen)
-	for _, p := range r.seen {
-		if running(p) {
-			rep.Left = append(rep.Left, p)
+	// stop returns once the daemon is gone; its keeper exits just after
+	// (it reaps what was below the daemon first): what is still alive
+	// stopGrace later is left.
+	stopAt := time.Now()
+	left := func() []proc {
+		var l []proc
+		for _, p := range r.seen {
+			if running(p) {
+				l = append(l, p)
+			}
 		}
-	}
-	for _, p := range marked(r.marker) {
-		if _, dup := r.seen[p.key()]; !dup {
-			rep.Left = append(rep.Left, p)
+		for _, p := range marked(r.marker) {
+			if _, dup := r.seen[p.key()]; !dup {
+				l = append(l, p)
+			}
 		}
+		return l
 	}
+	rep.AtStop = len(left())
+	testwait.Until(stopGrace, func() bool { rep.Left = left(); return len(rep.Left) == 0 })
+	rep.Gone = time.Since(stopAt)
 	for _, p := range rep.Left {
-		rep.Failures = append(rep.Failures, fmt.Sprintf("process %d (%s) outlived mcp-gateway stop", p.pid, p.comm))
+		rep.Failures = append(rep.Failures, fmt.Sprintf("process %d (%s) outlived mcp-gateway stop by %v", p.pid, p.comm, stopGrace))
 	}
 	for _, p := range r.orphans {
 		rep.Failures = append(rep.Failures, fmt.Sprintf("process %d (%s) of the run lived outside the daemon's tree for more than 5 s", p.pid, p.comm))
@@ -284,7 +300,7 @@ func (w *worker) loop(ctx context.Context, lim *rate.Limiter) {
 // outcome; inFlight registers it for the faults.
 func (w *worker) one(_ context.Context, o op, inFlight bool) outcome {
 	start := time.Now()
-	out := outcome{kind: o.kind, server: o.server, era: w.era()}
+	out := outcome{kind: o.kind, server: o.server, era: w.era(), at: start.Sub(w.run.start)}
 	ctx, cancel := context.WithTimeout(context.Background(), w.run.cfg.CallTimeout)
 	defer cancel()
 	if w.legacy && w.s == nil {
@@ -336,6 +352,10 @@ func (r *runState) record(o outcome) {
 		r.logf("%d calls", n)
 	}
 }
+
+// stopGrace is how long after `mcp-gateway stop` returned a process of
+// the run may still be alive: the keeper's exit after the daemon's.
+const stopGrace = 2 * time.Second
 
 // track records every process under the daemon, every 100 ms, until stop
 // closes; once a second it also looks for the run's processes (by the

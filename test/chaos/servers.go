@@ -146,12 +146,29 @@ func (s *webServer) stop() {
 
 // freePort asks the kernel for a free loopback port.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freePorts(1)
 	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
+		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
+}
+
+// freePorts returns n distinct free ports of 127.0.0.1, each held until
+// all are found: ports found one after the other, each closed at once,
+// came back the same (the driver's HTTP server and webrun got one port, so
+// webrun never started, "already in use", and the gateway's webrun was the
+// driver's server).
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
 }
 
 // logLines reads the gateway's log and its rotated backups (lumberjack

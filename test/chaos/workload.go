@@ -46,6 +46,7 @@ type op struct {
 // outcome is one call's end.
 type outcome struct {
 	kind, server, era, class, detail string
+	at                               time.Duration // its start, since the run's
 	took                             time.Duration
 }
 
