@@ -12,7 +12,9 @@ import (
 // minute on a loaded machine): 16 clients of both eras for at most 25 s
 // of load (1,200 calls) with every kind of fault, and every check of the
 // full run: no call past its deadline, every error naming its server,
-// nothing left after the stop, resources back within 5 s, the log
+// nothing left after the stop, resources back (within 15 s here: inside
+// make test, every other package's tests share the machine, and the
+// budget gives memory back after 2, 4 and 8 s; make chaos holds to 5 s), the log
 // holding every server's start. CHAOS_SEED sets the seed (the run prints
 // it; a failure says it again).
 func TestChaosShort(t *testing.T) {
@@ -26,7 +28,7 @@ func TestChaosShort(t *testing.T) {
 	}
 	var out strings.Builder
 	rep, err := Run(Config{Gateway: gatewayBin, NodeModules: nm, Dir: t.TempDir(), Seed: seed,
-		Calls: 1200, Duration: 25 * time.Second, Clients: 16, Faults: true, SampleEvery: time.Second, Out: &out})
+		Calls: 1200, Duration: 25 * time.Second, Clients: 16, Faults: true, SampleEvery: time.Second, SettleWithin: 15 * time.Second, Out: &out})
 	if err != nil {
 		t.Fatalf("seed %d (CHAOS_SEED=%d to run it again): %v\n%s", seed, seed, err, out.String())
 	}
