@@ -39,7 +39,7 @@ type Config struct {
 	// runs; TestChaosShort allows more on a machine that runs every
 	// other package's tests at the same time).
 	SettleWithin time.Duration
-	Out         io.Writer     // progress lines and the report
+	Out          io.Writer // progress lines and the report
 }
 
 // runState is what the parts of one run share.
