@@ -53,6 +53,7 @@ func (s *Supervisor) Configure(servers []adapters.Server, base []string) Configu
 			if why == "" {
 				u.mu.Lock()
 				u.baseEnv = base
+				u.spec.Tools, u.spec.Prompts = srv.Spec.Tools, srv.Spec.Prompts // the config's choice (SPEC §4.9)
 				u.mu.Unlock()
 				s.add(u)
 				res.Adopted = append(res.Adopted, srv.Name)

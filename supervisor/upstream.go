@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/httpup"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
@@ -245,12 +246,24 @@ func (u *Upstream) retire(ctx context.Context, why string) {
 
 func ptr[T any](v T) *T { return &v }
 
+// Choice returns the entry's "tools" and "prompts" (SPEC §4.9), which
+// the aggregator applies to the server's lists; the supervisor lists and
+// calls every tool whatever they say.
+func (u *Upstream) Choice() (tools, prompts choice.Choice) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.spec.Tools, u.spec.Prompts
+}
+
 // SetSpec replaces the launch spec (catalog reload). It reports whether
-// the spec changed; the caller restarts the server if it did.
+// the spec changed; the caller restarts the server if it did. A spec
+// that differs only in its choice of tools and prompts (Choice) is
+// taken without a restart.
 func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.spec.Equal(spec) {
+		u.spec.Tools, u.spec.Prompts = spec.Tools, spec.Prompts
 		return false
 	}
 	u.spec = spec
