@@ -42,10 +42,10 @@ func stdioEntry(t testing.TB, name, tools, raw string, env ...string) adapters.S
 	return adapters.Server{Name: name, Spec: adapters.LaunchSpec{Argv: fakeserver.Argv(), Env: e, Tools: mustTools(t, raw)}}
 }
 
-// httpEntry is a fake HTTP server (legacy Streamable HTTP) offering
-// tools, with the choice raw.
-func httpEntry(t *testing.T, name, tools, raw string) adapters.Server {
-	f := fakehttp.New(fakehttp.Options{Tools: tools})
+// httpEntry is a fake HTTP server of era ("": legacy Streamable HTTP,
+// "modern") offering tools, with the choice raw.
+func httpEntry(t *testing.T, name, tools, raw, era string) adapters.Server {
+	f := fakehttp.New(fakehttp.Options{Tools: tools, Era: era})
 	srv := httptest.NewServer(f)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -89,11 +89,18 @@ func TestToolsChoiceEachForm(t *testing.T) {
 		{"rename", `{"rename":{"echo":"say_it"}}`, []string{"say_it", "pid", "progress", "log"}, map[string]string{"say_it": "echo"}, []string{"echo"}},
 		{"all", `{"allow":["*"],"deny":["lo*"],"rename":{"echo":"shout"}}`, []string{"shout", "pid", "progress"}, map[string]string{"shout": "echo"}, []string{"echo", "log"}},
 	} {
-		for _, kind := range []string{"stdio", "http"} {
+		for _, kind := range []string{"stdio", "stdio-modern", "http", "http-modern"} {
 			t.Run(tc.name+"/"+kind, func(t *testing.T) {
-				entry := stdioEntry(t, "s", choiceTools, tc.raw)
-				if kind == "http" {
-					entry = httpEntry(t, "s", choiceTools, tc.raw)
+				var entry adapters.Server
+				switch kind {
+				case "stdio":
+					entry = stdioEntry(t, "s", choiceTools, tc.raw)
+				case "stdio-modern":
+					entry = stdioEntry(t, "s", choiceTools, tc.raw, "MCP_FAKE_MODERN", "1")
+				case "http":
+					entry = httpEntry(t, "s", choiceTools, tc.raw, "")
+				case "http-modern":
+					entry = httpEntry(t, "s", choiceTools, tc.raw, "modern")
 				}
 				srv, gw, _ := startGatewayList(t, []adapters.Server{entry}, HTTPOptions{MaxSessions: 3})
 				c := newClient(t, srv)
@@ -227,5 +234,34 @@ func TestRenamedToolInCallLogAndMetrics(t *testing.T) {
 	fams := scrape(t, srv.URL)
 	if got := counterSum(fams["mcp_gateway_tool_calls_total"], map[string]string{"gen_ai_tool_name": "shout", "outcome": "ok"}); got != 1 {
 		t.Errorf("shout's ok calls = %v, want 1", got)
+	}
+}
+
+// An entry's "prompts" chooses and renames prompts as "tools" does tools:
+// for prompts/list, prompts/get and completion's ref/prompt.
+func TestPromptsChoice(t *testing.T) {
+	s := stdioEntry(t, "s", choiceTools, ``, "MCP_FAKE_PROMPTS", `[{"name":"greet"},{"name":"internal_x"},{"name":"other"}]`)
+	var err error
+	if s.Spec.Prompts, err = choice.Prompts(json.RawMessage(`{"deny":["internal_*"],"rename":{"greet":"hello"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	srv, gw, _ := startGatewayList(t, []adapters.Server{s}, HTTPOptions{MaxSessions: 3})
+	c := newClient(t, srv)
+	if got := string(result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`))); got != `{"prompts":[{"name":"hello"},{"name":"other"}]}` {
+		t.Errorf("prompts/list = %s", got)
+	}
+	if got := string(result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"hello"}}`))); !strings.Contains(got, `{\"name\":\"greet\"}`) {
+		t.Errorf("prompts/get hello reached the server as %s, want greet", got)
+	}
+	for _, gone := range []string{"greet", "internal_x"} {
+		if e := rpcError(t, c.rpc(`{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"`+gone+`"}}`)); string(e["code"]) != "-32602" {
+			t.Errorf("prompts/get %s: %v, want -32602", gone, e)
+		}
+		if e := rpcError(t, c.rpc(`{"jsonrpc":"2.0","id":5,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"`+gone+`"},"argument":{"name":"a","value":""}}}`)); string(e["code"]) != "-32602" {
+			t.Errorf("complete %s: %v, want -32602", gone, e)
+		}
+	}
+	if h := gw.Health().Servers[0]; h.Prompts != 3 || h.PromptsExported != 2 || h.ToolsExported != 4 {
+		t.Errorf("health: %+v", h)
 	}
 }
