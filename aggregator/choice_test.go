@@ -1,14 +1,20 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
@@ -264,4 +270,73 @@ func TestPromptsChoice(t *testing.T) {
 	if h := gw.Health().Servers[0]; h.Prompts != 3 || h.PromptsExported != 2 || h.ToolsExported != 4 {
 		t.Errorf("health: %+v", h)
 	}
+}
+
+// The spans of a renamed tool's call (SPEC §11.3): the server span names
+// what the client called, the client span what the server was asked.
+func TestRenamedToolSpans(t *testing.T) {
+	rec := &recordClient{}
+	tracing := telemetry.NewTracing(rec, sdktrace.AlwaysSample(), nil, "test", telemetry.NewMetrics(), slog.New(slog.DiscardHandler), nil)
+	go tracing.Run()
+	srv, _, _ := startGatewayList(t, []adapters.Server{stdioEntry(t, "s", choiceTools, `{"rename":{"echo":"shout"}}`)},
+		HTTPOptions{MaxSessions: 3, Telemetry: Telemetry{Tracer: tracing.Tracer()}})
+	c := newClient(t, srv)
+	result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{"text":"hi"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}`))
+	t.Cleanup(func() { _ = tracing.Shutdown(context.Background()) })
+	got := map[string]string{} // kind and name → gen_ai.tool.name
+	testwait.For(t, 0, "the call's two spans", func() bool {
+		_ = tracing.ForceFlush(context.Background())
+		clear(got)
+		for _, s := range rec.spans() {
+			for _, a := range s.Attributes {
+				if a.Key == "gen_ai.tool.name" {
+					got[s.Kind.String()+" "+s.Name] = a.Value.GetStringValue()
+				}
+			}
+		}
+		return len(got) >= 2
+	})
+	want := map[string]string{"SPAN_KIND_SERVER tools/call shout": "shout", "SPAN_KIND_CLIENT tools/call echo": "echo"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spans (-want +got):\n%s", diff)
+	}
+}
+
+// recordClient is an OTLP client that keeps what it is sent.
+type recordClient struct {
+	mu  sync.Mutex
+	got []*tracepb.ResourceSpans
+}
+
+func (*recordClient) Start(context.Context) error { return nil }
+func (*recordClient) Stop(context.Context) error  { return nil }
+func (r *recordClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range rs {
+		// The queue reuses its messages, and writes spans as bytes of its
+		// own: encoded and decoded again, they are read as spans.
+		b, err := proto.Marshal(x)
+		if err != nil {
+			return err
+		}
+		var y tracepb.ResourceSpans
+		if err := proto.Unmarshal(b, &y); err != nil {
+			return err
+		}
+		r.got = append(r.got, &y)
+	}
+	return nil
+}
+
+func (r *recordClient) spans() []*tracepb.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*tracepb.Span
+	for _, rs := range r.got {
+		for _, ss := range rs.ScopeSpans {
+			out = append(out, ss.Spans...)
+		}
+	}
+	return out
 }

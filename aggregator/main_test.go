@@ -81,7 +81,7 @@ func startGatewayList(t testing.TB, list []adapters.Server, o HTTPOptions) (*htt
 		o.Telemetry.CallLog = log // the call lines go to this gateway's log
 	}
 	var gw *Gateway
-	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
+	sup := supervisor.New(list, supervisor.Options{Log: log, Tracer: o.Telemetry.Tracer, OnListChanged: func(string) {
 		if gw != nil {
 			gw.Rebuild()
 		}
