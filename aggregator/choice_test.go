@@ -198,6 +198,10 @@ func TestToolsChoiceRenameCollides(t *testing.T) {
 		{"onto the own server's other tool", func(t *testing.T) []adapters.Server {
 			return []adapters.Server{stdioEntry(t, "a", echoPid, `{"rename":{"pid":"echo"}}`, "MCP_FAKE_NAME", "a")}
 		}, []string{"a_echo", "echo"}, map[string]string{"echo": "a pid", "a_echo": "a echo"}},
+		{"a prefixed name meets the server's own", func(t *testing.T) []adapters.Server {
+			three := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"pid","inputSchema":{"type":"object"}},{"name":"a_echo","inputSchema":{"type":"object"}}]`
+			return []adapters.Server{stdioEntry(t, "a", three, `{"rename":{"pid":"echo"}}`, "MCP_FAKE_NAME", "a")}
+		}, []string{"a_echo", "echo"}, map[string]string{"echo": "a pid", "a_echo": "a echo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _, logText := startGatewayList(t, tc.servers(t), HTTPOptions{MaxSessions: 3})
@@ -215,8 +219,11 @@ func TestToolsChoiceRenameCollides(t *testing.T) {
 					t.Errorf("%s reached echo (%s), want %s", name, res, dest)
 				}
 			}
-			if tc.name == "onto the own server's other tool" && !strings.Contains(logText(), `tool exported prefixed`) {
+			if strings.HasPrefix(tc.name, "onto") && !strings.Contains(logText(), `tool exported prefixed`) {
 				t.Errorf("no log line for the prefixed tool:\n%s", logText())
+			}
+			if strings.HasPrefix(tc.name, "a prefixed") && !strings.Contains(logText(), `msg="tool dropped" server=a tool=a_echo reason="no unique exported name`) {
+				t.Errorf("no log line for the dropped tool:\n%s", logText())
 			}
 		})
 	}

@@ -70,7 +70,7 @@ type named struct {
 func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what string, of func(supervisor.Lists) []supervisor.Entry,
 	choose func(int) choice.Choice, prepare func(json.RawMessage) (json.RawMessage, error), log *slog.Logger) []named {
 	var servers []string
-	keys := map[string][]string{}  // server → the names Assign gets (chosen.go: keyOf), in the server's order
+	keys := map[string][]string{}  // server → the names Assign gets (chosen.go: chosenKeys), in the server's order
 	orig := map[names.Ref]string{} // Assign's ref → the server's own name
 	defs := map[names.Ref]json.RawMessage{}
 	for i, u := range ups {
@@ -97,6 +97,10 @@ func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what strin
 		}
 		for _, k := range chosenKeys(u.Name(), what, c, kept, log) {
 			ref := names.Ref{Server: u.Name(), Name: k.key}
+			if by, dup := orig[ref]; dup { // only a prefixed name meeting the server's own tool of that name
+				log.Warn(what+" dropped", "server", u.Name(), what, k.orig, "reason", "no unique exported name: "+what+" "+by+" asks for "+k.key+" too")
+				continue
+			}
 			orig[ref] = k.orig
 			keys[u.Name()] = append(keys[u.Name()], k.key)
 		}
