@@ -63,6 +63,13 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		}
 		list = append(list, adapters.Server{Name: n, Spec: adapters.LaunchSpec{Argv: fakeserver.Argv(), Env: env}})
 	}
+	return startGatewayList(t, list, o)
+}
+
+// startGatewayList is startGatewayLog over servers given whole, in
+// config-key order (fake or not, with their choice of tools).
+func startGatewayList(t testing.TB, list []adapters.Server, o HTTPOptions) (*httptest.Server, *Gateway, func() string) {
+	t.Helper()
 	logBuf := &bytes.Buffer{}
 	var logMu sync.Mutex
 	log := logfile.New(writerFunc(func(p []byte) (int, error) {
@@ -74,7 +81,7 @@ func startGatewayLog(t testing.TB, servers map[string]map[string]string, o HTTPO
 		o.Telemetry.CallLog = log // the call lines go to this gateway's log
 	}
 	var gw *Gateway
-	sup := supervisor.New(list, supervisor.Options{Log: log, OnListChanged: func(string) {
+	sup := supervisor.New(list, supervisor.Options{Log: log, Tracer: o.Telemetry.Tracer, OnListChanged: func(string) {
 		if gw != nil {
 			gw.Rebuild()
 		}

@@ -128,9 +128,8 @@ func (g *Gateway) toolsPage(c toolsChoice, cursor string) (json.RawMessage, erro
 
 // pinnedTools returns the definitions of gen's pinned tools (an entry's
 // "tools": {"pin": [...]}, SPEC §4.10), which search mode lists beside
-// search_tools and call_tool, in list order. Until the registry says
-// which tools are pinned, none is.
-var pinnedTools = func(gen *registry.Generation) []json.RawMessage { return nil }
+// search_tools and call_tool, in list order (registry.Generation.Pinned).
+func pinnedTools(gen *registry.Generation) []json.RawMessage { return gen.Pinned() }
 
 // searchCache holds search mode's parts for the generation served last:
 // built once per generation (SPEC §4.5), when search mode first needs

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/realtools"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -443,19 +443,7 @@ func TestSearchModeRealSet(t *testing.T) {
 // whole list gives them, and they are called directly; the list is built
 // once per generation, not per request.
 func TestSearchModePinned(t *testing.T) {
-	prev := pinnedTools
-	t.Cleanup(func() { pinnedTools = prev })
-	pinnedTools = func(gen *registry.Generation) []json.RawMessage {
-		l, _ := gen.List("tools/list")
-		var out []json.RawMessage
-		for _, d := range l.Items() {
-			if strings.Contains(string(d), `"name":"echo"`) {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-	srv, gw := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": searchFake}}, HTTPOptions{ToolSearch: ToolSearchOn})
+	srv, gw, _ := startGatewayList(t, []adapters.Server{stdioEntry(t, "s", searchFake, `{"pin":["echo"]}`)}, HTTPOptions{ToolSearch: ToolSearchOn})
 	base := srv.URL + "/mcp"
 	want := []string{"search_tools", "call_tool", "echo"}
 	if diff := cmp.Diff(want, listNames(t, modernToolsList(t, base))); diff != "" {

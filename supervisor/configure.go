@@ -54,7 +54,7 @@ func (s *Supervisor) Configure(servers []adapters.Server, base []string) Configu
 		if ok {
 			why := u.adoptable(srv.Spec, base)
 			if why == "" {
-				u.life.setBase(base)
+				u.life.adopted(base, srv.Spec) // the config's base and choice (SPEC §2.9, §4.9)
 				s.add(u)
 				res.Adopted = append(res.Adopted, srv.Name)
 				continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 )
 
 // lifecycle is an Upstream's runs over time (SPEC §7.2, §7.3): which run
@@ -106,6 +107,7 @@ func (l *lifecycle) setSpec(spec adapters.LaunchSpec) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.spec.Equal(spec) {
+		l.spec.Tools, l.spec.Prompts = spec.Tools, spec.Prompts // a choice alone needs no restart
 		return false
 	}
 	l.spec = spec
@@ -113,11 +115,20 @@ func (l *lifecycle) setSpec(spec adapters.LaunchSpec) bool {
 	return true
 }
 
-// setBase sets the environment later runs start from (Configure).
-func (l *lifecycle) setBase(base []string) {
+// adopted takes, for a warm server adopted by Configure, the environment
+// later runs start from and the config's choice of tools and prompts.
+func (l *lifecycle) adopted(base []string, spec adapters.LaunchSpec) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.baseEnv = base
+	l.spec.Tools, l.spec.Prompts = spec.Tools, spec.Prompts
+}
+
+// choice is the spec's choice of tools and prompts (Upstream.Choice).
+func (l *lifecycle) choice() (tools, prompts choice.Choice) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.spec.Tools, l.spec.Prompts
 }
 
 // adoption is the live run and the spec, for Configure's adoption.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 )
 
 // State is an upstream server's lifecycle state, as /health shows it
@@ -141,8 +142,15 @@ func (u *Upstream) Restart(ctx context.Context, drain time.Duration) (bool, erro
 	return u.life.restart(ctx, drain)
 }
 
+// Choice returns the entry's "tools" and "prompts" (SPEC §4.9), which
+// the aggregator applies to the server's lists; the supervisor lists and
+// calls every tool whatever they say.
+func (u *Upstream) Choice() (tools, prompts choice.Choice) { return u.life.choice() }
+
 // SetSpec replaces the launch spec (catalog reload). It reports whether
-// the spec changed; the caller restarts the server if it did.
+// the spec changed; the caller restarts the server if it did. A spec
+// that differs only in its choice of tools and prompts (Choice) is
+// taken without a restart.
 func (u *Upstream) SetSpec(spec adapters.LaunchSpec) bool { return u.life.setSpec(spec) }
 
 // Subscribe subscribes the gateway to the resource at uri on the server,

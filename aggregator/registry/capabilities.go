@@ -58,7 +58,9 @@ func (o Offered) Object(tasks map[string]any) map[string]any {
 }
 
 // Serves reports whether the gateway serves method, a method of the
-// surface beyond tools: one whose capability no server offers is -32601,
+// surface beyond tools: one whose capability no server offers is -32601
+// (completion/complete: while no server offers prompts or resources
+// either),
 // as it is from a server that does not declare it (a client that calls
 // prompts/list of a gateway without prompts learns that they are not
 // there, not that there are none).
@@ -69,7 +71,10 @@ func (o Offered) Serves(method string) bool {
 	case "resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe":
 		return o.resources
 	case "completion/complete":
-		return o.completions
+		// Routed to the ref's owner whether or not it declared
+		// completions (SPEC §4.8: some servers answer without declaring
+		// it): served wherever a prompt or a template can be its ref.
+		return o.completions || o.prompts || o.resources
 	}
 	return true
 }

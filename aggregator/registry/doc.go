@@ -8,12 +8,24 @@
 // (supervisor.Upstream) and never calls a server but to subscribe.
 //
 // A Registry serves one immutable Generation at a time; Rebuild swaps it
-// whole and says which lists changed. Its files:
+// whole and says which lists changed.
+//
+// Each server's entry chooses what of its lists is served (SPEC §4.9):
+// a tool or prompt it leaves out is in no list and has no Route, so that
+// a call of it is -32602 as for a name nobody offers; a renamed one is
+// listed, and routed, under its new name, its Route.Name the server's
+// own. For tool search (§4.10), Route.Pinned says an exported tool is
+// pinned, and Generation.Pinned gives the pinned tools' definitions in
+// tools/list order; Generation.Chosen(server) is what the entry made of
+// the server's lists (exported counts, unmatched names). Its files:
 //
 //	registry.go      Registry (the live one: Load, Rebuild, Owner), a
 //	                 Generation's reads (Tool, Prompt, Template, List), Route
 //	merge.go         the merge: names (§4.1, §4.2, package names), schema
 //	                 repair (§4.4), what is dropped and logged
+//	chosen.go        each entry's "tools" and "prompts" (§4.9, package
+//	                 choice) applied to its lists; Chosen, what /health shows
+//	                 of it; Pinned, the tools search mode lists (§4.10)
 //	lists.go         List and its pages (MCP Pagination, PageSize), ListKind
 //	                 (the lists whose changes clients hear of, §4.5)
 //	resources.go     resources and templates, and a URI's owner: listed,

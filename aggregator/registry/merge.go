@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
@@ -21,22 +22,33 @@ import (
 func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Generation {
 	lists := make([]supervisor.Lists, len(ups))
 	readable := map[*supervisor.Upstream]bool{}
+	picks := make([]picked, len(ups))
 	for i, u := range ups {
+		picks[i] = pick(u) // before Lists: a server that has listed once has its lists (chosen.go)
 		lists[i] = u.Lists()
 		readable[u] = u.Capabilities().Resources
 	}
 	r := empty()
-	for _, n := range mergeNamed(ups, lists, "tool", func(l supervisor.Lists) []supervisor.Entry { return l.Tools }, repairSchema, log) {
+	tools := mergeNamed(ups, lists, "tool", func(l supervisor.Lists) []supervisor.Entry { return l.Tools },
+		func(i int) choice.Choice { return picks[i].tools }, repairSchema, log)
+	for _, n := range tools {
 		schema, _ := jsonrpc.Member(n.def, "inputSchema")
 		exec, _ := jsonrpc.Member(n.def, "execution")
 		support, _ := jsonrpc.Text(mustMember(exec, "taskSupport"))
-		r.routes[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Headers: mcpheader.Params(schema), TaskSupport: support, Resources: readable[n.up]}
+		pinned := n.choice.Pinned(n.ref.Name)
+		r.routes[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Headers: mcpheader.Params(schema), TaskSupport: support, Resources: readable[n.up], Pinned: pinned}
 		r.tools.items = append(r.tools.items, n.def)
+		if pinned {
+			r.pinned = append(r.pinned, n.def)
+		}
 	}
-	for _, n := range mergeNamed(ups, lists, "prompt", func(l supervisor.Lists) []supervisor.Entry { return l.Prompts }, isObjectDef, log) {
+	prompts := mergeNamed(ups, lists, "prompt", func(l supervisor.Lists) []supervisor.Entry { return l.Prompts },
+		func(i int) choice.Choice { return picks[i].prompts }, isObjectDef, log)
+	for _, n := range prompts {
 		r.prompts[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Resources: readable[n.up]}
 		r.promptList.items = append(r.promptList.items, n.def)
 	}
+	r.chosen = report(ups, lists, picks, tools, prompts, log, prev.chosen)
 	r.uris = buildURITable(ups, lists, log, &prev.uris)
 	return r
 }
@@ -47,42 +59,61 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 var reserved = map[string][]string{"tool": {toolsearch.SearchToolsName, toolsearch.CallToolName}}
 
 // named is one tool or prompt with its exported name and its definition
-// as clients see it.
+// as clients see it; ref.Name is the server's own name for it.
 type named struct {
 	ref      names.Ref
 	exported string
 	def      json.RawMessage
 	up       *supervisor.Upstream
+	choice   choice.Choice // its entry's choice of this kind
 }
 
 // mergeNamed names one kind of entry (what: "tool", "prompt") across the
-// upstreams (SPEC §4.1, §4.2): prepare checks (and may repair) each
+// upstreams (SPEC §4.1, §4.2, §4.9): choose is the i-th upstream's choice
+// of that kind, which leaves entries out and renames them before the
+// names meet the other servers'; prepare checks (and may repair) each
 // definition; the exported name replaces "name" where it differs.
 func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what string, of func(supervisor.Lists) []supervisor.Entry,
-	prepare func(json.RawMessage) (json.RawMessage, error), log *slog.Logger) []named {
+	choose func(int) choice.Choice, prepare func(json.RawMessage) (json.RawMessage, error), log *slog.Logger) []named {
 	var servers []string
-	keys := map[string][]string{}
+	keys := map[string][]string{}  // server → the names Assign gets (chosen.go: chosenKeys), in the server's order
+	orig := map[names.Ref]string{} // Assign's ref → the server's own name
 	defs := map[names.Ref]json.RawMessage{}
 	for i, u := range ups {
 		servers = append(servers, u.Name())
+		c := choose(i)
+		seen := map[string]bool{}
+		var kept []supervisor.Entry
 		for _, e := range of(lists[i]) {
+			if _, ok := c.Export(e.Key); !ok {
+				continue // left out by the entry (SPEC §4.9): counted on /health
+			}
 			def, err := prepare(e.Raw)
 			if err != nil {
 				log.Warn(what+" dropped", "server", u.Name(), what, e.Key, "reason", err.Error())
 				continue
 			}
-			ref := names.Ref{Server: u.Name(), Name: e.Key}
-			if _, dup := defs[ref]; dup {
+			if seen[e.Key] {
 				log.Warn(what+" dropped", "server", u.Name(), what, e.Key, "reason", "the server lists this name twice")
 				continue
 			}
-			defs[ref] = def
-			keys[u.Name()] = append(keys[u.Name()], e.Key)
+			seen[e.Key] = true
+			defs[names.Ref{Server: u.Name(), Name: e.Key}] = def
+			kept = append(kept, e)
+		}
+		for _, k := range chosenKeys(u.Name(), what, c, kept, log) {
+			ref := names.Ref{Server: u.Name(), Name: k.key}
+			if by, dup := orig[ref]; dup { // only a prefixed name meeting the server's own tool of that name
+				log.Warn(what+" dropped", "server", u.Name(), what, k.orig, "reason", "no unique exported name: "+what+" "+by+" asks for "+k.key+" too")
+				continue
+			}
+			orig[ref] = k.orig
+			keys[u.Name()] = append(keys[u.Name()], k.key)
 		}
 	}
 	exported, dropped := names.AssignReserved(servers, keys, reserved[what])
 	for _, ref := range dropped {
-		log.Warn(what+" dropped", "server", ref.Server, what, ref.Name, "reason", "no unique exported name")
+		log.Warn(what+" dropped", "server", ref.Server, what, orig[ref], "reason", "no unique exported name")
 	}
 	var out []named
 	for i, s := range servers {
@@ -92,17 +123,18 @@ func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what strin
 			if !ok {
 				continue
 			}
-			def := defs[ref]
-			if name != k {
+			o := orig[ref]
+			def := defs[names.Ref{Server: s, Name: o}]
+			if name != o {
 				fields, err := jsonrpc.Fields(def)
 				if err != nil {
-					log.Warn(what+" dropped", "server", s, what, k, "reason", err.Error())
+					log.Warn(what+" dropped", "server", s, what, o, "reason", err.Error())
 					continue
 				}
 				def = jsonrpc.Encode(jsonrpc.Set(fields, "name", jsonrpc.Quote(name)))
-				log.Info(what+" renamed", "server", s, what, k, "exported", name)
+				log.Info(what+" renamed", "server", s, what, o, "exported", name)
 			}
-			out = append(out, named{ref: ref, exported: name, def: def, up: ups[i]})
+			out = append(out, named{ref: names.Ref{Server: s, Name: o}, exported: name, def: def, up: ups[i], choice: choose(i)})
 		}
 	}
 	return out

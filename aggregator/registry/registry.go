@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"log/slog"
 	"sync/atomic"
 
@@ -24,6 +25,9 @@ type Route struct {
 	// scanned for one (Memory), and a tools-only server's calls pay
 	// nothing for it.
 	Resources bool
+	// Pinned says the tool's entry pins it (SPEC §4.10: "tools": {"pin":
+	// [...]}): search mode lists it beside the gateway's own tools.
+	Pinned bool
 }
 
 // Registry is what the gateway serves over its upstreams, in config-key
@@ -84,7 +88,9 @@ type Generation struct {
 	tools      List
 	prompts    map[string]Route // exported prompt name → route
 	promptList List
-	uris       uriTable // resources and templates (resources.go)
+	uris       uriTable          // resources and templates (resources.go)
+	pinned     []json.RawMessage // the pinned tools' definitions, in tools' order (chosen.go)
+	chosen     map[string]Chosen // server → what its entry chose (chosen.go)
 }
 
 // empty is the generation before the first build: every list empty.

@@ -33,7 +33,7 @@ type statusDoc struct {
 }
 
 type serverStatus struct {
-	supervisor.Status
+	aggregator.ServerHealth
 	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
 }
 
@@ -58,7 +58,7 @@ func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
 	}
 	doc.Health.Servers = nil
 	for _, st := range h.Servers {
-		s := serverStatus{Status: st}
+		s := serverStatus{ServerHealth: st}
 		if !st.StartedAt.IsZero() {
 			s.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
 		}
@@ -109,11 +109,27 @@ func printStatus(w io.Writer, doc statusDoc) {
 		if !s.StartedAt.IsZero() {
 			up = duration(s.UptimeSeconds) // an HTTP server without a command has no pid
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts,
-			s.Tools, s.Prompts, s.Resources, s.Templates, s.Calls,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.State, pid, up, protocol(s.Status), s.Restarts,
+			exported(doc, s.ToolsExported, s.Tools), exported(doc, s.PromptsExported, s.Prompts), s.Resources, s.Templates, s.Calls,
 			orDash(s.LastExit), orDash(oneLine(s.LastError, 80)))
 	}
 	tw.Flush()
+	for _, s := range doc.Servers {
+		for _, u := range s.Unmatched {
+			fmt.Fprintf(w, "warning: %s: %s\n", s.Name, u)
+		}
+	}
+}
+
+// exported shows how many of a server's offered tools (or prompts) the
+// gateway exports, "9 of 11", where the entry's choice or the naming
+// left some out (SPEC §4.9); the count alone where it exports them all.
+// A warm daemon exports nothing yet: it shows what the servers offer.
+func exported(doc statusDoc, n, offered int) string {
+	if doc.Status == statusWarm || n == offered {
+		return fmt.Sprint(offered)
+	}
+	return fmt.Sprintf("%d of %d", n, offered)
 }
 
 // protocol shows a server's protocol version with its era (SPEC §7.8),

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // status shows each server's era beside its protocol version (SPEC §7.8).
 func TestPrintStatusShowsEra(t *testing.T) {
 	doc := statusDoc{Servers: []serverStatus{
-		{Status: supervisor.Status{Name: "new", State: supervisor.StateRunning, PID: 42, Protocol: "2026-07-28", Era: supervisor.EraModern}},
-		{Status: supervisor.Status{Name: "old", State: supervisor.StateExited, Era: supervisor.EraLegacy}},
-		{Status: supervisor.Status{Name: "never", State: supervisor.StateStarting}},
+		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "new", State: supervisor.StateRunning, PID: 42, Protocol: "2026-07-28", Era: supervisor.EraModern}}},
+		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "old", State: supervisor.StateExited, Era: supervisor.EraLegacy}}},
+		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "never", State: supervisor.StateStarting}}},
 	}}
 	var out bytes.Buffer
 	printStatus(&out, doc)

@@ -194,7 +194,7 @@ func (d *daemon) warmStatus(sup *supervisor.Supervisor) statusDoc {
 	h := aggregator.Health{Status: statusWarm}
 	for _, u := range sup.Upstreams() {
 		st := u.Status()
-		h.Servers = append(h.Servers, st)
+		h.Servers = append(h.Servers, aggregator.ServerHealth{Status: st})
 		h.ToolCount += st.Tools
 	}
 	h.ServerCount, h.Tools = len(h.Servers), h.ToolCount

@@ -15,6 +15,8 @@ import (
 //	MCP_FAKE_TEMPLATES=<json>  the resources/templates/list "resourceTemplates"
 //	                           array; either declares resources (subscribe, listChanged)
 //	MCP_FAKE_NO_SUBSCRIBE=1    declare resources without subscribe
+//	MCP_FAKE_NO_COMPLETIONS=1  with prompts, do not declare completions (and answer
+//	                           completion/complete all the same)
 //	MCP_FAKE_PROMPTS2, MCP_FAKE_RESOURCES2, MCP_FAKE_TEMPLATES2
 //	                           the lists after the tools changeprompts / changeresources
 //	MCP_FAKE_FAIL_LIST=<method> answer that list method with -32603
@@ -40,7 +42,10 @@ import (
 func surfaceCaps() string {
 	caps := ""
 	if os.Getenv("MCP_FAKE_PROMPTS") != "" {
-		caps += `,"prompts":{"listChanged":true},"completions":{}`
+		caps += `,"prompts":{"listChanged":true}`
+		if os.Getenv("MCP_FAKE_NO_COMPLETIONS") == "" {
+			caps += `,"completions":{}`
+		}
 	}
 	if os.Getenv("MCP_FAKE_RESOURCES") != "" || os.Getenv("MCP_FAKE_TEMPLATES") != "" {
 		caps += fmt.Sprintf(`,"resources":{"subscribe":%t,"listChanged":true}`, os.Getenv("MCP_FAKE_NO_SUBSCRIBE") == "")

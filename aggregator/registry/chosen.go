@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"encoding/json"
+	"log/slog"
+	"slices"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
+)
+
+// This file applies each entry's "tools" and "prompts" (SPEC §4.9,
+// package choice) to its server's lists: what is left out is neither
+// listed nor routed, so that calling it is -32602 as for a name nobody
+// offers; a renamed entry meets the other servers' names under its new
+// name (§4.1), its Route keeping the server's own. What the choice made
+// of each server is its Chosen, which /health shows.
+
+// Chosen is what one server's entry chose of its lists (SPEC §4.9), as
+// /health and `status` show it beside the server's own counts: how many
+// of its tools and prompts the gateway exports (left out by the entry,
+// dropped or unnamable ones not counted), and, for each name in allow,
+// rename or pin that matches nothing the server offers, a warning such as
+// `tools: allow "get_fle" matches no tool the server offers` (never a
+// failure: servers change their lists). Unmatched is empty until the
+// server has listed once.
+type Chosen struct {
+	ToolsExported   int      `json:"toolsExported"`
+	PromptsExported int      `json:"promptsExported"`
+	Unmatched       []string `json:"unmatched,omitempty"`
+}
+
+// Chosen is what server's entry chose of its lists in this generation;
+// the zero Chosen for a server it does not know.
+func (r *Generation) Chosen(server string) Chosen { return r.chosen[server] }
+
+// Pinned returns the definitions of the pinned tools (an entry's
+// "tools": {"pin": [...]}, SPEC §4.10), as tools/list gives them (named),
+// in tools/list's order; each one's Route has Pinned set. The slice is
+// the generation's: read it, do not change it.
+func (r *Generation) Pinned() []json.RawMessage { return r.pinned }
+
+// picked is one server's choices as the generation is built, and whether
+// it has listed at all (else nothing can be said to match nothing).
+type picked struct {
+	tools, prompts choice.Choice
+	listed         bool
+}
+
+// pick reads u's choices. Called before u.Lists: the lists of a server
+// whose era is known (its first start done) are its own, not the empty
+// ones before any start.
+func pick(u *supervisor.Upstream) picked {
+	t, p := u.Choice()
+	return picked{tools: t, prompts: p, listed: u.Status().Era != ""}
+}
+
+// key is one kept entry as names.Assign gets it: key, the name it asks
+// for, and orig, the server's own.
+type key struct{ key, orig string }
+
+// chosenKeys gives each of server's kept entries (in the server's order)
+// the name it asks for: its rename, or its own. A rename onto the own name
+// of another of the same server's kept entries takes that name (the
+// operator asked for it); the other asks for "<server>_<name>", as a
+// later server's would (§4.1), with a log line.
+func chosenKeys(server, what string, c choice.Choice, kept []supervisor.Entry, log *slog.Logger) []key {
+	renamed := map[string]string{} // a rename's target → the renamed entry's own name
+	for _, e := range kept {
+		if to, _ := c.Export(e.Key); to != e.Key {
+			renamed[to] = e.Key
+		}
+	}
+	out := make([]key, 0, len(kept))
+	for _, e := range kept {
+		to, _ := c.Export(e.Key)
+		if by, ok := renamed[to]; ok && by != e.Key {
+			to = server + "_" + e.Key
+			log.Warn(what+" exported prefixed: the entry renames another "+what+" of the server to its name",
+				"server", server, what, e.Key, "renamed", by, "exported_as", to)
+		}
+		out = append(out, key{key: to, orig: e.Key})
+	}
+	return out
+}
+
+// report is each server's Chosen, by name. A warning that prev (the
+// generation replaced) had for the server is not logged again.
+func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked, tools, prompts []named,
+	log *slog.Logger, prev map[string]Chosen) map[string]Chosen {
+	out := make(map[string]Chosen, len(ups))
+	for _, n := range tools {
+		c := out[n.up.Name()]
+		c.ToolsExported++
+		out[n.up.Name()] = c
+	}
+	for _, n := range prompts {
+		c := out[n.up.Name()]
+		c.PromptsExported++
+		out[n.up.Name()] = c
+	}
+	for i, u := range ups {
+		p := picks[i]
+		if !p.listed {
+			continue
+		}
+		c := out[u.Name()]
+		c.Unmatched = append(p.tools.Unmatched("tools", keysOf(lists[i].Tools)), p.prompts.Unmatched("prompts", keysOf(lists[i].Prompts))...)
+		out[u.Name()] = c
+		for _, w := range c.Unmatched {
+			if !slices.Contains(prev[u.Name()].Unmatched, w) {
+				log.Warn(w, "server", u.Name())
+			}
+		}
+	}
+	return out
+}
+
+func keysOf(es []supervisor.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Key
+	}
+	return out
+}
