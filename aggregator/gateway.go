@@ -22,6 +22,7 @@ type Gateway struct {
 	tel     Telemetry          // what it tells of its requests (package record)
 
 	rebuildMu sync.Mutex
+	onTools   func() // OnToolsChanged's hook, under rebuildMu (codeview.go)
 }
 
 // New builds the gateway over the upstreams, in config-key order, and its
@@ -48,10 +49,12 @@ func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOpt
 func (g *Gateway) Rebuild() {
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
-	for _, kind := range g.reg.Rebuild() {
+	changed := g.reg.Rebuild()
+	for _, kind := range changed {
 		g.h.notifyAll(jsonrpc.Notification(kind.Method(), nil))
 		g.h.notifyListeners(kind)
 	}
+	g.toolsChanged(changed)
 }
 
 // CancelCalls cancels every tools/call still running, for every session:

@@ -40,7 +40,8 @@ func (e *env) warm(extraEnv []string, names ...string) (int, string, string) {
 	e.t.Helper()
 	args := append([]string{"warm"}, names...)
 	args = append(args, "--token-file", e.path("token"), "--log-file", e.path("gateway.log"),
-		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"), "--servers-dir", e.path("servers"))
+		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"), "--servers-dir", e.path("servers"),
+		"--code-dir", e.path("code")) // as e.flags: the code dir is in the servers' environment (SPEC §7.1)
 	code, out, errOut := e.run(extraEnv, args...)
 	e.t.Cleanup(func() {
 		if pid := e.daemonPID(); pid > 0 {
