@@ -51,6 +51,7 @@ type tool struct {
 	size        int               // the definition's bytes
 	file        string            // its file's stem and its function's name (an identifier)
 	serverName  string            // its server's config key
+	key         string            // its renderKey
 }
 
 // readTool reads a definition. One that is not a valid JSON object is

@@ -34,17 +34,24 @@ func Write(dir string, in Input) error {
 // as in the tree it replaces is hard-linked from that tree instead of
 // written again (on a slow disk a new file costs about a millisecond, a
 // link a twentieth of that), so a change of one server's tools writes
-// that server's files. A Writer's methods must not be called
+// that server's files; and it keeps each tool's rendering, so that such
+// a change renders only that server's tools. A Writer's methods must not be called
 // concurrently.
 type Writer struct {
-	Dir  string
-	prev map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+	Dir   string
+	prev  map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+	cache renderCache       // the tools of the last generation, read and rendered
 }
 
-// Write generates the tree for in and puts it at w.Dir (see Write).
+// Write generates the tree for in and puts it at w.Dir (see Write). A
+// tool whose server, name and definition are those of the last Write is
+// not rendered again: a change of one server's tools renders that
+// server's.
 func (w *Writer) Write(in Input) error {
 	dir := filepath.Clean(w.Dir)
-	return w.WriteFiles(Generate(in, dir))
+	files, cache := generate(in, dir, w.cache)
+	w.cache = cache // renderings do not depend on the write's outcome
+	return w.WriteFiles(files)
 }
 
 // WriteFiles puts files at w.Dir as Write does.
