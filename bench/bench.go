@@ -51,7 +51,7 @@ type Config struct {
 	Pulled bool
 
 	// Only, if set, runs only these phases: seq, handler, telemetry, everything,
-	// tput, ready, pulled, warm, mem, big, http.
+	// tput, ready, pulled, warm, mem, big, http, code.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -182,6 +182,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"mem", "memory", r.memory},
 		{"big", "large messages", r.big},
 		{"http", "an HTTP upstream", r.httpUpstream},
+		{"code", "the code API: a Python call, regenerating the tree", r.code},
 	}
 	for rep := range cfg.Reps {
 		r.rep = rep
