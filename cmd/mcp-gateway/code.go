@@ -118,7 +118,7 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 			err = w.Write(in)
 		}
 		if err != nil {
-			logger.Error("code API not written", "dir", dir, "error", err)
+			logger.Error("code API: write failed", "dir", dir, "error", err)
 			return
 		}
 		tools := 0
@@ -128,6 +128,11 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 		logger.Info("code API written", "dir", dir, "servers", len(in.Servers), "tools", tools, "ms", time.Since(start).Milliseconds())
 	}
 	return actor{func() error {
+		defer func() {
+			if err := w.Wait(); err != nil { // the old tree's removal
+				logger.Error("code API: write failed", "dir", dir, "error", err)
+			}
+		}()
 		write()
 		for {
 			select {
