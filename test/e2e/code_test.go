@@ -29,7 +29,7 @@ func (g *gateway) codeDir() string { return filepath.Join(g.dir, "code") }
 // the one wanted.
 func waitCode(t *testing.T, dir, what string, ok func(index string) bool) {
 	t.Helper()
-	testwait.For(t, 20*time.Second, what, func() bool {
+	testwait.For(t, 45*time.Second, what, func() bool {
 		b, err := os.ReadFile(filepath.Join(dir, "INDEX.md"))
 		return err == nil && ok(string(b))
 	})
