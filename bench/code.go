@@ -17,9 +17,8 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
-// CodeDirEnv is the gateway's code API directory setting (SPEC §12.1);
-// every gateway the benchmark launches writes its code API in its own
-// directory.
+// CodeDirEnv is the gateway's code API directory setting (SPEC §12.1):
+// off in every gateway the benchmark launches but phase code's.
 const CodeDirEnv = "MCP_GATEWAY_CODE_DIR"
 
 // codeCallScript runs in one python3 process (so that process start is
@@ -79,12 +78,17 @@ func (r *runner) code(ctx context.Context) error {
 		r.logf("code: python3 not found; the call figure is skipped")
 		return nil
 	}
-	gw, err := r.startGateway(ctx, r.echoServer())
+	parent, err := os.MkdirTemp(r.cfg.TempDir, "code-gw-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(parent)
+	dir := filepath.Join(parent, "code")
+	gw, err := r.startGatewayWith(ctx, config(r.echoServer()), LaunchOptions{Env: []string{CodeDirEnv + "=" + dir}})
 	if err != nil {
 		return err
 	}
 	defer gw.close()
-	dir := filepath.Join(gw.proc.Dir, "code")
 	if !testwait.Until(10*time.Second, func() bool {
 		_, err := os.Stat(filepath.Join(dir, "python/mcp_tools/echo/echo.py"))
 		return err == nil

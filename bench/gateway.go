@@ -120,9 +120,10 @@ func LaunchGatewayWith(ctx context.Context, bin, config, dir string, o LaunchOpt
 	args := append(append([]string{}, o.Prefix...), bin, "--config", config, "--port", "0", "--listen", listen)
 	args = append(args, gatewayPaths(d, o.ServersDir)...)
 	cmd := exec.CommandContext(ctx, args[0], append(args[1:], "--startup-timeout", "30s")...)
-	// The code API (SPEC §12) in d: an environment variable, not a flag,
-	// so that an older build (-gateway), which has no code mode, starts.
-	cmd.Env = append(append(os.Environ(), CodeDirEnv+"="+filepath.Join(d, "code")), o.Env...)
+	// No code API (SPEC §12) unless o.Env asks for one (phase code): its
+	// write after ready is not what the other figures measure. By
+	// environment, not a flag, so that an older build (-gateway) starts.
+	cmd.Env = append(append(os.Environ(), CodeDirEnv+"=off"), o.Env...)
 	cmd.Env = append(cmd.Env, "GATEWAY_ACCESS_TOKEN="+g.Token)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
