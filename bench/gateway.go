@@ -152,7 +152,7 @@ func gatewayPaths(d, serversDir string) []string {
 	}
 	return []string{"--token-file", filepath.Join(d, "token"), "--log-file", filepath.Join(d, "gateway.log"),
 		"--run-dir", filepath.Join(d, "run"), "--catalog-file", filepath.Join(d, "catalog.json"),
-		"--servers-dir", serversDir, "--adapters-dir", filepath.Join(d, "adapters"), "--code-dir", filepath.Join(d, "code")}
+		"--servers-dir", serversDir, "--adapters-dir", filepath.Join(d, "adapters")}
 }
 
 // parentOf is pid's parent, from /proc (0 if it cannot be read).
