@@ -43,6 +43,9 @@ func TestCodeDir(t *testing.T) {
 		}
 		return nil
 	})
+	if doc := e.statusJSON(); doc.CodeDir != e.path("code") {
+		t.Errorf("status: codeDir %q, want %s", doc.CodeDir, e.path("code"))
+	}
 	s := openSession(t, e.url(), token)
 	if env, err := s.call("env", `{}`); err != nil || !strings.Contains(env, "MCP_GATEWAY_CODE_DIR="+e.path("code")) {
 		t.Errorf("the server's environment lacks MCP_GATEWAY_CODE_DIR (%v): %.300s", err, env)
