@@ -23,6 +23,7 @@ type Gateway struct {
 	search  searchCache        // search mode's index and list, per generation (toolsearch.go)
 
 	rebuildMu sync.Mutex
+	onTools   func() // OnToolsChanged's hook, under rebuildMu (codeview.go)
 }
 
 // New builds the gateway over the upstreams, in config-key order, and its
@@ -49,10 +50,12 @@ func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOpt
 func (g *Gateway) Rebuild() {
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
-	for _, kind := range g.reg.Rebuild() {
+	changed := g.reg.Rebuild()
+	for _, kind := range changed {
 		g.h.sessions.notifyAll(jsonrpc.Notification(kind.Method(), nil), g.log)
 		g.h.listeners.notifyLists(kind)
 	}
+	g.toolsChanged(changed)
 }
 
 // CancelCalls cancels every tools/call still running, for every session:

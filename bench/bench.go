@@ -53,7 +53,7 @@ type Config struct {
 	Pulled bool
 
 	// Only, if set, runs only these phases: seq, handler, telemetry, everything,
-	// tput, ready, pulled, warm, mem, big, http, search.
+	// tput, ready, pulled, warm, mem, big, http, search, code.
 	Only []string
 	// GatewayEnv is added to the gateway's environment (experiments such
 	// as GOGC=200; the daemon and its servers inherit it).
@@ -187,6 +187,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		{"big", "large messages", r.big},
 		{"http", "an HTTP upstream", r.httpUpstream},
 		{"search", "tool search, in-process", r.toolSearch},
+		{"code", "the code API: a Python call, regenerating the tree", r.code},
 	}
 	for rep := range cfg.Reps {
 		r.rep = rep

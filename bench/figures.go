@@ -33,5 +33,5 @@ type figDef struct {
 // stand beside its measurement.
 func (cfg Config) figDefs() []figDef {
 	return slices.Concat(cfg.seqP50Defs(), cfg.handlerDefs(), cfg.handlerTelemetryDefs(), cfg.seqDefs(), cfg.sdkDefs(),
-		cfg.throughputDefs(), cfg.readyDefs(), cfg.readyPulledDefs(), cfg.readyWarmDefs(), cfg.memoryDefs(), cfg.bigDefs(), cfg.httpDefs(), cfg.toolSearchDefs())
+		cfg.throughputDefs(), cfg.readyDefs(), cfg.readyPulledDefs(), cfg.readyWarmDefs(), cfg.memoryDefs(), cfg.bigDefs(), cfg.httpDefs(), cfg.toolSearchDefs(), cfg.codeDefs())
 }

@@ -120,7 +120,11 @@ func LaunchGatewayWith(ctx context.Context, bin, config, dir string, o LaunchOpt
 	args := append(append([]string{}, o.Prefix...), bin, "--config", config, "--port", "0", "--listen", listen)
 	args = append(args, gatewayPaths(d, o.ServersDir)...)
 	cmd := exec.CommandContext(ctx, args[0], append(args[1:], "--startup-timeout", "30s")...)
-	cmd.Env = append(append(os.Environ(), o.Env...), "GATEWAY_ACCESS_TOKEN="+g.Token)
+	// No code API (SPEC §12) unless o.Env asks for one (phase code): its
+	// write after ready is not what the other figures measure. By
+	// environment, not a flag, so that an older build (-gateway) starts.
+	cmd.Env = append(append(os.Environ(), CodeDirEnv+"=off"), o.Env...)
+	cmd.Env = append(cmd.Env, "GATEWAY_ACCESS_TOKEN="+g.Token)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()

@@ -23,7 +23,9 @@ func (r *runner) readyWarm(ctx context.Context) error {
 		return err
 	}
 	warm := exec.CommandContext(ctx, r.cfg.Bin.Gateway, append(append([]string{"warm"}, p.warmArgs...), gatewayPaths(dir, p.servers)...)...)
-	warm.Env = append(os.Environ(), r.cfg.GatewayEnv...)
+	// The launch's code dir (off, LaunchGatewayWith): it is in the
+	// servers' environment, which adoption compares (SPEC §7.1, §2.9).
+	warm.Env = append(append(os.Environ(), CodeDirEnv+"=off"), r.cfg.GatewayEnv...)
 	if out, err := warm.CombinedOutput(); err != nil {
 		return fmt.Errorf("mcp-gateway warm: %v\n%s", err, out)
 	}

@@ -56,6 +56,9 @@ func benchDir(b *testing.B) string {
 //   - Fresh: every file new (the first write at ready);
 //   - OneServerChanged: one server of ten has new definitions (a reload);
 //   - Unchanged: the same list again (a restart that changed nothing).
+//
+// Each op includes the removal of the tree the op before replaced (the
+// Writer does it after the swap, and the next write waits for it).
 func BenchmarkWrite1000(b *testing.B) {
 	in := synthetic(1000)
 	changed := synthetic(1000)
@@ -72,6 +75,7 @@ func BenchmarkWrite1000(b *testing.B) {
 	})
 	b.Run("OneServerChanged", func(b *testing.B) {
 		w := &Writer{Dir: benchDir(b)}
+		b.Cleanup(func() { _ = w.Wait() })
 		if err := w.Write(in); err != nil {
 			b.Fatal(err)
 		}
@@ -86,6 +90,7 @@ func BenchmarkWrite1000(b *testing.B) {
 	})
 	b.Run("Unchanged", func(b *testing.B) {
 		w := &Writer{Dir: benchDir(b)}
+		b.Cleanup(func() { _ = w.Wait() })
 		if err := w.Write(in); err != nil {
 			b.Fatal(err)
 		}

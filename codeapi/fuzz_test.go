@@ -45,7 +45,7 @@ func FuzzGenerate(f *testing.F) {
 				t.Fatalf("%s: invalid UTF-8 or a NUL:\n%q", fl.Path, fl.Data)
 			}
 		}
-		for _, s := range layout(in.Servers) {
+		for _, s := range layoutOf(in.Servers) {
 			checkIdent(t, s.ident)
 			for _, tl := range s.tools {
 				checkIdent(t, tl.file)

@@ -10,31 +10,34 @@ import (
 // Input is what the code API is made of: the merged tool list, in server
 // order (config-key order, SPEC §4.1) and each server's tools in its
 // order, and where the runtime reaches the daemon.
+//
+// Its JSON form (the control socket's answer to `code`) has the members
+// servers, url and tokenFile.
 type Input struct {
-	Servers []Server
+	Servers []Server `json:"servers"`
 	// URL is the daemon's MCP endpoint as the sandbox's code reaches it
 	// on loopback, e.g. "http://127.0.0.1:50005/mcp" (SPEC §12.3).
-	URL string
+	URL string `json:"url"`
 	// TokenFile is the token file's path (SPEC §2.5), read by the runtime
 	// at call time when MCP_GATEWAY_TOKEN is not set. The token itself is
 	// never an input: the tree holds no secret (SPEC §12.1).
-	TokenFile string
+	TokenFile string `json:"tokenFile"`
 }
 
 // Server is one server of the merged list.
 type Server struct {
-	Name string // its config key
+	Name string `json:"name"` // its config key
 	// Description is its instructions, or else its description; INDEX.md
 	// shows the first line.
-	Description string
-	Tools       []Tool
+	Description string `json:"description,omitempty"`
+	Tools       []Tool `json:"tools"`
 }
 
 // Tool is one tool as clients see it: its exported name (SPEC §4.2) and
 // its definition as tools/list gives it, raw.
 type Tool struct {
-	Name       string
-	Definition json.RawMessage
+	Name       string          `json:"name"`
+	Definition json.RawMessage `json:"definition"`
 }
 
 // tool is a definition's parts the generator uses, read in one scan.
@@ -48,6 +51,7 @@ type tool struct {
 	size        int               // the definition's bytes
 	file        string            // its file's stem and its function's name (an identifier)
 	serverName  string            // its server's config key
+	key         string            // its renderKey
 }
 
 // readTool reads a definition. One that is not a valid JSON object is

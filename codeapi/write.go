@@ -26,7 +26,8 @@ var seq atomic.Uint64
 // one rename, and the old tree is removed. A reader sees the old tree or
 // the new one, never a mix. Calls for one dir must not overlap.
 func Write(dir string, in Input) error {
-	return (&Writer{Dir: dir}).Write(in)
+	w := &Writer{Dir: dir}
+	return errors.Join(w.Write(in), w.Wait())
 }
 
 // Writer writes the tree at one dir, again at every change (the daemon's
@@ -34,21 +35,52 @@ func Write(dir string, in Input) error {
 // as in the tree it replaces is hard-linked from that tree instead of
 // written again (on a slow disk a new file costs about a millisecond, a
 // link a twentieth of that), so a change of one server's tools writes
-// that server's files. A Writer's methods must not be called
+// that server's files; and it keeps each tool's rendering, so that such
+// a change renders only that server's tools. The tree it replaces is
+// removed after the new one is in place, on a goroutine of its own, which
+// the next write and Wait wait for. A Writer's methods must not be called
 // concurrently.
 type Writer struct {
-	Dir  string
-	prev map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+	Dir      string
+	prev     map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+	cache    renderCache       // the tools of the last generation, read and rendered
+	removing chan error        // the removal of the tree replaced last, if one runs
 }
 
-// Write generates the tree for in and puts it at w.Dir (see Write).
+// Wait waits until the tree the last write replaced is removed, and
+// returns the removal's error. Call it before the Writer is dropped.
+func (w *Writer) Wait() error {
+	if w.removing == nil {
+		return nil
+	}
+	err := <-w.removing
+	w.removing = nil
+	if err != nil {
+		return fmt.Errorf("remove old code tree: %w", err)
+	}
+	return nil
+}
+
+// Write generates the tree for in and puts it at w.Dir (see Write). A
+// tool whose server, name and definition are those of the last Write is
+// not rendered again: a change of one server's tools renders that
+// server's.
 func (w *Writer) Write(in Input) error {
 	dir := filepath.Clean(w.Dir)
-	return w.WriteFiles(Generate(in, dir))
+	files, cache := generate(in, dir, w.cache)
+	w.cache = cache // renderings do not depend on the write's outcome
+	return w.WriteFiles(files)
 }
 
-// WriteFiles puts files at w.Dir as Write does.
+// WriteFiles puts files at w.Dir as Write does. An error removing the
+// tree an earlier write replaced is returned here, once this write is
+// done.
 func (w *Writer) WriteFiles(files []File) error {
+	removed := w.Wait()
+	return errors.Join(w.writeFiles(files), removed)
+}
+
+func (w *Writer) writeFiles(files []File) error {
 	dir := filepath.Clean(w.Dir)
 	if w.same(files) {
 		return nil // the tree at dir is this one already
@@ -73,9 +105,10 @@ func (w *Writer) WriteFiles(files []File) error {
 		w.prev[f.Path] = f.Data
 	}
 	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("remove old code tree: %w", err)
-		}
+		// Off the way of the next change: the new tree is in place.
+		done := make(chan error, 1)
+		w.removing = done
+		go func() { done <- os.RemoveAll(old) }() // received by Wait
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ const (
 	CmdStatus = "status" // the daemon's state: Response.Status
 	CmdStop   = "stop"   // shut down as on SIGTERM: Response.PID
 	CmdReload = "reload" // re-read the catalog file now: Response.Reload
+	CmdCode   = "code"   // the merged tools the code API is written from (SPEC §12): Response.Code
 )
 
 // Limits of the control server. A client that connects and says nothing is
@@ -78,6 +79,8 @@ type Response struct {
 	PID    int             `json:"pid,omitempty"`
 	Status json.RawMessage `json:"status,omitempty"`
 	Reload *ReloadResult   `json:"reload,omitempty"`
+	// Code is the code API's input (codeapi.Input's JSON), opaque here.
+	Code json.RawMessage `json:"code,omitempty"`
 }
 
 // ReloadResult says what a catalog reload changed; the supervisor, which

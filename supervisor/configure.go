@@ -113,8 +113,9 @@ func (u *Upstream) adoptable(spec adapters.LaunchSpec, base []string) string {
 	return ""
 }
 
-// shellVars describe the shell that ran a command; they are left out of
-// the comparison of environments.
+// shellVars describe the shell that ran a command; they, and the
+// gateway's own variables (the code dir, which a warm server keeps: SPEC
+// §2.9), are left out of the comparison of environments.
 var shellVars = map[string]bool{"_": true, "PWD": true, "OLDPWD": true, "SHLVL": true}
 
 // envDiff names the variables that differ between two environments
@@ -140,7 +141,7 @@ func envMap(env []string) map[string]string {
 	m := make(map[string]string, len(env))
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if !shellVars[k] {
+		if !shellVars[k] && !gatewayOwn(k) {
 			m[k] = v
 		}
 	}

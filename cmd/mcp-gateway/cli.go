@@ -29,6 +29,7 @@ Usage:
   mcp-gateway status [--json]             show the running gateway and its servers
   mcp-gateway stop                        stop the running gateway and wait until it is gone
   mcp-gateway reload                      re-read the catalog file now; print what changed
+  mcp-gateway code --out DIR              write the running gateway's tools as Python and JS code into DIR
   mcp-gateway version                     print the version
 
 Run 'mcp-gateway <command> --help' for a command's flags.
@@ -74,6 +75,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"status":  runStatus,
 	"stop":    runStop,
 	"reload":  runReload,
+	"code":    runCode,
 }
 
 // newFlagSet returns a FlagSet that prints its usage to stderr.

@@ -48,8 +48,10 @@ func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway,
 				return ipc.Response{Error: err.Error()}
 			}
 			return ipc.Response{OK: true, Reload: res}
+		case ipc.CmdCode:
+			return codeResponse(gw, codeURL(addr), d.settings.TokenFile)
 		}
-		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop or reload", req.Cmd)}
+		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop, reload or code", req.Cmd)}
 	}
 }
 

@@ -182,6 +182,7 @@ func (d *daemon) newSupervisor(t taken) *supervisor.Supervisor {
 		Logger:       t.log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
 		Version:      version,
+		BaseEnv:      withCodeDir(os.Environ(), d.settings.CodeDir), // SPEC §7.1
 		Budget:       t.mem,
 		Tracer:       t.tel.tracing.Tracer(),
 		Metrics:      t.tel.metrics,
@@ -276,12 +277,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 		Drain:       supervisor.DefaultDrain,
 	})
 	addr := t.ln.Addr().String()
-	var g run.Group
-	// In this order (STYLE 2): HTTP first, so that on shutdown it drains
-	// while the servers are still alive; the watcher and the control
-	// socket after the supervisor, whose interrupt cuts a reload's
-	// restart short, since their interrupts wait for a reload in progress.
-	for _, a := range []actor{
+	actors := []actor{
 		httpActor(d.httpServer(gw), t.ln, gw),
 		traceActor(t.tel.tracing), // after HTTP: the drained calls' spans are flushed
 		signalActor(t.sigs),
@@ -289,7 +285,16 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 		watcherActor(rl, d.settings.CatalogFile, logger),
 		hupActor(rl, t.hup, logger),
 		controlActor(ctl, d.controlHandler(rl, gw, addr, logger)),
-	} {
+	}
+	if d.settings.CodeDir != "" { // SPEC §12
+		actors = append(actors, codeActor(gw, d.settings.CodeDir, codeURL(addr), d.settings.TokenFile, logger))
+	}
+	var g run.Group
+	// In this order (STYLE 2): HTTP first, so that on shutdown it drains
+	// while the servers are still alive; the watcher and the control
+	// socket after the supervisor, whose interrupt cuts a reload's
+	// restart short, since their interrupts wait for a reload in progress.
+	for _, a := range actors {
 		g.Add(a.execute, a.interrupt)
 	}
 	if err := d.reportReady(addr, len(servers), gw.ToolCount()); err != nil {

@@ -71,7 +71,7 @@ func (e *env) flags() []string {
 		"--port", strconv.Itoa(e.port), "--listen", "127.0.0.1",
 		"--token-file", e.path("token"), "--log-file", e.path("gateway.log"),
 		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"),
-		"--servers-dir", e.path("servers"),
+		"--servers-dir", e.path("servers"), "--code-dir", e.path("code"),
 	}
 }
 

@@ -49,6 +49,9 @@ type Settings struct {
 	// ToolSearchThreshold exported tools.
 	ToolSearch          aggregator.ToolSearch `json:"toolSearch"`
 	ToolSearchThreshold int                   `json:"toolSearchThreshold"`
+	// CodeDir is where the code API is written (SPEC §12.1), absolute;
+	// "" when code mode is off.
+	CodeDir string `json:"codeDir,omitempty"`
 }
 
 // Addr is the listen address, host:port.
@@ -88,6 +91,7 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	if !daemon {
 		return sf
 	}
+	fs.StringVar(&sf.s.CodeDir, "code-dir", envOr(codeDirEnv, defaultCodeDir), "where the merged tools are written as Python and JavaScript functions; off: not written (env "+codeDirEnv+", SPEC §12)")
 	fs.StringVar(&sf.port, "port", envOr("MCP_GATEWAY_PORT", "50005"), "port (env MCP_GATEWAY_PORT)")
 	fs.DurationVar(&sf.s.StartupTimeout, "startup-timeout", supervisor.DefaultStartTimeout, "how long the servers may take to start (SPEC §2.4)")
 	fs.StringVar(&sf.origins, "allowed-origins", envOr("MCP_GATEWAY_ALLOWED_ORIGINS", ""), "comma-separated Origin values allowed besides localhost (env MCP_GATEWAY_ALLOWED_ORIGINS)")
@@ -121,6 +125,9 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 			return s, fmt.Errorf("resolve path %q: %w", *p, err)
 		}
 		*p = abs
+	}
+	if err := resolveCodeDir(&s.CodeDir); err != nil {
+		return s, err
 	}
 	if sf.port != "" {
 		p, err := strconv.Atoi(sf.port)

@@ -30,6 +30,7 @@ type statusDoc struct {
 	UptimeSeconds int64          `json:"uptimeSeconds"`
 	CatalogFile   string         `json:"catalogFile"`
 	LogFile       string         `json:"logFile"`
+	CodeDir       string         `json:"codeDir,omitempty"` // the code API (SPEC §12); "" when off
 }
 
 type serverStatus struct {
@@ -55,6 +56,9 @@ func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
 		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
 		StartedAt: d.started, UptimeSeconds: int64(time.Since(d.started).Seconds()),
 		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
+	}
+	if addr != "" { // a warm daemon writes none yet
+		doc.CodeDir = d.settings.CodeDir
 	}
 	doc.Health.Servers = nil
 	for _, st := range h.Servers {
@@ -98,7 +102,11 @@ func printStatus(w io.Writer, doc statusDoc) {
 	}
 	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, %s, %s, %s\n",
 		doc.Version, doc.Status, doc.PID, duration(doc.UptimeSeconds), endpoint, count(doc.ServerCount, "server"), count(doc.ToolCount, "tool"))
-	fmt.Fprintf(w, "catalog file %s; log %s\n\n", doc.CatalogFile, doc.LogFile)
+	code := ""
+	if doc.CodeDir != "" {
+		code = "; code API " + doc.CodeDir
+	}
+	fmt.Fprintf(w, "catalog file %s; log %s%s\n\n", doc.CatalogFile, doc.LogFile, code)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tPID\tUPTIME\tPROTOCOL\tRESTARTS\tTOOLS\tPROMPTS\tRESOURCES\tTEMPLATES\tCALLS\tLAST EXIT\tLAST ERROR")
 	for _, s := range doc.Servers {

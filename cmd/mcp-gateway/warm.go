@@ -160,7 +160,7 @@ func (d *daemon) takeOver(t taken, ho *handedOver) (ready bool, err error) {
 	if len(env) == 0 {
 		env = os.Environ()
 	}
-	res := t.sup.Configure(ho.servers, supervisor.Environ(env, nil))
+	res := t.sup.Configure(ho.servers, withCodeDir(supervisor.Environ(env, nil), d.settings.CodeDir))
 	attrs := []any{"adopted", strings.Join(res.Adopted, ","), "starting", strings.Join(res.Started, ","), "addr", ho.ln.Addr().String()}
 	for _, name := range res.Stopped {
 		attrs = append(attrs, "stopped."+name, res.Why[name])
@@ -183,6 +183,8 @@ func (d *daemon) warmControlHandler(sup *supervisor.Supervisor, logger *slog.Log
 			return ipc.Response{OK: true, PID: os.Getpid()}
 		case ipc.CmdReload:
 			return ipc.Response{Error: "this gateway is warm: it has no config yet, and reads the catalog file again when one is handed to it"}
+		case ipc.CmdCode:
+			return ipc.Response{Error: "this gateway is warm: it serves no tools until a config is handed to it (mcp-gateway --config)"}
 		}
 		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop or reload", req.Cmd)}
 	}

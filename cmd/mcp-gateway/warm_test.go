@@ -42,7 +42,8 @@ func (e *env) warm(extraEnv []string, names ...string) (int, string, string) {
 	e.t.Helper()
 	args := append([]string{"warm"}, names...)
 	args = append(args, "--token-file", e.path("token"), "--log-file", e.path("gateway.log"),
-		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"), "--servers-dir", e.path("servers"))
+		"--run-dir", e.path("run"), "--catalog-file", e.path("catalog.json"), "--servers-dir", e.path("servers"),
+		"--code-dir", e.path("code")) // as e.flags: the code dir is in the servers' environment (SPEC §7.1)
 	code, out, errOut := e.run(extraEnv, args...)
 	e.t.Cleanup(func() {
 		if pid := e.daemonPID(); pid > 0 {
@@ -246,7 +247,8 @@ func (e *env) handedOverAdopts(config, token string, env []string, adopted ...st
 			t.Fatalf("%s: %v: %s", tool, err, raw)
 		}
 		for _, kv := range strings.Split(res.Result.Content[0].Text, "\n") {
-			if n, _, _ := strings.Cut(kv, "="); n == supervisorTokenEnv || strings.HasPrefix(n, "MCP_GATEWAY_") {
+			// The code dir is the one a server gets (SPEC §7.1).
+			if n, _, _ := strings.Cut(kv, "="); n == supervisorTokenEnv || strings.HasPrefix(n, "MCP_GATEWAY_") && n != "MCP_GATEWAY_CODE_DIR" {
 				t.Errorf("%s's environment holds %s", name, n)
 			}
 		}

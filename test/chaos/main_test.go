@@ -16,6 +16,7 @@ var (
 func TestMain(m *testing.M) {
 	wd, _ := os.Getwd()
 	root = filepath.Join(wd, "..", "..")
+	os.Setenv("MCP_GATEWAY_CODE_DIR", "off") // no code API at the default, a system path (SPEC §12.1)
 	dir, err := os.MkdirTemp("", "mcp-gateway-chaos-test-")
 	if err != nil {
 		panic(err)

@@ -67,6 +67,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	os.Setenv("MCP_GATEWAY_CODE_DIR", "off") // no code API at the default, a system path (SPEC §12.1)
 	dir, err := os.MkdirTemp("", "mcp-gateway-conformance-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

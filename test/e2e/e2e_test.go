@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	}
 	wd, _ := os.Getwd()
 	root = filepath.Join(wd, "..", "..")
+	// Gateways that a test starts without --code-dir write no code API
+	// (the default is a system path).
+	os.Setenv("MCP_GATEWAY_CODE_DIR", "off")
 	dir, err := os.MkdirTemp("", "mcp-gateway-e2e-")
 	if err != nil {
 		panic(err)
@@ -107,7 +110,8 @@ func launchEnv(t *testing.T, dir, config string, env ...string) *gateway {
 	token := "e2e-token-" + strconv.Itoa(port)
 	cmd := exec.Command(gatewayBin, "--config", config, "--port", strconv.Itoa(port), "--listen", "127.0.0.1",
 		"--token-file", filepath.Join(dir, "token"), "--log-file", filepath.Join(dir, "gateway.log"),
-		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json"))
+		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json"),
+		"--code-dir", filepath.Join(dir, "code"))
 	cmd.Env = append(append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

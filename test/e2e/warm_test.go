@@ -36,8 +36,11 @@ func TestWarmStart(t *testing.T) {
 	paths := []string{"--token-file", filepath.Join(dir, "token"), "--log-file", filepath.Join(dir, "gateway.log"),
 		"--run-dir", filepath.Join(dir, "run"), "--catalog-file", filepath.Join(dir, "catalog.json")}
 	const warmToken = "warm-LEAKCHECK-5d1e"
+	// The code dir is given to warm and launch alike: it is in every
+	// server's environment (SPEC §7.1), so adoption needs the same one.
+	codeDir := filepath.Join(dir, "code")
 
-	w := exec.Command(gatewayBin, append([]string{"warm", "memory", "sequentialthinking"}, paths...)...)
+	w := exec.Command(gatewayBin, append([]string{"warm", "memory", "sequentialthinking", "--code-dir", codeDir}, paths...)...)
 	w.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+warmToken) // set by mistake in the template build
 	out, err := w.CombinedOutput()
 	if err != nil {
@@ -75,6 +78,9 @@ func TestWarmStart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "token")); !os.IsNotExist(err) {
 		t.Errorf("a warm daemon wrote a token file (%v)", err)
 	}
+	if _, err := os.Stat(codeDir); !os.IsNotExist(err) {
+		t.Errorf("a warm daemon, which serves nothing yet, wrote the code API (%v)", err)
+	}
 
 	port := freePort(t)
 	token := "handed-" + strconv.Itoa(port)
@@ -85,7 +91,7 @@ func TestWarmStart(t *testing.T) {
 	launch.Env = append(os.Environ(), "GATEWAY_ACCESS_TOKEN="+token, "MCP_GATEWAY_PORT="+strconv.Itoa(port), "MCP_GATEWAY_LISTEN=127.0.0.1",
 		"MCP_GATEWAY_TOKEN_FILE="+filepath.Join(dir, "token"), "MCP_GATEWAY_LOG_FILE="+filepath.Join(dir, "gateway.log"),
 		"MCP_GATEWAY_RUN_DIR="+filepath.Join(dir, "run"), "MCP_GATEWAY_CATALOG_FILE="+filepath.Join(dir, "catalog.json"),
-		"MCP_GATEWAY_LOG_SHARE=64KiB", "MCP_GATEWAY_CALL_LOG=off")
+		"MCP_GATEWAY_LOG_SHARE=64KiB", "MCP_GATEWAY_CALL_LOG=off", "MCP_GATEWAY_CODE_DIR="+codeDir)
 	start := time.Now()
 	if out, err := launch.CombinedOutput(); err != nil {
 		t.Fatalf("launch to the warm daemon: %v\n%s", err, out)
@@ -100,10 +106,19 @@ func TestWarmStart(t *testing.T) {
 	}
 	for _, pid := range now {
 		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		codeDirSet := false
 		for _, kv := range strings.Split(string(env), "\x00") {
+			// The code dir is the one gateway variable a server gets (SPEC §7.1).
+			if kv == "MCP_GATEWAY_CODE_DIR="+codeDir {
+				codeDirSet = true
+				continue
+			}
 			if name, _, _ := strings.Cut(kv, "="); name == "GATEWAY_ACCESS_TOKEN" || strings.HasPrefix(name, "MCP_GATEWAY_") {
 				t.Errorf("server pid %d's environment holds %s", pid, name)
 			}
+		}
+		if !codeDirSet {
+			t.Errorf("server pid %d's environment lacks MCP_GATEWAY_CODE_DIR=%s (SPEC §7.1)", pid, codeDir)
 		}
 	}
 	left := warm["sequentialthinking"]
@@ -119,6 +134,21 @@ func TestWarmStart(t *testing.T) {
 		"--call", "list_directory", "--args", fmt.Sprintf(`{"path":%q}`, data))
 	if got := fmt.Sprint(steps); !strings.Contains(got, "adopted") || !strings.Contains(got, "[FILE] a.txt") {
 		t.Errorf("tool calls: %s", got)
+	}
+
+	// The code API (SPEC §12): written after the hand-over, without the
+	// token; code reaches the adopted server with the token handed over,
+	// read from the token file at call time, nothing set or rewritten.
+	waitCode(t, codeDir, "the code API after the hand-over", func(index string) bool {
+		return strings.Contains(index, "## memory:") && strings.Contains(index, "## filesystem:")
+	})
+	checkTreeSafe(t, codeDir, token)
+	checkTreeSafe(t, codeDir, warmToken)
+	if _, err := exec.LookPath("python3"); err == nil {
+		out, err := runPython(t, codeDir, "from mcp_tools import memory\nprint([e['name'] for e in memory.read_graph()['entities']])", nil)
+		if err != nil || strings.TrimSpace(out) != "['Warm']" {
+			t.Errorf("memory.read_graph() through the code API: %v\n%s", err, out)
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ func main() {
 	noEverything := flag.Bool("no-everything", false, "skip the server-everything figures")
 	baseline := flag.String("gateway", "", "A/B: measure this mcp-gateway binary (an older build) beside the tree's build, in the same run, as the baseline side")
 	noPull := flag.Bool("no-pull", false, "skip the figures of pulled and warm npm servers (they pull from the npm registry)")
-	only := flag.String("only", "", "comma-separated phases to run: seq, handler, telemetry, everything, tput, ready, pulled, warm, mem, big, http, search (default all)")
+	only := flag.String("only", "", "comma-separated phases to run: seq, handler, telemetry, everything, tput, ready, pulled, warm, mem, big, http, search, code (default all)")
 	markdown := flag.String("markdown", "", "print this results JSON file as a Markdown table and exit (runs nothing)")
 	var gwEnv, baseEnv []string
 	flag.Func("gateway-env", "KEY=VALUE added to the environment of the tree's build, and of each -variant (repeatable; for experiments such as GOGC=200)", envFlag(&gwEnv))
