@@ -150,6 +150,8 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 	if err == nil {
 		rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 		err = c.check()
+	} else {
+		unnamed(rec, c, err) // toolsearch.go
 	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)

@@ -149,6 +149,7 @@ func (g *Gateway) discoverResult() json.RawMessage {
 // resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, err := h.modernRoute(req)
+	unnamed(req.rec, c, err) // toolsearch.go
 	if err == nil {
 		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
 		if e := checkParamHeaders(r, req.Params, c.paramHeaders()); e != nil {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
@@ -225,22 +227,37 @@ func (g *Gateway) routeOwn(gen *registry.Generation, name string, params json.Ra
 	case toolsearch.CallToolName:
 		real, direct, err := toolsearch.CallParams(params)
 		if err != nil {
-			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
 		}
 		rt, ok := gen.Tool(real)
-		if !ok {
-			return upstreamCall{}, unknownTool(real)
+		if !ok { // the call line names the tool asked for (unnamed)
+			return upstreamCall{name: real}, unknownTool(real)
 		}
 		return upstreamCall{method: "tools/call", name: real, route: rt, params: direct, via: toolsearch.CallToolName}, nil
 	case toolsearch.SearchToolsName:
 		args, _ := jsonrpc.Member(params, "arguments")
 		q, err := toolsearch.SearchArgs(args)
 		if err != nil {
-			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
 		}
 		return upstreamCall{}, &ownAnswer{name: name, q: q, ix: g.search.of(gen).ix}
 	}
 	return upstreamCall{}, unknownTool(name)
+}
+
+// invalidParams is the message of -32602 for toolsearch's err (which
+// wraps toolsearch.ErrInvalid, whose own words it does not repeat).
+func invalidParams(err error) string {
+	return "Invalid params: " + strings.TrimPrefix(err.Error(), toolsearch.ErrInvalid.Error()+": ")
+}
+
+// unnamed records, for a routing error, the tool a call_tool asked for
+// that nobody exports: its call line names that tool, as a direct call's
+// does, not call_tool (SPEC §4.10, §11.1).
+func unnamed(rec *record.Record, c upstreamCall, err error) {
+	if err != nil && c.name != "" {
+		rec.Routed(c.name, "", "")
+	}
 }
 
 // unknownTool is the answer to a tools/call of a name nobody exports.

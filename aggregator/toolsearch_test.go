@@ -375,13 +375,18 @@ func TestCallToolCallLine(t *testing.T) {
 	result(t, legacy.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+callTool("echo", `{"text":"a"}`)+`}}`))
 	result(t, modernCaller{t: t, url: base, caps: `{}`}.call(3, "call_tool", `"arguments":{"name":"echo","arguments":{"text":"b"}},`))
 	result(t, legacy.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"echo"}}}`))
+	// A name nobody exports: the line names it, as a direct call's does.
+	rpcError(t, legacy.rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{`+callTool("nope", `{}`)+`}}`))
+	rpcError(t, modernCaller{t: t, url: base, caps: `{}`}.call(6, "call_tool", `"arguments":{"name":"nope","arguments":{}},`))
 	want := []string{
 		`method=tools/call server=s name=echo era=legacy .* outcome=ok$`,
 		`method=tools/call server=s name=echo era=modern .* outcome=ok$`,
 		`method=tools/call server="" name=search_tools era=legacy .* outcome=ok$`,
+		`method=tools/call server="" name=nope era=legacy .* outcome=error code=-32602$`,
+		`method=tools/call server="" name=nope era=modern .* outcome=error code=-32602$`,
 	}
 	var lines []string
-	testwait.For(t, 0, "3 call lines", func() bool { lines = callLines(logText()); return len(lines) >= len(want) })
+	testwait.For(t, 0, "5 call lines", func() bool { lines = callLines(logText()); return len(lines) >= len(want) })
 	for _, w := range want {
 		if !slices.ContainsFunc(lines, regexp.MustCompile(w).MatchString) {
 			t.Errorf("no call line matches %s:\n%s", w, strings.Join(lines, "\n"))

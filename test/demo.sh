@@ -38,7 +38,7 @@ config=$(cat <<JSON
 JSON
 )
 
-flags="--port $port --token-file $run/token --log-file $run/gateway.log --run-dir $run/run --catalog-file $run/catalog.json --servers-dir $run/servers"
+flags="--port $port --token-file $run/token --log-file $run/gateway.log --run-dir $run/run --catalog-file $run/catalog.json --servers-dir $run/servers --code-dir $run/code"
 
 # Stop a gateway left by an earlier `make run`.
 "$bin" stop --run-dir "$run/run" >/dev/null 2>&1 || true
@@ -49,6 +49,7 @@ flags="--port $port --token-file $run/token --log-file $run/gateway.log --run-di
 echo "endpoint:   http://127.0.0.1:$port/mcp"
 echo "token file: $run/token"
 echo "log file:   $run/gateway.log"
+echo "code API:   $run/code (INDEX.md; PYTHONPATH=$run/code/python)"
 echo
 node "$root/test/client/mcp-client.mjs" --url "http://127.0.0.1:$port/mcp" --token-file "$run/token" --pretty \
 	--list \
