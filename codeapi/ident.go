@@ -18,7 +18,9 @@ const maxIdent = 64
 // reserved words (strict mode and modules: also eval, arguments,
 // await), TypeScript's type names, the names a generated module binds
 // itself (the typing imports, the builtins its annotations name), and
-// the file names a package holds already (__init__, index, _client).
+// the file names a package holds already (__init__, index, _client), and
+// the names a generated function or module uses itself: Python's locals
+// (its body passes locals()), JavaScript's tool (the module's own const).
 var reserved = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
@@ -30,7 +32,7 @@ var reserved = func() map[string]bool {
 		null static super switch this throw true typeof var void implements interface package private
 		protected public eval arguments undefined NaN Infinity
 		any number string boolean symbol never unknown bigint declare namespace module require
-		index _client mcp_tools ToolError InputRequiredError call`) {
+		index _client mcp_tools ToolError InputRequiredError call locals tool`) {
 		m[w] = true
 	}
 	return m

@@ -85,6 +85,9 @@ func (w *Writer) writeFiles(files []File) error {
 	if w.same(files) {
 		return nil // the tree at dir is this one already
 	}
+	if err := replaceable(dir); err != nil {
+		return err
+	}
 	parent, base := filepath.Split(dir)
 	if parent == "" {
 		parent = "."
@@ -109,6 +112,42 @@ func (w *Writer) writeFiles(files []File) error {
 		done := make(chan error, 1)
 		w.removing = done
 		go func() { done <- os.RemoveAll(old) }() // received by Wait
+	}
+	return nil
+}
+
+// ErrNotCodeTree is the error of a write to a dir that holds something
+// else than a code tree: a file, a device, or a directory with files in it
+// but no INDEX.md and gateway.json. The write replaces only a code tree,
+// an empty directory, or nothing: it never removes what it did not write
+// (a run dir, a token file, a user's files, given as --code-dir or
+// code --out by mistake).
+var ErrNotCodeTree = errors.New("not a code tree")
+
+// replaceable reports, as an error wrapping ErrNotCodeTree, why the tree
+// at dir may not be replaced; nil when it may.
+func replaceable(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("replace code tree %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("replace code tree %s: %w: it is not a directory (%s); choose another path", dir, ErrNotCodeTree, fi.Mode().Type())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("replace code tree %s: %w", dir, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, marker := range []string{"INDEX.md", "gateway.json"} {
+		if fi, err := os.Lstat(filepath.Join(dir, marker)); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("replace code tree %s: %w: the directory holds files but no %s, so the gateway did not write it; empty it or choose another path", dir, ErrNotCodeTree, marker)
+		}
 	}
 	return nil
 }

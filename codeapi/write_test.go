@@ -2,6 +2,7 @@ package codeapi
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +60,68 @@ func TestWriterLinksWhatDidNotChange(t *testing.T) {
 	}
 	if !os.SameFile(index, stat("INDEX.md")) || w.removing != nil {
 		t.Error("the same list again replaced the tree")
+	}
+}
+
+// A write replaces only a code tree, an empty directory or nothing: a
+// file, or a directory with other files in it (a run dir, a user's data,
+// given as --code-dir or code --out by mistake), is left as it is and
+// the write fails with ErrNotCodeTree (it used to be swapped out and
+// removed, a token file or /dev/null among them).
+func TestWriteReplacesOnlyACodeTree(t *testing.T) {
+	parent := t.TempDir()
+	in := synthetic(3)
+	file := filepath.Join(parent, "token")
+	if err := os.WriteFile(file, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(parent, "data")
+	if err := os.MkdirAll(filepath.Join(data, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "precious.txt"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{file, data} {
+		if err := Write(dir, in); !errors.Is(err, ErrNotCodeTree) {
+			t.Errorf("Write(%s) = %v, want ErrNotCodeTree", dir, err)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "secret" {
+		t.Errorf("the file given as the dir: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(data, "precious.txt")); err != nil || string(b) != "keep" {
+		t.Errorf("the directory's file: %q, %v", b, err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 2 {
+		t.Errorf("%d entries beside the refused dirs, want 2 (nothing left behind)", len(entries))
+	}
+
+	empty := filepath.Join(parent, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{empty, filepath.Join(parent, "new")} {
+		if err := Write(dir, in); err != nil {
+			t.Fatalf("Write(%s): %v", dir, err)
+		}
+		if err := Write(dir, synthetic(4)); err != nil { // a code tree, replaced
+			t.Errorf("Write(%s) again: %v", dir, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "INDEX.md")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The names a generated function or module uses itself are no tool's or
+// parameter's: a Python tool or parameter named locals shadowed the
+// builtin its body calls (a recursion, or None called), and a JS tool
+// named tool redeclared the module's const (node --check failed).
+func TestIdentOfTheGeneratedCodesOwnNames(t *testing.T) {
+	for name, want := range map[string]string{"locals": "locals_", "tool": "tool_", "call": "call_", "tools": "tools"} {
+		if got := Ident(name); got != want {
+			t.Errorf("Ident(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
