@@ -38,8 +38,9 @@ type Configured struct {
 // which describe the shell that ran each command, not the server: a
 // template's `warm` and the SDK's launch are run by different shells.
 // Nor does it see GATEWAY_ACCESS_TOKEN or any MCP_GATEWAY_*, which
-// Environ keeps from every server: a launch that sets its port, paths or
-// limits in its environment still adopts (SPEC §2.9).
+// Environ keeps from every server (but the code dir, CodeDirEnv, which an
+// adopted server keeps as warm gave it): a launch that sets its port,
+// paths or limits in its environment still adopts (SPEC §2.9).
 // Call it once, before the set is used by anything else (the aggregator
 // is built on Upstreams after it).
 func (s *Supervisor) Configure(servers []adapters.Server, base []string) Configured {
