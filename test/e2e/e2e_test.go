@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/testbin"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
@@ -37,39 +38,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv(netnsEnv) == "1" {
 		os.Exit(netnsMain()) // this binary as the netns helper (netns_test.go)
 	}
-	wd, _ := os.Getwd()
-	root = filepath.Join(wd, "..", "..")
-	// Gateways that a test starts without --code-dir write no code API
-	// (the default is a system path).
-	os.Setenv("MCP_GATEWAY_CODE_DIR", "off")
-	dir, err := os.MkdirTemp("", "mcp-gateway-e2e-")
-	if err != nil {
-		panic(err)
-	}
-	gatewayBin = filepath.Join(dir, "mcp-gateway")
-	build := exec.Command("go", "build", "-o", gatewayBin, "./cmd/mcp-gateway")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	root = testbin.Root()
+	os.Exit(testbin.Main(m, "mcp-gateway-e2e-", &gatewayBin))
 }
 
 // needNPM skips without the npm packages, except in CI, where their absence
 // is a failure.
 func needNPM(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(root, "test", "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(bin, "mcp-server-everything")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("test/node_modules is missing in CI: run `cd test && npm ci`")
-		}
-		t.Skip("test/node_modules missing: run `make npm`")
-	}
-	return bin
+	return filepath.Join(testbin.NodeModules(t), ".bin")
 }
 
 // gateway is one running daemon with real npm servers.
