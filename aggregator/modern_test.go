@@ -179,29 +179,37 @@ func TestModernStreamCloseCancelsTheCall(t *testing.T) {
 			srv, _ := startGateway(t, map[string]map[string]string{"s": {
 				"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`, "MCP_FAKE_CANCEL_FILE": cancelFile}})
 			started := t.TempDir() + "/started"
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
 			meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
-			req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/mcp", strings.NewReader(
-				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000,"started":"`+started+`"},`+meta+`}}`))
-			for k, v := range modernHeaders("tools/call", "sleep") {
-				req.Header.Set(k, v)
-			}
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Accept", acceptBoth)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				if resp, err := http.DefaultClient.Do(req); err == nil {
-					resp.Body.Close()
-				}
-			}()
-			fakeserver.WaitFile(t, started)
-			cancel()
+			closeModernCall(t, srv.URL+"/mcp", "sleep", started,
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000,"started":"`+started+`"},`+meta+`}}`)
 			fakeserver.WaitFile(t, cancelFile) // the upstream got notifications/cancelled
-			<-done
 		})
 	}
+}
+
+// closeModernCall posts body, a modern tools/call whose Mcp-Name header
+// is name, waits until the server has written the file started, then
+// closes the call's stream and waits for the POST to return.
+func closeModernCall(t *testing.T, url, name, started, body string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+	for k, v := range modernHeaders("tools/call", name) {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", acceptBoth)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	fakeserver.WaitFile(t, started)
+	cancel()
+	<-done
 }
 
 // At shutdown (CancelCalls, after the drain) a modern call still running

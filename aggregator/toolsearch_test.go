@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"net/http"
@@ -282,26 +281,9 @@ func TestCallToolProgressAndCancel(t *testing.T) {
 	}
 	// Modern: closing the call's stream.
 	started = filepath.Join(dir, "started-modern")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", base, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{`+
-		callTool("sleep", `{"ms":60000,"started":"`+started+`"}`)+`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`))
-	for k, v := range modernHeaders("tools/call", "call_tool") {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", acceptBoth)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	fakeserver.WaitFile(t, started)
-	cancel()
+	closeModernCall(t, base, "call_tool", started, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{`+
+		callTool("sleep", `{"ms":60000,"started":"`+started+`"}`)+`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
 	fakeserver.WaitFile(t, cancelFile)
-	<-done
 }
 
 // A server's elicitation during a call through call_tool reaches the

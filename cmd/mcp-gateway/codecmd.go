@@ -23,7 +23,7 @@ import (
 // atomically). The tree reaches the daemon at its real address and
 // reads the token as the daemon's tree does (SPEC §12.3).
 func runCode(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("code", "Usage: mcp-gateway code --out DIR [--run-dir DIR]\n\nWrites the running gateway's merged tools as a code API (INDEX.md, python/mcp_tools/…, js/…; see docs/code.md) into DIR, replacing what is there. Exits 1 if no gateway is running.", stderr)
+	fs := newFlagSet("code", "Usage: mcp-gateway code --out DIR [--run-dir DIR]\n\nWrites the running gateway's merged tools as a code API (INDEX.md, python/mcp_tools/…, js/…; see docs/code.md) into DIR, replacing an earlier tree there (a file, or a directory of other files, is refused). Exits 1 if no gateway is running.", stderr)
 	out := fs.String("out", "", "the directory to write the tree into (required)")
 	sf := addSettingsFlags(fs, false)
 	if code, ok := parseFlags(fs, args); !ok {
