@@ -128,11 +128,6 @@ func (g *Gateway) toolsPage(c toolsChoice, cursor string) (json.RawMessage, erro
 	return g.search.of(gen).list, nil
 }
 
-// pinnedTools returns the definitions of gen's pinned tools (an entry's
-// "tools": {"pin": [...]}, SPEC §4.10), which search mode lists beside
-// search_tools and call_tool, in list order (registry.Generation.Pinned).
-func pinnedTools(gen *registry.Generation) []json.RawMessage { return gen.Pinned() }
-
 // searchCache holds search mode's parts for the generation served last:
 // built once per generation (SPEC §4.5), when search mode first needs
 // them, never per call.
@@ -184,7 +179,7 @@ func buildSearch(gen *registry.Generation) *searchParts {
 	list = append(list, toolsearch.SearchToolsDefinition(len(tools), servers)...)
 	list = append(list, ',')
 	list = append(list, toolsearch.CallToolDefinition...)
-	for _, def := range pinnedTools(gen) {
+	for _, def := range gen.Pinned() { // an entry's "tools": {"pin": [...]}, in list order (SPEC §4.10)
 		list = append(list, ',')
 		list = append(list, def...)
 	}
