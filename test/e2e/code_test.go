@@ -87,13 +87,7 @@ func runPython(t *testing.T, codeDir, code string, env []string, args ...string)
 	cmd := exec.Command("python3", append([]string{"-B", "-c", code}, args...)...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(append(withoutToken(os.Environ()), "PYTHONPATH="+filepath.Join(codeDir, "python")), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		return out.String() + errb.String(), err
-	}
-	return out.String(), nil
+	return runAgent(cmd)
 }
 
 // runNode runs code as an agent's Node script (ESM), the code dir its
@@ -103,10 +97,15 @@ func runNode(t *testing.T, codeDir, code string, env []string, args ...string) (
 	cmd := exec.Command("node", append([]string{"--input-type=module", "-e", code, codeDir}, args...)...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(withoutToken(os.Environ()), env...)
+	return runAgent(cmd)
+}
+
+// runAgent runs an agent's script: its stdout, and its stderr after it
+// when it fails.
+func runAgent(cmd *exec.Cmd) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		return out.String() + errb.String(), err
 	}
 	return out.String(), nil
