@@ -12,7 +12,8 @@
 // description (1), and the parameters' names (1.5) and descriptions
 // (0.5), walked through properties, items, and anyOf/oneOf/allOf to a
 // depth of 4. Words are lowercased, English stop words dropped, and
-// plural and -ing/-ed endings folded, the same way for the query. A
+// endings folded by the Snowball English stemmer (Porter2,
+// github.com/kljensen/snowball), the same way for the query. A
 // query that is exactly a tool's exported name puts it first. Ties keep
 // server order, so the ranking is deterministic.
 //

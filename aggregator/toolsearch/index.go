@@ -65,10 +65,11 @@ func New(tools []Tool) *Index {
 	var total float64
 	bag := map[string]float64{}
 	var scratch []string
+	cache := map[string]string{}
 	for i, t := range tools {
 		clear(bag)
 		add := func(text string, w float64) {
-			scratch = words(scratch[:0], text)
+			scratch = foldWords(scratch[:0], text, cache)
 			for _, term := range scratch {
 				bag[term] += w
 				lengths[i] += w

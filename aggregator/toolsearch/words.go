@@ -4,18 +4,34 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // words splits s into the index's terms: runs of letters and digits,
 // split again at camelCase (getFileInfo → get file info, HTTPServer →
 // http server), lowercased, stop words dropped, endings folded (stem).
 // It appends to out and returns it.
-func words(out []string, s string) []string {
+func words(out []string, s string) []string { return foldWords(out, s, nil) }
+
+// foldWords is words with a cache of term, from a word as it is found
+// to its term ("" for a stop word): New folds the same few thousand
+// words again and again, and the stemmer is most of what it costs. A
+// nil cache is none.
+func foldWords(out []string, s string, cache map[string]string) []string {
 	start := -1
 	var prev rune // the previous rune of the current run
 	flush := func(end int) {
 		if start >= 0 {
-			if w := term(s[start:end]); w != "" {
+			raw := s[start:end]
+			w, ok := cache[raw]
+			if !ok {
+				w = term(raw)
+				if cache != nil {
+					cache[raw] = w
+				}
+			}
+			if w != "" {
 				out = append(out, w)
 			}
 		}
@@ -54,45 +70,11 @@ func term(w string) string {
 	return w
 }
 
-// stem folds the endings that most often separate a query's word from a
-// description's: plurals, -ing, -ed and a final e (create, created,
-// creating and creates all give creat). It is deliberately small: both
-// sides are folded alike, so it need only be consistent, and it leaves
-// words of three letters alone.
-func stem(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-	case strings.HasSuffix(w, "s"):
-		w = w[:len(w)-1]
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ied") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ed") && len(w) > 4:
-		w = undouble(w[:len(w)-2])
-	}
-	if len(w) >= 4 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble turns "gett" (from getting) into "get"; a double l, s or z
-// stays (filled, passed).
-func undouble(w string) string {
-	n := len(w)
-	if n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
-}
+// stem folds a word's endings with the Snowball English stemmer
+// (Porter2): plurals, -ing, -ed, -ation and the like (create, created,
+// creating and creates all give creat). Both sides, the tools and the
+// query, are folded alike.
+func stem(w string) string { return english.Stem(w, true) }
 
 // stop are the English words that carry no meaning in a search of tools.
 var stop = map[string]bool{}

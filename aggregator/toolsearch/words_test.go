@@ -8,18 +8,20 @@ import (
 
 func TestWords(t *testing.T) {
 	for in, want := range map[string][]string{
-		"get_file_contents":          {"fil", "content"},
-		"maps_reverse-geocode":       {"map", "revers", "geocod"},
-		"fs.readFile":                {"fs", "read", "fil"},
-		"getHTTPServerURL2":          {"http", "server", "url2"},
-		"list_pull_requests":         {"list", "pull", "request"},
-		"Creating the repositories!": {"creat", "repository"},
-		"created, creates, creation": {"creat", "creat", "creation"},
-		"getting filled passed":      {"fill", "pass"},
-		"a to the of":                nil,
-		"café_ÜBER größe":            {"café", "über", "größ"},
-		"":                           nil,
-		"__--..":                     nil,
+		"get_file_contents":           {"file", "content"},
+		"maps_reverse-geocode":        {"map", "revers", "geocod"},
+		"fs.readFile":                 {"fs", "read", "file"},
+		"getHTTPServerURL2":           {"http", "server", "url2"},
+		"list_pull_requests":          {"list", "pull", "request"},
+		"Creating the repositories!":  {"creat", "repositori"},
+		"created, creates, creation":  {"creat", "creat", "creation"},
+		"getting filled passed":       {"fill", "pass"},
+		"directories, directory":      {"directori", "directori"},
+		"searches searching searched": {"search", "search", "search"},
+		"a to the of":                 nil,
+		"café_ÜBER größe":             {"café", "über", "größe"},
+		"":                            nil,
+		"__--..":                      nil,
 	} {
 		if diff := cmp.Diff(want, words(nil, in)); diff != "" {
 			t.Errorf("words(%q) (-want +got):\n%s", in, diff)
