@@ -6,12 +6,15 @@
 // tools out; the registry builds an Index whenever the merged list
 // changes (SPEC §4.5) and the handlers call Search.
 //
-// Ranking is BM25 (k1 1.2, b 0.75) over one weighted bag of words per
-// tool: the exported name split into words (at `_ - .`, spaces and
-// camelCase; weight 3), the title (2), the server's name (1), the
-// description (1), and the parameters' names (1.5) and descriptions
-// (0.5), walked through properties, items, and anyOf/oneOf/allOf to a
-// depth of 4. Words are lowercased, English stop words dropped, and
+// Ranking is BM25F (k1 1.2, b 0.75) over the fields of each tool: the
+// exported name split into words (at `_ - .`, spaces and camelCase;
+// weight 3), the title (2), the server's name (1), the description (1),
+// and the parameters' names (1.5) and descriptions (0.5), walked through
+// properties, items, and anyOf/oneOf/allOf to a depth of 4. A word's
+// count in a field is weighted and divided by that field's length
+// against its average over the tools, then the fields are summed and
+// saturated once: a long description or a long list of parameters
+// weakens only its own field, not a match in the name. Words are lowercased, English stop words dropped, and
 // endings folded by the Snowball English stemmer (Porter2,
 // github.com/kljensen/snowball), the same way for the query. A
 // query that is exactly a tool's exported name puts it first. Ties keep

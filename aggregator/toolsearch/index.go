@@ -15,22 +15,28 @@ type Tool struct {
 	Definition json.RawMessage
 }
 
-// Field weights: how much a word counts where it is found (doc.go).
+// The fields of a tool that are indexed (doc.go).
 const (
-	weightName      = 3
-	weightTitle     = 2
-	weightServer    = 1
-	weightDesc      = 1
-	weightParamName = 1.5
-	weightParamDesc = 0.5
+	fieldName = iota
+	fieldTitle
+	fieldServer
+	fieldDesc
+	fieldParamName
+	fieldParamDesc
+	nFields
+)
 
-	k1 = 1.2
-	b  = 0.75
+// weight is how much a word counts in each field (doc.go); read only.
+var weight = [nFields]float64{fieldName: 3, fieldTitle: 2, fieldServer: 1, fieldDesc: 1, fieldParamName: 1.5, fieldParamDesc: 0.5}
+
+const (
+	k1 = 1.2  // BM25's saturation of a term's count
+	b  = 0.75 // BM25F's length normalization, the same in every field
 
 	maxSchemaDepth = 4
 )
 
-// posting is one tool's weighted count of one term.
+// posting is one tool's weighted, length-normalized count of one term.
 type posting struct {
 	tool int32
 	tf   float32
@@ -42,7 +48,6 @@ type Index struct {
 	tools    []Tool
 	terms    map[string][]posting // postings in tool order
 	idf      map[string]float64
-	norm     []float32 // per tool: k1 × (1 − b + b × len/avglen)
 	byName   map[string]int
 	servers  []string // in order of first appearance
 	firstOf  map[string]int
@@ -57,39 +62,45 @@ func New(tools []Tool) *Index {
 	ix := &Index{
 		tools:   tools,
 		terms:   map[string][]posting{},
-		norm:    make([]float32, len(tools)),
 		byName:  make(map[string]int, len(tools)),
 		firstOf: map[string]int{},
 	}
-	lengths := make([]float64, len(tools))
-	var total float64
-	bag := map[string]float64{}
+	type count struct {
+		tool int32
+		tf   [nFields]float32
+	}
+	counts := map[string][]count{}
+	lengths := make([][nFields]float64, len(tools))
+	var total [nFields]float64
 	var scratch []string
 	cache := map[string]string{}
 	for i, t := range tools {
-		clear(bag)
-		add := func(text string, w float64) {
+		add := func(text string, field int) {
 			scratch = foldWords(scratch[:0], text, cache)
 			for _, term := range scratch {
-				bag[term] += w
-				lengths[i] += w
+				cs := counts[term]
+				if len(cs) == 0 || cs[len(cs)-1].tool != int32(i) {
+					cs = append(cs, count{tool: int32(i)})
+				}
+				cs[len(cs)-1].tf[field]++
+				counts[term] = cs
 			}
+			lengths[i][field] += float64(len(scratch))
 		}
-		add(t.Name, weightName)
-		add(t.Server, weightServer)
+		add(t.Name, fieldName)
+		add(t.Server, fieldServer)
 		var def definition
 		if json.Unmarshal(t.Definition, &def) == nil {
-			add(def.Title, weightTitle)
+			add(def.Title, fieldTitle)
 			if def.Annotations.Title != def.Title {
-				add(def.Annotations.Title, weightTitle)
+				add(def.Annotations.Title, fieldTitle)
 			}
-			add(def.Description, weightDesc)
+			add(def.Description, fieldDesc)
 			walkSchema(def.InputSchema, 0, add)
 		}
-		for term, tf := range bag {
-			ix.terms[term] = append(ix.terms[term], posting{int32(i), float32(tf)})
+		for f := range nFields {
+			total[f] += lengths[i][f]
 		}
-		total += lengths[i]
 		if _, dup := ix.byName[t.Name]; !dup {
 			ix.byName[t.Name] = i
 		}
@@ -100,16 +111,31 @@ func New(tools []Tool) *Index {
 		}
 		ix.perTools[ix.firstOf[t.Server]]++
 	}
-	avg := 1.0
-	if len(tools) > 0 && total > 0 {
-		avg = total / float64(len(tools))
-	}
-	for i := range tools {
-		ix.norm[i] = float32(k1 * (1 - b + b*lengths[i]/avg))
+	// BM25F: each field's count is weighted and divided by that field's
+	// length normalization, then summed; Search saturates the sum.
+	var norm [nFields][]float64
+	for f := range nFields {
+		avg := 1.0
+		if total[f] > 0 {
+			avg = total[f] / float64(len(tools))
+		}
+		norm[f] = make([]float64, len(tools))
+		for i := range tools {
+			norm[f][i] = weight[f] / (1 - b + b*lengths[i][f]/avg)
+		}
 	}
 	n := float64(len(tools))
-	ix.idf = make(map[string]float64, len(ix.terms))
-	for term, ps := range ix.terms {
+	ix.idf = make(map[string]float64, len(counts))
+	for term, cs := range counts {
+		ps := make([]posting, len(cs))
+		for j, c := range cs {
+			var tf float64
+			for f := range nFields {
+				tf += float64(c.tf[f]) * norm[f][c.tool]
+			}
+			ps[j] = posting{c.tool, float32(tf)}
+		}
+		ix.terms[term] = ps
 		df := float64(len(ps))
 		ix.idf[term] = math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
@@ -145,9 +171,9 @@ type schema struct {
 }
 
 // walkSchema adds the parameter names and descriptions of raw, a JSON
-// Schema, to the bag, down to maxSchemaDepth. Map order does not matter:
-// a bag has none.
-func walkSchema(raw json.RawMessage, depth int, add func(string, float64)) {
+// Schema, to the tool's counts, down to maxSchemaDepth. Map order does
+// not matter: counts have none.
+func walkSchema(raw json.RawMessage, depth int, add func(string, int)) {
 	if depth > maxSchemaDepth || len(raw) == 0 || raw[0] != '{' {
 		return
 	}
@@ -156,13 +182,13 @@ func walkSchema(raw json.RawMessage, depth int, add func(string, float64)) {
 		return
 	}
 	if depth > 0 {
-		add(s.Description, weightParamDesc)
+		add(s.Description, fieldParamDesc)
 		if s.Title != s.Description {
-			add(s.Title, weightParamDesc)
+			add(s.Title, fieldParamDesc)
 		}
 	}
 	for name, sub := range s.Properties {
-		add(name, weightParamName)
+		add(name, fieldParamName)
 		walkSchema(sub, depth+1, add)
 	}
 	walkSchema(s.Items, depth+1, add)

@@ -149,3 +149,28 @@ func measure(t *testing.T, ix *Index, tools []Tool, set string, tasks []struct {
 	}
 	return recall
 }
+
+// TestSearchDeterministic checks that the same query over the same tools
+// gives the same tools in the same order with the same scores, index
+// after index: Search sums in sorted term order and breaks ties by
+// server order.
+func TestSearchDeterministic(t *testing.T) {
+	tools := thousand(t, 1000)
+	first := New(tools)
+	for range 2 {
+		again := New(tools)
+		for _, task := range tasks {
+			q := Query{Text: task.ask, Limit: MaxLimit}
+			want, got := first.Search(q), again.Search(q)
+			if len(got) != len(want) {
+				t.Fatalf("%q: %d hits, then %d", task.ask, len(want), len(got))
+			}
+			for i := range got {
+				if got[i].Tool.Name != want[i].Tool.Name || got[i].Score != want[i].Score {
+					t.Fatalf("%q: hit %d was %s (%v), then %s (%v)", task.ask, i,
+						want[i].Tool.Name, want[i].Score, got[i].Tool.Name, got[i].Score)
+				}
+			}
+		}
+	}
+}

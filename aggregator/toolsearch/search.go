@@ -69,7 +69,7 @@ func (ix *Index) Search(q Query) []Hit {
 				matched = append(matched, p.tool)
 			}
 			tf := float64(p.tf)
-			scores[p.tool] += idf * tf * (k1 + 1) / (tf + float64(ix.norm[p.tool]))
+			scores[p.tool] += idf * tf * (k1 + 1) / (tf + k1)
 		}
 	}
 	exact, hasExact := ix.byName[q.Text]
