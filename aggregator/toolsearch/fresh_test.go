@@ -3,7 +3,7 @@ package toolsearch
 import "testing"
 
 // fresh are tasks written after the scorer and the related words that
-// the other sets (tasks, heldOut) guided, before the next round of
+// the other sets (tasks, moreTasks) guided, before the next round of
 // changes to them, and not looked at while tuning: their recall is the
 // figure to trust. They are a user's words to an agent, across every
 // server of the real set. Once a change is tuned against them they are

@@ -61,10 +61,12 @@ var tasks = []struct {
 	{"which folders am I allowed to touch", []string{"list_allowed_directories"}},
 }
 
-// heldOut are more tasks, written after related.go and never used to
-// tune it: their recall is the figure to trust (the tasks above guided
-// the related words).
-var heldOut = []struct {
+// moreTasks were written after related.go as a held-out set, and were
+// one (80 % recall@5 then) until the stemmer, BM25F and the related
+// words of hotel, high, picture and photo were tuned against them too:
+// they are tuning data now, like tasks. The held-out set is fresh
+// (fresh_test.go).
+var moreTasks = []struct {
 	ask   string
 	tools []string
 }{
@@ -90,22 +92,29 @@ var heldOut = []struct {
 	{"fill in the form fields in this PDF and save it", []string{"interact", "save_pdf"}},
 }
 
-// TestSearchQuality reports recall@5 over tasks on the real tool set:
-// a task counts if one of its tools is among the first five. It fails
-// below the target of SPEC §4.10's issue, 90 %.
+// TestSearchQuality reports recall@5 over the tuning sets, tasks and
+// moreTasks, on the real tool set: a task counts if one of its tools is
+// among the first five. It fails below the target of SPEC §4.10's
+// issue, 90 %, over the two, and below each set's floor.
 func TestSearchQuality(t *testing.T) {
 	tools := realSet(t)
 	ix := New(tools)
 	recall := measure(t, ix, tools, "tuning set", tasks)
-	held := measure(t, ix, tools, "held-out set", heldOut)
-	if len(tasks)+len(heldOut) < 30 || len(tools) < 100 {
-		t.Errorf("%d tasks over %d tools: want at least 30 over 100", len(tasks)+len(heldOut), len(tools))
+	more := measure(t, ix, tools, "second tuning set (the old held-out)", moreTasks)
+	n := len(tasks) + len(moreTasks)
+	if n < 30 || len(tools) < 100 {
+		t.Errorf("%d tasks over %d tools: want at least 30 over 100", n, len(tools))
+	}
+	both := (recall*float64(len(tasks)) + more*float64(len(moreTasks))) / float64(n)
+	t.Logf("both tuning sets: recall@5 %.1f %%", 100*both)
+	if both < 0.9 {
+		t.Errorf("recall@5 %.1f %% over the tuning sets, want at least 90 %%", 100*both)
 	}
 	if recall < 0.9 {
 		t.Errorf("recall@5 %.1f %% on the tuning set, want at least 90 %%", 100*recall)
 	}
-	if held < 0.8 {
-		t.Errorf("recall@5 %.1f %% on the held-out set, want at least 80 %%", 100*held)
+	if more < 0.85 {
+		t.Errorf("recall@5 %.1f %% on the second tuning set, want at least 85 %%", 100*more)
 	}
 }
 

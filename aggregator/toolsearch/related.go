@@ -21,6 +21,7 @@ func init() {
 		pr: pull request
 		prs: pull request
 		mr: merge request
+		bug: issue
 		repo: repository
 		repos: repository
 		folder: directory
@@ -82,6 +83,7 @@ func init() {
 		shop: place business local
 		restaurant: place business local
 		cafe: place business local
+		hotel: place business local
 		coffee: place business local
 		hours: detail
 		address: geocode location
@@ -93,6 +95,8 @@ func init() {
 		far: distance
 		altitude: elevation
 		height: elevation
+		high: height elevation
+		tall: height elevation
 		tree: directory structure
 		structure: tree directory
 		size: info
@@ -101,6 +105,8 @@ func init() {
 		think: thinking thought reasoning
 		reason: thinking thought
 		plan: thinking thought
+		picture: image
+		photo: image
 		pdf: document
 		document: pdf file
 		compress: gzip zip
