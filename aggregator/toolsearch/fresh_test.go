@@ -67,8 +67,8 @@ var fresh = []struct {
 	{"ask the client's LLM to write a haiku", []string{"trigger-sampling-request", "trigger-sampling-request-async"}},
 }
 
-// TestSearchQualityFresh reports recall@5 over fresh and holds it to the
-// floor it had when the set was written (rounded down to 5 %).
+// TestSearchQualityFresh reports recall@5 over fresh and holds it to its
+// floor.
 func TestSearchQualityFresh(t *testing.T) {
 	tools := realSet(t)
 	recall := measure(t, New(tools), tools, "fresh set", fresh)
@@ -80,6 +80,9 @@ func TestSearchQualityFresh(t *testing.T) {
 	}
 }
 
-// freshFloor is the fresh set's recall@5 when it was written, 78.6 % (33 of
-// 42), rounded down to 5 %.
-const freshFloor = 0.75
+// freshFloor is the fresh set's recall@5 as measured once, after the
+// stemmer, BM25F and the related words of 1a48052 were tuned on the
+// other sets, rounded down to 5 %: 81.0 % (34 of 42; first 50.0 %). When
+// the set was written, on the scorer before them, it was 78.6 % (33;
+// first 47.6 %).
+const freshFloor = 0.80
