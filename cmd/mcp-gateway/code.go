@@ -110,7 +110,7 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &codeapi.Writer{Dir: dir}
+	w := &codeapi.Writer{Dir: dir, Spare: true}
 	write := func() {
 		start := time.Now()
 		in := codeInput(gw, url, tokenFile)
@@ -130,7 +130,7 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 	}
 	return actor{func() error {
 		defer func() {
-			if err := w.Wait(); err != nil { // the old tree's removal
+			if err := w.Close(); err != nil { // the work after the last write; the spare and the pool
 				logger.Error("code API: write failed", "dir", dir, "error", err)
 			}
 		}()
