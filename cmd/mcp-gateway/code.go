@@ -85,7 +85,7 @@ func codeURL(addr string) string {
 func codeInput(gw *aggregator.Gateway, url, tokenFile string) codeapi.Input {
 	in := codeapi.Input{URL: url, TokenFile: tokenFile}
 	for _, s := range gw.MergedTools() {
-		srv := codeapi.Server{Name: s.Server, Tools: make([]codeapi.Tool, 0, len(s.Tools))}
+		srv := codeapi.Server{Name: s.Server, Description: s.Instructions, Tools: make([]codeapi.Tool, 0, len(s.Tools))}
 		for _, t := range s.Tools {
 			srv.Tools = append(srv.Tools, codeapi.Tool{Name: t.Name, Definition: t.Definition})
 		}
