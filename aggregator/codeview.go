@@ -11,7 +11,10 @@ import (
 // tools/list gives it (SPEC §4.2).
 type ServerTools struct {
 	Server string
-	Tools  []NamedTool
+	// Instructions is what the server said to read first (its
+	// instructions, else its description; supervisor.Upstream.Instructions).
+	Instructions string
+	Tools        []NamedTool
 }
 
 // NamedTool is one merged tool: exported name and definition (not to be
@@ -29,7 +32,7 @@ func (g *Gateway) MergedTools() []ServerTools {
 	for _, t := range g.reg.Load().Tools() {
 		name := t.Upstream.Name()
 		if len(out) == 0 || out[len(out)-1].Server != name {
-			out = append(out, ServerTools{Server: name})
+			out = append(out, ServerTools{Server: name, Instructions: t.Upstream.Instructions()})
 		}
 		s := &out[len(out)-1]
 		s.Tools = append(s.Tools, NamedTool{Name: t.Name, Definition: t.Definition})

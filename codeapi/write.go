@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -33,32 +32,60 @@ func Write(dir string, in Input) error {
 // Writer writes the tree at one dir, again at every change (the daemon's
 // code mode). It remembers what it wrote: a file whose bytes are the same
 // as in the tree it replaces is hard-linked from that tree instead of
-// written again (on a slow disk a new file costs about a millisecond, a
-// link a twentieth of that), so a change of one server's tools writes
-// that server's files; and it keeps each tool's rendering, so that such
-// a change renders only that server's tools. The tree it replaces is
-// removed after the new one is in place, on a goroutine of its own, which
-// the next write and Wait wait for. A Writer's methods must not be called
-// concurrently.
+// written again, and it keeps each tool's rendering, so that a change of
+// one server's tools renders that server's tools only.
+//
+// With Spare set (the daemon's writer), it also keeps beside Dir a second
+// copy of the tree, ".<base>.spare", whose files are hard links to the
+// tree's, and a pool of empty files, ".<base>.pool": a write then puts
+// only the files whose bytes changed into the spare (each into an empty
+// file of the pool: on a slow disk a new inode costs most of a
+// millisecond, a write into an empty one a tenth of that), and swaps it
+// with the tree. Its cost is that of the change, not of the tree's 3
+// files per tool. After a write, on a goroutine of its own, the tree it
+// replaced is removed, or with Spare updated by links to be the spare
+// again, and the pool refilled; the next write, Wait and Close wait for
+// that work. Close removes the spare and the pool. A Writer's methods
+// must not be called concurrently.
 type Writer struct {
-	Dir      string
-	prev     map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
-	cache    renderCache       // the tools of the last generation, read and rendered
-	removing chan error        // the removal of the tree replaced last, if one runs
+	Dir   string
+	Spare bool
+	prev  map[string][]byte // the tree at Dir as this Writer wrote it: path → bytes
+	cache renderCache       // the tools of the last generation, read and rendered
+	after chan error        // the work after the last write, if one runs
+	ready bool              // the spare is a link copy of the tree prev describes
+	pool  pool              // the empty files
 }
 
-// Wait waits until the tree the last write replaced is removed, and
-// returns the removal's error. Call it before the Writer is dropped.
+// Wait waits until the work after the last write is done (the replaced
+// tree removed, or the spare and the pool brought up to date), and
+// returns its error. Call Close, or Wait, before the Writer is dropped.
 func (w *Writer) Wait() error {
-	if w.removing == nil {
+	if w.after == nil {
 		return nil
 	}
-	err := <-w.removing
-	w.removing = nil
-	if err != nil {
-		return fmt.Errorf("remove old code tree: %w", err)
+	err := <-w.after
+	w.after = nil
+	return err
+}
+
+// Close waits as Wait does, then removes the spare and the pool (the
+// tree stays). The Writer may write again after it, from a full write.
+func (w *Writer) Close() error {
+	err := w.Wait()
+	if !w.Spare {
+		return err
 	}
-	return nil
+	w.ready = false
+	dir := filepath.Clean(w.Dir)
+	return errors.Join(err, removeAll(beside(dir, "spare")), w.pool.remove())
+}
+
+// background runs work after a write, on a goroutine that Wait waits for.
+func (w *Writer) background(work func() error) {
+	done := make(chan error, 1)
+	w.after = done
+	go func() { done <- work() }() // received by Wait
 }
 
 // Write generates the tree for in and puts it at w.Dir (see Write). A
@@ -72,12 +99,12 @@ func (w *Writer) Write(in Input) error {
 	return w.WriteFiles(files)
 }
 
-// WriteFiles puts files at w.Dir as Write does. An error removing the
-// tree an earlier write replaced is returned here, once this write is
+// WriteFiles puts files at w.Dir as Write does. An error of the work
+// after an earlier write (see Wait) is returned here, once this write is
 // done.
 func (w *Writer) WriteFiles(files []File) error {
-	removed := w.Wait()
-	return errors.Join(w.writeFiles(files), removed)
+	after := w.Wait()
+	return errors.Join(w.writeFiles(files), after)
 }
 
 func (w *Writer) writeFiles(files []File) error {
@@ -87,6 +114,15 @@ func (w *Writer) writeFiles(files []File) error {
 	}
 	if err := replaceable(dir); err != nil {
 		return err
+	}
+	if w.Spare && w.ready {
+		err := w.writeSpare(dir, files)
+		if !errors.Is(err, errSpare) {
+			return err
+		}
+		// Changed behind this Writer's back (removed, or a file in it
+		// made a directory): the tree at dir is as it was, and a full
+		// write below makes the spare again after it.
 	}
 	parent, base := filepath.Split(dir)
 	if parent == "" {
@@ -103,15 +139,37 @@ func (w *Writer) writeFiles(files []File) error {
 		w.prev = nil
 		return errors.Join(fmt.Errorf("replace code tree %s: %w", dir, err), os.RemoveAll(tmp))
 	}
-	w.prev = make(map[string][]byte, len(files))
-	for _, f := range files {
-		w.prev[f.Path] = f.Data
-	}
-	if old != "" {
+	w.prev = pathsOf(files)
+	switch {
+	case w.Spare:
+		w.background(func() error {
+			err := errors.Join(removeAll(old), w.makeSpare(dir, files))
+			w.ready = err == nil
+			return err
+		})
+	case old != "":
 		// Off the way of the next change: the new tree is in place.
-		done := make(chan error, 1)
-		w.removing = done
-		go func() { done <- os.RemoveAll(old) }() // received by Wait
+		w.background(func() error { return removeAll(old) })
+	}
+	return nil
+}
+
+// pathsOf maps files' paths to their bytes.
+func pathsOf(files []File) map[string][]byte {
+	m := make(map[string][]byte, len(files))
+	for _, f := range files {
+		m[f.Path] = f.Data
+	}
+	return m
+}
+
+// removeAll removes the tree at dir ("" is none), saying which.
+func removeAll(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove old code tree: %w", err)
 	}
 	return nil
 }
@@ -171,49 +229,32 @@ func (w *Writer) same(files []File) bool {
 // those whose bytes prev holds from the tree at cur.
 func writeTree(root, cur string, files []File, prev map[string][]byte) error {
 	strict := umaskStrips()
-	made := map[string]bool{}
-	mkdir := func(d string) error {
-		if err := os.Mkdir(d, dirMode); err != nil {
-			return err
-		}
-		if strict {
-			return os.Chmod(d, dirMode)
-		}
-		return nil
-	}
-	if err := mkdir(root); err != nil {
+	if err := makeDir(root, strict); err != nil {
 		return err
 	}
-	made["."] = true
-	for _, f := range files {
-		rel := path.Dir(f.Path)
-		if !made[rel] {
-			// Parents first: they are few, so walking up is cheap.
-			var chain []string
-			for d := rel; !made[d]; d = path.Dir(d) {
-				chain = append(chain, d)
-			}
-			for i := len(chain) - 1; i >= 0; i-- {
-				if err := mkdir(filepath.Join(root, filepath.FromSlash(chain[i]))); err != nil {
-					return err
-				}
-				made[chain[i]] = true
-			}
-		}
-		name := filepath.Join(root, filepath.FromSlash(f.Path))
+	return changeOf(nil, files).apply(root, strict, func(_ int, f File, name string) error {
 		if old, ok := prev[f.Path]; ok && bytes.Equal(old, f.Data) {
 			if os.Link(filepath.Join(cur, filepath.FromSlash(f.Path)), name) == nil {
-				continue
+				return nil
 			}
 		}
 		if err := os.WriteFile(name, f.Data, fileMode); err != nil {
 			return err
 		}
 		if strict {
-			if err := os.Chmod(name, fileMode); err != nil {
-				return err
-			}
+			return os.Chmod(name, fileMode)
 		}
+		return nil
+	})
+}
+
+// makeDir makes the directory d with dirMode, whatever the umask.
+func makeDir(d string, strict bool) error {
+	if err := os.Mkdir(d, dirMode); err != nil {
+		return err
+	}
+	if strict {
+		return os.Chmod(d, dirMode)
 	}
 	return nil
 }

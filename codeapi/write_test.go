@@ -3,7 +3,9 @@ package codeapi
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 )
@@ -58,7 +60,7 @@ func TestWriterLinksWhatDidNotChange(t *testing.T) {
 	if err := w.Write(changed); err != nil {
 		t.Fatal(err)
 	}
-	if !os.SameFile(index, stat("INDEX.md")) || w.removing != nil {
+	if !os.SameFile(index, stat("INDEX.md")) || w.after != nil {
 		t.Error("the same list again replaced the tree")
 	}
 }
@@ -123,5 +125,113 @@ func TestIdentOfTheGeneratedCodesOwnNames(t *testing.T) {
 		if got := Ident(name); got != want {
 			t.Errorf("Ident(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// treeOf reads the tree at dir: every file's path (slashes) and bytes,
+// and every directory as a path ending in "/".
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			got[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		got[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// filesOf is files as treeOf reads a tree.
+func filesOf(files []File) map[string]string {
+	m := map[string]string{}
+	for _, f := range files {
+		m[f.Path] = string(f.Data)
+		for d := path.Dir(f.Path); d != "."; d = path.Dir(d) {
+			m[d+"/"] = ""
+		}
+	}
+	return m
+}
+
+// A Writer with Spare makes, after each write, a spare of the tree (the
+// same inodes) and a pool of empty files beside it, and writes the next
+// change into the spare: after any change (a server's tools reworded, a
+// server gone, a new one, nothing left) the tree is exactly the one
+// Generate lays out, an unchanged server's files keep their inodes, and
+// Close leaves the tree alone in its parent. A spare removed behind the
+// Writer's back gives a full write, not a failed one.
+func TestWriterSpareWritesOnlyTheChange(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "code")
+	w := &Writer{Dir: dir, Spare: true}
+	in := synthetic(300)
+	reworded := synthetic(300)
+	for i := range reworded.Servers[0].Tools {
+		reworded.Servers[0].Tools[i].Definition = bytes.Replace(reworded.Servers[0].Tools[i].Definition, []byte("Read the"), []byte("Read a"), 1)
+	}
+	swapped := synthetic(300)
+	swapped.Servers[1] = synthetic(1000).Servers[7]
+	swapped.Servers[2].Tools = swapped.Servers[2].Tools[:1]
+	kept := "python/mcp_tools/server_2/tool_200_read_thing.py"
+	var keptInode os.FileInfo
+	for step, next := range []Input{in, reworded, swapped, in, {URL: in.URL, TokenFile: in.TokenFile}, swapped} {
+		if err := w.Write(next); err != nil {
+			t.Fatalf("write %d: %v", step, err)
+		}
+		if got, want := treeOf(t, dir), filesOf(Generate(next, dir)); !maps.Equal(got, want) {
+			t.Fatalf("write %d: the tree differs from a fresh one: %d entries, want %d", step, len(got), len(want))
+		}
+		if err := w.Wait(); err != nil {
+			t.Fatalf("after write %d: %v", step, err)
+		}
+		spare := filepath.Join(parent, ".code.spare")
+		if got, want := treeOf(t, spare), treeOf(t, dir); !maps.Equal(got, want) {
+			t.Fatalf("after write %d: the spare differs from the tree", step)
+		}
+		a, errA := os.Stat(filepath.Join(dir, "INDEX.md"))
+		b, errB := os.Stat(filepath.Join(spare, "INDEX.md"))
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			t.Errorf("after write %d: the spare's INDEX.md is not the tree's (%v, %v)", step, errA, errB)
+		}
+		if pooled, _ := os.ReadDir(filepath.Join(parent, ".code.pool")); len(pooled) < 64 {
+			t.Errorf("after write %d: %d files in the pool, want at least 64", step, len(pooled))
+		}
+		if step < 2 {
+			fi, err := os.Stat(filepath.Join(dir, kept))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if step == 1 && !os.SameFile(keptInode, fi) {
+				t.Errorf("write %d: %s of an unchanged server was written again", step, kept)
+			}
+			keptInode = fi
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(parent, ".code.spare")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(reworded); err != nil {
+		t.Fatalf("a write with the spare gone: %v", err)
+	}
+	if got, want := treeOf(t, dir), filesOf(Generate(reworded, dir)); !maps.Equal(got, want) {
+		t.Fatal("with the spare gone: the tree differs from a fresh one")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 || entries[0].Name() != "code" {
+		t.Errorf("beside the tree after Close: %v, want only code", entries)
 	}
 }

@@ -1,6 +1,9 @@
 package supervisor
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Capabilities is what a server declared it offers, in initialize's
 // result (legacy) or server/discover's (modern), as far as the gateway
@@ -44,6 +47,20 @@ func parseCapabilities(raw json.RawMessage) Capabilities {
 	caps.Completions = isObject(c.Completions)
 	caps.Logging = isObject(c.Logging)
 	return caps
+}
+
+// instructionsOf is what a server says to read first: its instructions,
+// else the description in its serverInfo (MCP Implementation), trimmed;
+// "" when neither.
+func instructionsOf(instructions string, serverInfo json.RawMessage) string {
+	if s := strings.TrimSpace(instructions); s != "" {
+		return s
+	}
+	var info struct {
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(serverInfo, &info)
+	return strings.TrimSpace(info.Description)
 }
 
 func isObject(raw *json.RawMessage) bool { return raw != nil && len(*raw) > 0 && (*raw)[0] == '{' }

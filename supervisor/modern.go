@@ -70,6 +70,7 @@ func modernRefusal(err error) (version string, modern bool, _ error) {
 type discovery struct {
 	Supported    []string        `json:"supportedVersions"`
 	Capabilities json.RawMessage `json:"capabilities"`
+	Instructions string          `json:"instructions"`
 	Meta         struct {
 		ServerInfo json.RawMessage `json:"io.modelcontextprotocol/serverInfo"`
 	} `json:"_meta"`
@@ -97,6 +98,7 @@ func (l *launcher) handshakeModern(ctx context.Context, r *run, version string) 
 	r.protocol, r.era = version, EraModern
 	r.capabilities, r.serverInfo = d.Capabilities, d.Meta.ServerInfo
 	r.caps = parseCapabilities(d.Capabilities)
+	r.instructions = instructionsOf(d.Instructions, d.Meta.ServerInfo)
 	l.opts.Logger.Info("server refused the legacy initialize; driving it as modern", "server", l.name,
 		"protocolVersion", version, "serverInfo", string(d.Meta.ServerInfo), "capabilities", string(d.Capabilities))
 	if filter := listenFilter(r.caps); filter != "" {

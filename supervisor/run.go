@@ -38,6 +38,7 @@ type lifecycle struct {
 	lastError string
 	lists     Lists        // the last run's lists (lists.go)
 	caps      Capabilities // the last run's (capabilities.go)
+	about     string       // the last run's instructions (run.instructions)
 	era       string       // the last run's
 	stopped   bool
 }
@@ -82,6 +83,13 @@ func (l *lifecycle) capabilities() Capabilities {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.caps
+}
+
+// instructions is what the last run said to read first.
+func (l *lifecycle) instructions() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.about
 }
 
 // status is Upstream.Status but for its call count.
@@ -360,7 +368,7 @@ func (l *lifecycle) startSucceeded(done chan struct{}, spec adapters.LaunchSpec,
 	}
 	l.lists = st.lists
 	l.cur = st.run
-	l.era, l.caps = st.run.era, st.run.caps
+	l.era, l.caps, l.about = st.run.era, st.run.caps, st.run.instructions
 	l.state = StateRunning
 	l.lastError = ""
 	l.mu.Unlock()

@@ -36,6 +36,10 @@ type run struct {
 	// serverInfo is a modern server's, raw (nil for a legacy server).
 	capabilities, serverInfo json.RawMessage
 	caps                     Capabilities
+	// instructions is what the server says to read first: its
+	// instructions (initialize's or server/discover's), else its
+	// serverInfo's description (instructionsOf).
+	instructions string
 	// subs maps each resource URI subscribed on this run to its modern
 	// listen's id (0 for a legacy server's resources/subscribe); under
 	// surface.subMu (subscribe.go).

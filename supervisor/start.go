@@ -215,12 +215,15 @@ func (l *launcher) handshake(ctx context.Context, r *run) (Lists, error) {
 	var init struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    string          `json:"instructions"`
 	}
 	if err := json.Unmarshal(res, &init); err != nil {
 		return Lists{}, &stepError{"initialize", fmt.Errorf("decode result: %w", err)}
 	}
 	r.protocol, r.era = init.ProtocolVersion, EraLegacy
 	r.capabilities, r.caps = init.Capabilities, parseCapabilities(init.Capabilities)
+	r.instructions = instructionsOf(init.Instructions, init.ServerInfo)
 	if err := r.conn.Notify("notifications/initialized", nil); err != nil {
 		return Lists{}, &stepError{"initialize", err}
 	}

@@ -43,6 +43,7 @@ func keys(entries []Entry) string {
 func TestStartListsTheWholeSurface(t *testing.T) {
 	for _, modern := range []bool{false, true} {
 		env := surfaceEnv(nil)
+		env["MCP_FAKE_INSTRUCTIONS"] = "  Call echo to hear yourself.\nOther lines follow."
 		if modern {
 			env["MCP_FAKE_MODERN"] = "1"
 		}
@@ -66,6 +67,13 @@ func TestStartListsTheWholeSurface(t *testing.T) {
 			ResourcesSubscribe: true, ResourcesListChanged: true, Completions: true, Logging: true}
 		if c := u.Capabilities(); c != want {
 			t.Errorf("modern=%v: capabilities %+v, want %+v", modern, c, want)
+		}
+		// Its instructions, else its serverInfo's description (what the
+		// modern fake says it in), trimmed, for the code API's INDEX.md
+		// (SPEC §12.2).
+		wantAbout := "Call echo to hear yourself.\nOther lines follow."
+		if got := u.Instructions(); got != wantAbout {
+			t.Errorf("modern=%v: instructions %q, want %q", modern, got, wantAbout)
 		}
 	}
 }

@@ -99,6 +99,12 @@ func (u *Upstream) Lists() Lists { return u.life.lastLists() }
 // value before its first start.
 func (u *Upstream) Capabilities() Capabilities { return u.life.capabilities() }
 
+// Instructions returns what the server's last run said to read first:
+// the instructions of its initialize (or server/discover) result, else
+// its serverInfo's description; "" when neither, or before a run. The
+// code API's INDEX.md gives its first line (SPEC §12.2).
+func (u *Upstream) Instructions() string { return u.life.instructions() }
+
 // Status returns a snapshot.
 func (u *Upstream) Status() Status {
 	st := u.life.status()

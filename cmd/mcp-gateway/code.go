@@ -85,7 +85,7 @@ func codeURL(addr string) string {
 func codeInput(gw *aggregator.Gateway, url, tokenFile string) codeapi.Input {
 	in := codeapi.Input{URL: url, TokenFile: tokenFile}
 	for _, s := range gw.MergedTools() {
-		srv := codeapi.Server{Name: s.Server, Tools: make([]codeapi.Tool, 0, len(s.Tools))}
+		srv := codeapi.Server{Name: s.Server, Description: s.Instructions, Tools: make([]codeapi.Tool, 0, len(s.Tools))}
 		for _, t := range s.Tools {
 			srv.Tools = append(srv.Tools, codeapi.Tool{Name: t.Name, Definition: t.Definition})
 		}
@@ -110,7 +110,7 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &codeapi.Writer{Dir: dir}
+	w := &codeapi.Writer{Dir: dir, Spare: true}
 	write := func() {
 		start := time.Now()
 		in := codeInput(gw, url, tokenFile)
@@ -130,7 +130,7 @@ func codeActor(gw *aggregator.Gateway, dir, url, tokenFile string, logger *slog.
 	}
 	return actor{func() error {
 		defer func() {
-			if err := w.Wait(); err != nil { // the old tree's removal
+			if err := w.Close(); err != nil { // the work after the last write; the spare and the pool
 				logger.Error("code API: write failed", "dir", dir, "error", err)
 			}
 		}()

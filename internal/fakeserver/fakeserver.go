@@ -291,7 +291,7 @@ func (s *server) handle(id json.RawMessage, method string, params json.RawMessag
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(params, &p)
-		s.reply(id, `{"protocolVersion":"`+p.ProtocolVersion+`","capabilities":{"tools":{"listChanged":true},"logging":{}`+surfaceCaps()+`},"serverInfo":{"name":"fake","version":"1"}}`)
+		s.reply(id, `{"protocolVersion":"`+p.ProtocolVersion+`","capabilities":{"tools":{"listChanged":true},"logging":{}`+surfaceCaps()+`},"serverInfo":{"name":"fake","version":"1"}`+instructions("instructions")+`}`)
 	case "ping":
 		s.reply(id, `{}`)
 	case "tools/list":
@@ -522,4 +522,16 @@ func WaitFile(t testing.TB, path string) {
 		_, err := os.Stat(path)
 		return err == nil
 	})
+}
+
+// instructions is `,"<member>":<MCP_FAKE_INSTRUCTIONS as a JSON string>`,
+// or "" when that is unset: a legacy fake says it as its initialize's
+// instructions, a modern one as its serverInfo's description.
+func instructions(member string) string {
+	v, ok := os.LookupEnv("MCP_FAKE_INSTRUCTIONS")
+	if !ok {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return `,"` + member + `":` + string(b)
 }

@@ -43,7 +43,7 @@ func (s *server) modernHandle(id json.RawMessage, method string, params json.Raw
 	switch method {
 	case "server/discover":
 		s.reply(id, `{"supportedVersions":["`+modernVersion+`"],"capabilities":{"tools":{"listChanged":true},"logging":{}`+surfaceCaps()+`},`+
-			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-modern","version":"2"}},"ttlMs":60000,"cacheScope":"public"}`)
+			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-modern","version":"2"`+instructions("description")+`}},"ttlMs":60000,"cacheScope":"public"}`)
 	case "subscriptions/listen":
 		if s.listenResources(id, params) { // surface.go
 			return false
