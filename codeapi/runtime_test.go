@@ -290,8 +290,49 @@ console.log(JSON.stringify(out));
 			t.Errorf("%s: with MCP_GATEWAY_TOKEN: %v", lang, got)
 		}
 	}
+	// A token with a line break in it is not sent: a ToolError that says
+	// so without the token (it reaches the model), not Python's
+	// ValueError, whose message held the header.
+	broken := map[string]string{
+		"python": "import json, sys\nsys.path.insert(0, sys.argv[1] + \"/python\")\nfrom mcp_tools import hostile, ToolError\n" +
+			"try:\n    hostile.noschema()\n    print(json.dumps({\"err\": \"no error\"}))\nexcept ToolError as e:\n    print(json.dumps({\"err\": \"ToolError\", \"text\": str(e)}))\n",
+		"node": "const h = await import(process.argv[2] + \"/js/hostile/index.mjs\");\n" +
+			"try { await h.noschema(); console.log(JSON.stringify({ err: \"no error\" })); } catch (e) { console.log(JSON.stringify({ err: e instanceof h.ToolError ? \"ToolError\" : String(e), text: e.message })); }\n",
+	}
+	for lang, script := range broken {
+		got := snippet(t, lang, script, dir, "MCP_GATEWAY_TOKEN=a\r\nX-Injected: 1")
+		if text, _ := got["text"].(string); got["err"] != "ToolError" || strings.Contains(text, "Injected") || !strings.Contains(text, "line break") {
+			t.Errorf("%s: a token with a line break: %v, want a ToolError without the token", lang, got)
+		}
+	}
 	b, _ := os.ReadFile(filepath.Join(dir, "gateway.json"))
 	if strings.Contains(string(b), fakeToken) {
 		t.Errorf("gateway.json holds the token: %s", b)
+	}
+}
+
+// An x-mcp-header name that no header can have (a server's schema says
+// "a\r\nb") fails the call with a ToolError naming it, before anything is
+// sent: Python's http.client raised ValueError.
+func TestRuntimeRefusesABadHeaderName(t *testing.T) {
+	need(t, "python3", "node")
+	f := startFake(t)
+	dir := filepath.Join(t.TempDir(), "code")
+	def := `{"name":"split","inputSchema":{"type":"object","properties":{"q":{"type":"string","x-mcp-header":"a\r\nb"}}}}`
+	in := Input{URL: f.URL + "/mcp", TokenFile: "/nonexistent", Servers: []Server{{Name: "bad", Tools: []Tool{{Name: "split", Definition: []byte(def)}}}}}
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	scripts := map[string]string{
+		"python": "import json, sys\nsys.path.insert(0, sys.argv[1] + \"/python\")\nfrom mcp_tools import bad, ToolError\n" +
+			"try:\n    bad.split(q=\"x\")\n    print(json.dumps({\"err\": \"no error\"}))\nexcept ToolError as e:\n    print(json.dumps({\"err\": \"ToolError\", \"text\": str(e)}))\n",
+		"node": "const b = await import(process.argv[2] + \"/js/bad/index.mjs\");\n" +
+			"try { await b.split({ q: \"x\" }); console.log(JSON.stringify({ err: \"no error\" })); } catch (e) { console.log(JSON.stringify({ err: e instanceof b.ToolError ? \"ToolError\" : String(e), text: e.message })); }\n",
+	}
+	for lang, script := range scripts {
+		got := snippet(t, lang, script, dir, "MCP_GATEWAY_TOKEN="+fakeToken)
+		if text, _ := got["text"].(string); got["err"] != "ToolError" || !strings.Contains(text, "not an HTTP header name") {
+			t.Errorf("%s: %v, want a ToolError naming the header", lang, got)
+		}
 	}
 }

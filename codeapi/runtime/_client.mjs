@@ -45,6 +45,11 @@ export async function call(tool, args = {}) {
   return callTool(tool.name, args, tool.structured, tool.headers);
 }
 
+// A header name (an RFC 9110 §5.6.2 token), and what a bearer token may
+// hold here: visible ASCII, no space or line break.
+const NAME_CHARS = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const TOKEN_CHARS = /^[!-~]+$/;
+
 export async function callTool(name, args = {}, structured = false, headers = []) {
   const conf = JSON.parse(readFileSync(CONF, "utf8"));
   let token = process.env.MCP_GATEWAY_TOKEN;
@@ -54,6 +59,10 @@ export async function callTool(name, args = {}, structured = false, headers = []
     } catch (e) {
       throw new ToolError(`no token: MCP_GATEWAY_TOKEN is not set and the token file ${JSON.stringify(conf.tokenFile)} cannot be read (${e.code})`);
     }
+  }
+  if (!TOKEN_CHARS.test(token)) {
+    // Never in the message: it would reach the model.
+    throw new ToolError(`call ${name}: the token (MCP_GATEWAY_TOKEN, else the token file ${conf.tokenFile}) holds characters an HTTP header cannot carry, such as a line break; it was not sent`);
   }
   const id = nextId++;
   const h = {
@@ -65,6 +74,7 @@ export async function callTool(name, args = {}, structured = false, headers = []
     "Mcp-Name": headerValue(name),
   };
   for (const [header, path] of headers) {
+    if (!NAME_CHARS.test(header)) throw new ToolError(`call ${name}: its x-mcp-header name ${JSON.stringify(header)} is not an HTTP header name`);
     const text = headerText(valueAt(args, path));
     if (text !== undefined) h[`Mcp-Param-${header}`] = headerValue(text);
   }

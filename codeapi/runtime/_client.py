@@ -11,6 +11,7 @@ import http.client
 import itertools
 import json
 import os
+import re
 import threading
 import urllib.parse
 
@@ -78,6 +79,10 @@ def call_tool(name, arguments, structured=False, headers=()):
     with open(_CONF, encoding="utf-8") as f:
         conf = json.load(f)
     token = os.environ.get("MCP_GATEWAY_TOKEN") or _read_token(conf.get("tokenFile") or "")
+    if not _TOKEN_CHARS.fullmatch(token):
+        # Never in the message: it would reach the model.
+        raise ToolError("call %s: the token (MCP_GATEWAY_TOKEN, else the token file %s) holds characters an HTTP header cannot carry, "
+                        "such as a line break; it was not sent" % (name, conf.get("tokenFile")))
     with _lock:
         rid = next(_ids)
     body = json.dumps({
@@ -93,6 +98,8 @@ def call_tool(name, arguments, structured=False, headers=()):
         "Mcp-Name": _header_value(name),
     }
     for header, path in headers:
+        if not _NAME_CHARS.fullmatch(header):
+            raise ToolError("call %s: its x-mcp-header name %r is not an HTTP header name" % (name, header))
         value = _value_at(arguments, path)
         if value is not None:
             text = _header_text(value)
@@ -193,6 +200,12 @@ def _value_at(arguments, path):
             return None
         v = v[k]
     return v
+
+
+# A header name (an RFC 9110 §5.6.2 token), and what a bearer token may
+# hold here: visible ASCII, no space or line break.
+_NAME_CHARS = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_TOKEN_CHARS = re.compile(r"[!-~]+")
 
 
 def _header_text(v):
