@@ -23,5 +23,7 @@
 //	index.go    INDEX.md (SPEC §12.2, §12.5)
 //	tree.go     Generate: the whole tree as files in memory
 //	write.go    Write: the tree on disk, replaced atomically, readable by all
+//	spare.go    the daemon's Writer: a change made in a spare tree of hard links, then swapped
+//	pool.go     the empty files a change is written into (a new inode costs most on a slow disk)
 //	runtime/    the Python and Node runtimes, embedded as they are
 package codeapi
