@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/bytesize"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -77,7 +78,7 @@ type settingsFlags struct {
 	s             Settings
 	port          string
 	origins       string
-	budget, share byteSize
+	budget, share bytesize.Flag
 	envErr        error // a size or switch flag's environment variable that does not parse
 	toolSearch    string
 	threshold     string
@@ -100,7 +101,7 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	fs.DurationVar(&sf.s.BodyTimeout, "body-timeout", aggregator.DefaultBodyTimeout, "how long one request body may take to arrive (408 past it)")
 	sf.budget, sf.share = budget.Default, logfile.DefaultShare
 	callLog, callLogErr := envSwitch("MCP_GATEWAY_CALL_LOG", true)
-	sf.envErr = errors.Join(sf.budget.setEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.setEnv("MCP_GATEWAY_LOG_SHARE"), callLogErr)
+	sf.envErr = errors.Join(sf.budget.SetEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.SetEnv("MCP_GATEWAY_LOG_SHARE"), callLogErr)
 	fs.BoolVar(&sf.s.CallLog, "call-log", callLog, "one log line per tools/call, prompts/get and resources/read; --call-log=false for very busy gateways (env MCP_GATEWAY_CALL_LOG: on, off)")
 	fs.Var(&sf.budget, "memory-budget", "memory for request bodies and servers' answers held at once, e.g. 256MiB; "+
 		"the runtime's memory limit is set above it unless GOMEMLIMIT is (env MCP_GATEWAY_MEMORY_BUDGET)")
@@ -167,7 +168,7 @@ func (sf *settingsFlags) daemonLimits(s *Settings) error {
 	s.MemoryBudget, s.LogShare = int64(sf.budget), int64(sf.share)
 	if s.MemoryBudget < budget.Minimum {
 		return fmt.Errorf("--memory-budget must be at least %s (a quarter of it is the largest request body, and SPEC §3.9 needs 8 MiB), got %s",
-			formatSize(budget.Minimum), formatSize(s.MemoryBudget))
+			bytesize.Format(budget.Minimum), bytesize.Format(s.MemoryBudget))
 	}
 	if s.BodyTimeout <= 0 {
 		return errors.New("--body-timeout must be positive")

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/bytesize"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -130,7 +131,7 @@ func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*hande
 	}
 	if s.MemoryBudget != d.settings.MemoryBudget {
 		return nil, fmt.Errorf("this warm gateway's memory budget is %s: launch with --memory-budget %s, or stop it first (mcp-gateway stop)",
-			formatSize(d.settings.MemoryBudget), formatSize(d.settings.MemoryBudget))
+			bytesize.Format(d.settings.MemoryBudget), bytesize.Format(d.settings.MemoryBudget))
 	}
 	servers, _, cat, err := resolveWithCatalog(s, p.Config, log)
 	if err != nil {
