@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
@@ -51,7 +52,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "mcp-gateway", version)
 			return 0
 		case daemonCommand:
-			return runDaemonChild(stderr)
+			return daemon.Main(stderr, version)
 		case proc.KeeperCommand:
 			return runKeeper(stderr)
 		case "help", "-h", "--help", "-help":

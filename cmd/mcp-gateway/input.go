@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -16,7 +17,7 @@ import (
 // (SPEC §10) and a config validated against the catalog and the adapters
 // (SPEC §2.1). The token comes from tokenFromEnv.
 type daemonInput struct {
-	settings Settings
+	settings daemon.Settings
 	config   []byte
 	servers  []adapters.Server // the config, resolved
 }
@@ -44,7 +45,7 @@ func parseDaemonInput(fs *flag.FlagSet, args []string, stderr io.Writer) (in dae
 		return in, configExit(err), false
 	}
 	// Validate before anything starts (SPEC §2.1).
-	servers, warnings, err := resolveServers(s, config, nil)
+	servers, warnings, _, err := daemon.Resolve(s, config, nil)
 	if err != nil {
 		printResolveError(stderr, err)
 		return in, 1, false

@@ -1,8 +1,8 @@
-package main
+package daemon
 
-// The daemon (SPEC §2, §7.6): one run of the gateway, from the hand-over
-// (or `serve`) to the last server stopped. serve is a list of steps; the
-// long-running parts are run.Group actors built in actors.go.
+// One run of the gateway, from the hand-over (or `serve`) to the last
+// server stopped. serve is a list of steps; the long-running parts are
+// run.Group actors built in actors.go.
 
 import (
 	"context"
@@ -43,6 +43,7 @@ type daemon struct {
 	warm     bool          // started by `mcp-gateway warm`: no token, no port, until a hand-over (warm.go)
 	report   *ipc.Reporter // to the launcher; after a warm daemon's hand-over, to the launcher that handed it a config
 	started  time.Time     // when serve began: the gateway's uptime counts from here
+	version  string        // the gateway's (main's, set at build time)
 
 	gw atomic.Pointer[aggregator.Gateway] // the endpoint, once there is one; the supervisor's events reach it
 }
@@ -85,7 +86,7 @@ func (d *daemon) serve() error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
-	servers, _, cat, err := resolveWithCatalog(d.settings, d.config, log)
+	servers, _, cat, err := Resolve(d.settings, d.config, log)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (d *daemon) serve() error {
 	defer lock.Release()
 	mem := newBudget(d.settings.MemoryBudget, logger)
 	defer mem.Close()
-	tel, err := newTelemetry(logger)
+	tel, err := newTelemetry(d.version, logger)
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (d *daemon) newSupervisor(t taken) *supervisor.Supervisor {
 		Log:          t.log,
 		Logger:       t.log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
-		Version:      version,
+		Version:      d.version,
 		BaseEnv:      withCodeDir(os.Environ(), d.settings.CodeDir), // SPEC §7.1
 		Budget:       t.mem,
 		Tracer:       t.tel.tracing.Tracer(),
@@ -211,7 +212,7 @@ func (d *daemon) newAggregator(t taken) *aggregator.Gateway {
 	if d.settings.CallLog {
 		callLog = t.log
 	}
-	gw := aggregator.New(t.sup.Upstreams(), version, t.log.Logger(), aggregator.HTTPOptions{
+	gw := aggregator.New(t.sup.Upstreams(), d.version, t.log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
@@ -272,7 +273,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 		CatalogFile: d.settings.CatalogFile,
 		Config:      config,
 		Catalog:     t.cat,
-		Adapters:    adapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
+		Adapters:    AdapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
 		OnReloaded:  gw.Rebuild,
 		Drain:       supervisor.DefaultDrain,
 	})

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 // The warm daemon (SPEC §2.9): started by `mcp-gateway warm` with a config
 // of the template's and no token, it starts those servers, listens on no
@@ -133,11 +133,11 @@ func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*hande
 		return nil, fmt.Errorf("this warm gateway's memory budget is %s: launch with --memory-budget %s, or stop it first (mcp-gateway stop)",
 			bytesize.Format(d.settings.MemoryBudget), bytesize.Format(d.settings.MemoryBudget))
 	}
-	servers, _, cat, err := resolveWithCatalog(s, p.Config, log)
+	servers, _, cat, err := Resolve(s, p.Config, log)
 	if err != nil {
-		var re *resolveError
+		var re *ResolveError
 		if errors.As(err, &re) {
-			return nil, fmt.Errorf("%s:\n%s", re.what, indent(err.Error()))
+			return nil, errors.New(Explain(err))
 		}
 		return nil, err
 	}
@@ -193,8 +193,8 @@ func (d *daemon) warmControlHandler(sup *supervisor.Supervisor, logger *slog.Log
 
 // warmStatus is `status` of a warm daemon: "warm", no address, and its
 // servers as /health would show them.
-func (d *daemon) warmStatus(sup *supervisor.Supervisor) statusDoc {
-	h := aggregator.Health{Status: statusWarm}
+func (d *daemon) warmStatus(sup *supervisor.Supervisor) StatusDoc {
+	h := aggregator.Health{Status: StatusWarm}
 	for _, u := range sup.Upstreams() {
 		st := u.Status()
 		h.Servers = append(h.Servers, aggregator.ServerHealth{Status: st})

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 // The daemon's run.Group actors (STYLE 2, oklog/run's group.go): each
 // constructor returns one execute/interrupt pair, and every interrupt makes
