@@ -35,7 +35,7 @@ type actor struct {
 }
 
 // httpServer is the endpoint's server (SPEC §3) over gw's handler.
-func (d *daemon) httpServer(gw *aggregator.Gateway) *http.Server {
+func httpServer(gw *aggregator.Gateway) *http.Server {
 	return &http.Server{
 		Handler:           gw.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

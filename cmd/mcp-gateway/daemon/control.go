@@ -10,18 +10,18 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // controlHandler answers the control socket's requests (SPEC §8.1):
-// status, stop (the control actor then returns) and reload.
-func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway, addr string, logger *slog.Logger) ipc.Handler {
+// status (the document status makes), stop (the control actor then
+// returns), reload (rl's) and code (code's answer).
+func controlHandler(status func() StatusDoc, rl *supervisor.Reloader, code func() ipc.Response, logger *slog.Logger) ipc.Handler {
 	return func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
-			return statusResponse(d.status(gw, addr))
+			return statusResponse(status())
 		case ipc.CmdStop:
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
@@ -32,7 +32,7 @@ func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway,
 			}
 			return ipc.Response{OK: true, Reload: res}
 		case ipc.CmdCode:
-			return codeResponse(gw, codeURL(addr), d.settings.TokenFile)
+			return code()
 		}
 		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop, reload or code", req.Cmd)}
 	}

@@ -37,31 +37,28 @@ type ServerStatus struct {
 // it has no config, no port and no token yet.
 const StatusWarm = "warm"
 
-func (d *daemon) status(gw *aggregator.Gateway, addr string) StatusDoc {
-	return d.statusOf(gw.Health(), addr)
-}
-
 // statusOf is the status document of health, the daemon listening on
-// addr ("" for none).
-func (d *daemon) statusOf(h aggregator.Health, addr string) StatusDoc {
+// addr ("" for none): one of this version, started at started, with
+// settings s.
+func statusOf(h aggregator.Health, addr, version string, started time.Time, s Settings) StatusDoc {
 	if addr != "" {
 		addr = DisplayAddr(addr)
 	}
 	doc := StatusDoc{
-		Health: h, Servers: []ServerStatus{}, PID: os.Getpid(), Version: d.version, Addr: addr,
-		StartedAt: d.started, UptimeSeconds: int64(time.Since(d.started).Seconds()),
-		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
+		Health: h, Servers: []ServerStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
+		StartedAt: started, UptimeSeconds: int64(time.Since(started).Seconds()),
+		CatalogFile: s.CatalogFile, LogFile: s.LogFile,
 	}
 	if addr != "" { // a warm daemon writes none yet
-		doc.CodeDir = d.settings.CodeDir
+		doc.CodeDir = s.CodeDir
 	}
 	doc.Health.Servers = nil
 	for _, st := range h.Servers {
-		s := ServerStatus{ServerHealth: st}
+		ss := ServerStatus{ServerHealth: st}
 		if !st.StartedAt.IsZero() {
-			s.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
+			ss.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
 		}
-		doc.Servers = append(doc.Servers, s)
+		doc.Servers = append(doc.Servers, ss)
 	}
 	return doc
 }

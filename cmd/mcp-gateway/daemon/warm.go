@@ -51,7 +51,7 @@ type handedOver struct {
 // servers: serve does.
 func (d *daemon) serveWarm(t taken) (ready bool, err error) {
 	logger := t.log.Logger()
-	if err := d.startServers(t.sup, t.servers, t.sigs, logger); err != nil {
+	if err := startServers(t.sup, t.servers, d.settings.StartupTimeout, t.sigs, logger); err != nil {
 		return false, err
 	}
 	ctl, err := ipc.ListenControl(d.settings.RunDir)
@@ -201,5 +201,5 @@ func (d *daemon) warmStatus(sup *supervisor.Supervisor) StatusDoc {
 		h.ToolCount += st.Tools
 	}
 	h.ServerCount, h.Tools = len(h.Servers), h.ToolCount
-	return d.statusOf(h, "")
+	return statusOf(h, "", d.version, d.started, d.settings)
 }
