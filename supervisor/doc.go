@@ -12,7 +12,10 @@
 //
 // Supervisor (supervisor.go) holds the set: New, StartAll, Shutdown;
 // Configure hands a warm set its config (configure.go, SPEC §2.9), and
-// Reload and the Reloader apply a catalog change (reloader.go, §6.3).
+// Reload gives the set new launch specs, restarting gracefully the
+// servers whose spec changed (reload.go, §6.3); the catalog reload that
+// computes them is package reloader's (supervisor/reloader), above this
+// one.
 // Each server is an Upstream (upstream.go), thin: the call path, which
 // reads top to bottom in call.go and states its contract (start on
 // demand, errors, run pinning, detaching, detach.go), over three types of

@@ -128,6 +128,9 @@ func (s *Supervisor) Upstreams() []*Upstream {
 	return s.upstreams
 }
 
+// Logger is where the supervisor logs its own lines (Options.Logger).
+func (s *Supervisor) Logger() *slog.Logger { return s.opts.Logger }
+
 // Upstream returns the server called name.
 func (s *Supervisor) Upstream(name string) (*Upstream, bool) {
 	s.mu.Lock()

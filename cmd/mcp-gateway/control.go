@@ -1,8 +1,8 @@
 package main
 
 // The control commands status, stop and reload (SPEC §8.1), the CLI's
-// side; the daemon's answers are package daemon's (control.go). The reload
-// itself is the supervisor's (supervisor.Reloader, SPEC §6.3); status's
+// side; the daemon's answers are package daemon's (control.go). The
+// reload itself is package supervisor/reloader's (SPEC §6.3); status's
 // printing is in status.go.
 
 import (

@@ -11,13 +11,13 @@ import (
 	"os"
 
 	"github.com/mcp-gateway/mcp-gateway/ipc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
 
 // controlHandler answers the control socket's requests (SPEC §8.1):
 // status (the document status makes), stop (the control actor then
 // returns), reload (rl's) and code (code's answer).
-func controlHandler(status func() StatusDoc, rl *supervisor.Reloader, code func() ipc.Response, logger *slog.Logger) ipc.Handler {
+func controlHandler(status func() StatusDoc, rl *reloader.Reloader, code func() ipc.Response, logger *slog.Logger) ipc.Handler {
 	return func(ctx context.Context, req ipc.Request) ipc.Response {
 		switch req.Cmd {
 		case ipc.CmdStatus:
@@ -26,7 +26,7 @@ func controlHandler(status func() StatusDoc, rl *supervisor.Reloader, code func(
 			logger.Info("stopping: requested with mcp-gateway stop")
 			return ipc.Response{OK: true, PID: os.Getpid()}
 		case ipc.CmdReload:
-			res, err := rl.Reload(ctx, supervisor.TriggerCommand)
+			res, err := rl.Reload(ctx, reloader.TriggerCommand)
 			if err != nil {
 				return ipc.Response{Error: err.Error()}
 			}

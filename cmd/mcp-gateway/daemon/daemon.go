@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
 
 // daemon is one run of the gateway daemon.
@@ -150,7 +151,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	rl := sup.NewReloader(supervisor.ReloaderOptions{
+	rl := reloader.New(sup, reloader.Options{
 		CatalogFile: d.settings.CatalogFile,
 		Config:      config,
 		Catalog:     t.cat,

@@ -14,7 +14,7 @@
 // (status.go, SPEC §8.1). Only those three files (main.go, warm.go,
 // daemon.go) hold the daemon's methods; the rest are functions of what
 // they use. The catalog reload itself is the supervisor's
-// (supervisor.Reloader); the daemon only wires it.
+// (supervisor/reloader); the daemon only wires it.
 //
 // It sits below the command line (cmd/mcp-gateway: flags, the launcher,
 // the commands) and above ipc, aggregator and supervisor; nothing here

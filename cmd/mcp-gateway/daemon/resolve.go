@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters/plugin"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
 
 // Resolve loads the catalog and the external adapters, and resolves the
@@ -68,7 +69,7 @@ func indent(s string) string {
 // in s.AdaptersDir (SPEC §9). The external adapters' processes run until
 // closeAll, bounded by the startup timeout; call closeAll as soon as
 // resolving is done. log receives their output (nil discards it).
-func AdapterList(s Settings, log plugin.Log) supervisor.AdapterList {
+func AdapterList(s Settings, log plugin.Log) reloader.AdapterList {
 	return func(cat *catalog.Catalog) ([]adapters.Adapter, func(), error) {
 		ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(s.StartupTimeout, supervisor.DefaultStartTimeout))
 		external, closeExternal, err := plugin.Load(ctx, s.AdaptersDir, supervisor.Environ(os.Environ(), nil), log)
