@@ -10,7 +10,8 @@
 //
 // # Layout
 //
-// Supervisor (supervisor.go) holds the set: New, StartAll, Shutdown;
+// Supervisor (supervisor.go) holds the set: New, StartAll, Shutdown,
+// under the Options every part reads (options.go);
 // Configure hands a warm set its config (configure.go, SPEC §2.9), and
 // Reload gives the set new launch specs, restarting gracefully the
 // servers whose spec changed (reload.go, §6.3); the catalog reload that

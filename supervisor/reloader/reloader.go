@@ -54,7 +54,8 @@ type Options struct {
 	// Drain bounds a restart's wait for calls in flight
 	// (supervisor.DefaultDrain if zero).
 	Drain time.Duration
-	// Logger defaults to the supervisor's.
+	// Logger receives the reload's lines (the daemon gives the
+	// supervisor's); nil discards them.
 	Logger *slog.Logger
 }
 
@@ -72,7 +73,7 @@ type Reloader struct {
 // New returns a Reloader for the servers of s.
 func New(s *supervisor.Supervisor, opts Options) *Reloader {
 	if opts.Logger == nil {
-		opts.Logger = s.Logger()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.OnReloaded == nil {
 		opts.OnReloaded = func() {}

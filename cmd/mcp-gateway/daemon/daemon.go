@@ -158,6 +158,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 		Adapters:    AdapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
 		OnReloaded:  gw.Rebuild,
 		Drain:       supervisor.DefaultDrain,
+		Logger:      logger,
 	})
 	addr := t.ln.Addr().String()
 	status := func() StatusDoc { return statusOf(gw.Health(), addr, d.version, d.started, d.settings) }
