@@ -26,9 +26,9 @@
 //     concurrent callers share; a run's end, recorded; back-off (§7.3,
 //     backoff.go) and the next call's restart (§7.2); the graceful
 //     restart (§6.3, reload.go). It asks a runStarter for a run.
-//   - launcher (start.go, httprun.go, modern.go): one run from spawn to
-//     handshake and the goroutine that owns its end, over stdio or HTTP
-//     (§5.6, §7.9), in either era (§7.8: a server that refuses the legacy
+//   - launcher (launcher.go, start.go, httprun.go, modern.go): one run
+//     from spawn to handshake and the goroutine that owns its end, over
+//     stdio or HTTP (§5.6, §7.9), in either era (§7.8: a server that refuses the legacy
 //     initialize with -32022 listing only modern versions is driven as
 //     modern, modern.go). It tells runEnds (the lifecycle) of each end,
 //     and asks runSurface for a new run's lists and subscriptions. Each

@@ -64,9 +64,9 @@ type Status struct {
 //   - life, the lifecycle (run.go, reload.go): which run is live, the
 //     start that concurrent callers share, a run's end, back-off and
 //     graceful restart (SPEC §6.3, §7.2, §7.3);
-//   - its launcher (start.go, httprun.go, modern.go): one run from spawn
-//     to handshake, stdio or HTTP, legacy or modern, and the goroutine
-//     that owns its end (SPEC §7.8, §7.9);
+//   - its launcher (launcher.go, start.go, httprun.go, modern.go): one
+//     run from spawn to handshake, stdio or HTTP, legacy or modern, and
+//     the goroutine that owns its end (SPEC §7.8, §7.9);
 //   - surf, the surface (lists.go, subscribe.go, loglevel.go): the
 //     server's lists, resource subscriptions and log level (SPEC §3.8,
 //     §4.5, §4.8).
