@@ -41,6 +41,11 @@ type surface struct {
 	relistMu sync.Mutex
 }
 
+// subscribeWait bounds one subscribe or unsubscribe request, and a
+// legacy server's logging/setLevel: the surface's requests other than
+// its lists.
+const subscribeWait = 10 * time.Second
+
 // liveRuns is what the surface needs of the lifecycle (run.go): the live
 // run, started if need be and counted in its active calls (acquire,
 // which the caller ends with r.active.Done), or as it is (current); and

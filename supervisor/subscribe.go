@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
@@ -25,10 +24,6 @@ import (
 // however many clients); the supervisor keeps the set, so that a new run
 // of the server is subscribed again as it starts (restore), and passes
 // what the server sends to Options.OnResourceUpdated.
-
-// subscribeWait bounds one subscribe or unsubscribe request, and a
-// legacy server's logging/setLevel.
-const subscribeWait = 10 * time.Second
 
 // subscribe is Upstream.Subscribe.
 func (s *surface) subscribe(ctx context.Context, uri string) error {
