@@ -8,7 +8,8 @@
 // hand-over to a warm daemon is handover.go. The daemon itself, the
 // process the keeper starts, is package daemon (cmd/mcp-gateway/daemon);
 // this package only starts it and talks to it. Main is in cli.go so that
-// tests can run the whole CLI in-process.
+// tests can run the whole CLI in-process; what every command shares in
+// reading its arguments is args.go.
 package main
 
 import "os"
