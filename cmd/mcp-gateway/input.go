@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
@@ -63,4 +64,27 @@ func tokenFromEnv(stderr io.Writer) string {
 	}
 	warnToken(stderr, token)
 	return token
+}
+
+// printWarnings prints the warnings of a config's resolve.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(w, "mcp-gateway: warning:", warn)
+	}
+}
+
+// printResolveError prints err under a heading naming what was wrong.
+func printResolveError(w io.Writer, err error) {
+	fmt.Fprintf(w, "mcp-gateway: %s\n", daemon.Explain(err))
+}
+
+// warnToken says when a given token can never be matched: empty (SPEC §3.2:
+// every request is refused) or with spaces around it.
+func warnToken(w io.Writer, token string) {
+	switch {
+	case token == "":
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" is set but empty: every request will be refused with 401 (unset it to generate a token)")
+	case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" contains white space, which no Authorization header can carry: every request will be refused with 401")
+	}
 }

@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // daemonCommand is the hidden argv[1] of the detached daemon. Its config,
@@ -143,26 +141,4 @@ func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, 
 		p.kill()
 		return ipc.Report{}, fmt.Errorf("the daemon did not become ready within %s; see %s", s.StartupTimeout+launchGrace, s.LogFile)
 	}
-}
-
-func printWarnings(w io.Writer, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(w, "mcp-gateway: warning:", warn)
-	}
-}
-
-// warnToken says when a given token can never be matched: empty (SPEC §3.2:
-// every request is refused) or with spaces around it.
-func warnToken(w io.Writer, token string) {
-	switch {
-	case token == "":
-		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" is set but empty: every request will be refused with 401 (unset it to generate a token)")
-	case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
-		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" contains white space, which no Authorization header can carry: every request will be refused with 401")
-	}
-}
-
-// printResolveError prints err under a heading naming what was wrong.
-func printResolveError(w io.Writer, err error) {
-	fmt.Fprintf(w, "mcp-gateway: %s\n", daemon.Explain(err))
 }
