@@ -36,7 +36,7 @@
 //     and the gateway's own MCP_GATEWAY_* settings, plus its own envs
 //     (§7.1, env.go); the same environment is what a warm server is
 //     compared by (§2.9).
-//   - surface (lists.go, capabilities.go, subscribe.go, loglevel.go): the
+//   - surface (lists.go, capabilities.go, subscribe.go): the
 //     server's four lists, read at a start and again on list_changed
 //     (§3.8, §4.5); its resource subscriptions, made in the server's own
 //     way and again on each new run (§4.8); the log level asked of a

@@ -41,7 +41,7 @@ func (l *launcher) wait() { l.runs.Wait() }
 // start prepares (once), spawns, initialises and lists what the server
 // offers, bounded by the start timeout; then it subscribes again to the
 // resources the gateway is subscribed to and sets the log level
-// (subscribe.go, loglevel.go). On failure nothing of the run is left.
+// (subscribe.go). On failure nothing of the run is left.
 func (l *launcher) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(l.opts.ctx, l.opts.StartTimeout)
 	defer cancel()
