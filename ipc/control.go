@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
 
 // The control channel (SPEC §8.1): a unix socket in the run dir, beside the
@@ -85,10 +85,10 @@ type Response struct {
 
 // ReloadResult says what a catalog reload changed; the supervisor, which
 // reloads (SPEC §6.3), defines it.
-type ReloadResult = supervisor.ReloadResult
+type ReloadResult = reloader.Result
 
 // ServerError is one server and what went wrong with it.
-type ServerError = supervisor.ServerError
+type ServerError = reloader.ServerError
 
 // Handler answers one request. ctx is cancelled when the server closes.
 // It need not set V.

@@ -10,9 +10,13 @@
 //
 // # Layout
 //
-// Supervisor (supervisor.go) holds the set: New, StartAll, Shutdown;
+// Supervisor (supervisor.go) holds the set: New, StartAll, Shutdown,
+// under the Options every part reads (options.go);
 // Configure hands a warm set its config (configure.go, SPEC §2.9), and
-// Reload and the Reloader apply a catalog change (reloader.go, §6.3).
+// Reload gives the set new launch specs, restarting gracefully the
+// servers whose spec changed (reload.go, §6.3); the catalog reload that
+// computes them is package reloader's (supervisor/reloader), above this
+// one.
 // Each server is an Upstream (upstream.go), thin: the call path, which
 // reads top to bottom in call.go and states its contract (start on
 // demand, errors, run pinning, detaching, detach.go), over three types of
@@ -22,9 +26,9 @@
 //     concurrent callers share; a run's end, recorded; back-off (§7.3,
 //     backoff.go) and the next call's restart (§7.2); the graceful
 //     restart (§6.3, reload.go). It asks a runStarter for a run.
-//   - launcher (start.go, httprun.go, modern.go): one run from spawn to
-//     handshake and the goroutine that owns its end, over stdio or HTTP
-//     (§5.6, §7.9), in either era (§7.8: a server that refuses the legacy
+//   - launcher (launcher.go, start.go, httprun.go, modern.go): one run
+//     from spawn to handshake and the goroutine that owns its end, over
+//     stdio or HTTP (§5.6, §7.9), in either era (§7.8: a server that refuses the legacy
 //     initialize with -32022 listing only modern versions is driven as
 //     modern, modern.go). It tells runEnds (the lifecycle) of each end,
 //     and asks runSurface for a new run's lists and subscriptions. Each
@@ -32,7 +36,7 @@
 //     and the gateway's own MCP_GATEWAY_* settings, plus its own envs
 //     (§7.1, env.go); the same environment is what a warm server is
 //     compared by (§2.9).
-//   - surface (lists.go, capabilities.go, subscribe.go, loglevel.go): the
+//   - surface (lists.go, capabilities.go, subscribe.go): the
 //     server's four lists, read at a start and again on list_changed
 //     (§3.8, §4.5); its resource subscriptions, made in the server's own
 //     way and again on each new run (§4.8); the log level asked of a

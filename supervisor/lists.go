@@ -21,9 +21,9 @@ import (
 
 // surface is what the gateway knows of a server beyond its tools and
 // keeps across its runs (SPEC §3.8, §4.5, §4.8): each run's lists, read
-// at its handshake and again on its list_changed (this file), the
-// gateway's resource subscriptions (subscribe.go) and the log level it
-// asks for (loglevel.go). Which run is live is the lifecycle's
+// at its handshake and again on its list_changed (this file), and the
+// gateway's resource subscriptions and the log level it asks for
+// (subscribe.go). Which run is live is the lifecycle's
 // (liveRuns).
 type surface struct {
 	name string
@@ -31,8 +31,8 @@ type surface struct {
 	runs liveRuns
 
 	// subs are the resource URIs the gateway is subscribed to on this
-	// server, kept across runs (subscribe.go); level is the log level the
-	// gateway asks a legacy server for (loglevel.go). Both under subMu,
+	// server, kept across runs; level is the log level the gateway asks a
+	// legacy server for (both subscribe.go). Both under subMu,
 	// which is held across the requests that apply them.
 	subMu sync.Mutex
 	subs  map[string]struct{}
@@ -40,6 +40,11 @@ type surface struct {
 	// relistMu guards each run's relisting and relistPending.
 	relistMu sync.Mutex
 }
+
+// subscribeWait bounds one subscribe or unsubscribe request, and a
+// legacy server's logging/setLevel: the surface's requests other than
+// its lists.
+const subscribeWait = 10 * time.Second
 
 // liveRuns is what the surface needs of the lifecycle (run.go): the live
 // run, started if need be and counted in its active calls (acquire,

@@ -3,7 +3,10 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/adapters"
 )
 
 // DefaultDrain bounds how long a graceful restart waits for the calls in
@@ -122,4 +125,52 @@ func (l *lifecycle) drainAndStop(ctx context.Context, old *run, drain time.Durat
 		log.Warn("calls on the old run have not returned since it stopped; still waiting for them", "waited", afterStopWait)
 		<-drained
 	}
+}
+
+// Update is what Reload did to one server.
+type Update struct {
+	Server    string
+	Changed   bool  // its launch spec changed
+	Restarted bool  // it was running and runs again on the new spec
+	Err       error // the restart failed; names the server
+}
+
+// Reload gives the servers named in specs their new launch spec, and
+// restarts gracefully (see Restart) each running server whose spec changed,
+// all in parallel. Servers whose spec is unchanged, or not named, are not
+// touched. It returns one Update per named server, in config-key order.
+// The caller rebuilds the aggregated tool list afterwards.
+func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
+	ups := s.Upstreams()
+	updates := make([]Update, len(ups))
+	named := make([]bool, len(ups))
+	var wg sync.WaitGroup
+	for i, u := range ups {
+		spec, ok := specs[u.name]
+		if !ok {
+			continue
+		}
+		named[i] = true
+		updates[i].Server = u.name
+		s.opts.Log.AddSecrets(spec.Secrets...)
+		if !u.SetSpec(spec) {
+			continue
+		}
+		updates[i].Changed = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			restarted, err := u.Restart(ctx, drain)
+			updates[i].Restarted = restarted && err == nil
+			updates[i].Err = err
+		}()
+	}
+	wg.Wait()
+	var out []Update
+	for i, up := range updates {
+		if named[i] {
+			out = append(out, up)
+		}
+	}
+	return out
 }

@@ -5,11 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
@@ -40,49 +35,13 @@ func TimedOut(err error) []string {
 	return names
 }
 
-// launcher starts the runs of one server, one at a time as its
-// lifecycle asks (runStarter), and owns each run's end: a stdio run's
-// reader goroutine (serveRun, below) or an HTTP run's serveHTTPRun
-// (httprun.go), counted in runs. A run is spawned, its handshake made in
-// the server's era (legacy below, modern in modern.go), and its lists and
-// subscriptions are the surface's (runSurface). When a run ends it tells
-// ends, the lifecycle, which records it.
-type launcher struct {
-	name string
-	opts *Options
-	ends runEnds
-	surf runSurface
-	runs sync.WaitGroup // the owner of each run's end, serveRun or serveHTTPRun
-}
-
-// runEnds records the end of a run (the lifecycle's recordEnd): it
-// reports whether the end is news to log.
-type runEnds interface {
-	recordEnd(r *run, status string, why error) bool
-}
-
-// runSurface is what a run needs of the server's surface (lists.go,
-// subscribe.go): its lists at the handshake, the gateway's subscriptions
-// and log level restored before it serves, and a re-list when the server
-// says a list changed.
-type runSurface interface {
-	listKinds(ctx context.Context, r *run, want List, lists *Lists) error
-	restore(ctx context.Context, r *run) error
-	relist(r *run, kinds List)
-}
-
 // wait returns once every run started has ended.
 func (l *launcher) wait() { l.runs.Wait() }
-
-type started struct {
-	run   *run
-	lists Lists
-}
 
 // start prepares (once), spawns, initialises and lists what the server
 // offers, bounded by the start timeout; then it subscribes again to the
 // resources the gateway is subscribed to and sets the log level
-// (subscribe.go, loglevel.go). On failure nothing of the run is left.
+// (subscribe.go). On failure nothing of the run is left.
 func (l *launcher) start(spec adapters.LaunchSpec, base []string, prepared bool, num uint64) (started, error) {
 	ctx, cancel := context.WithTimeout(l.opts.ctx, l.opts.StartTimeout)
 	defer cancel()
@@ -149,11 +108,6 @@ func (l *launcher) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 	return r, nil
 }
 
-// exitGrace is how long a server that closed its stdout may take to exit
-// by itself before its group is killed: without stdout the run is
-// unusable, but its own exit status says more than "killed".
-const exitGrace = 500 * time.Millisecond
-
 // serveRun is the run's reader goroutine: it reads the server's stdout
 // (stdio.Transport.Read) until the pipe ends, then ends the run: it waits
 // for the exit that the process's owner records (killing the group after
@@ -179,14 +133,6 @@ func (l *launcher) serveRun(r *run) {
 		l.opts.Logger.Warn("server exited; the next call restarts it", "server", l.name, "status", exitErr.Status)
 	}
 }
-
-type stepError struct {
-	step string
-	err  error
-}
-
-func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
-func (e *stepError) Unwrap() error { return e.err }
 
 // handshake runs initialize, notifications/initialized, tools/list and the
 // lists the server declared (lists.go). A server that refuses initialize
@@ -230,22 +176,4 @@ func (l *launcher) handshake(ctx context.Context, r *run) (Lists, error) {
 	var lists Lists
 	err = l.surf.listKinds(ctx, r, ListTools|r.caps.declared(), &lists)
 	return lists, err
-}
-
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
-}
-
-// findProgram checks that the server's program exists before anything is
-// spawned, so that a missing uvx or npx reads as that, not as a crash.
-// A PATH in the server's own envs is left to the spawn to use.
-func findProgram(name string, env map[string]string) error {
-	if _, ownPath := env["PATH"]; ownPath || strings.Contains(name, "/") {
-		return nil // a path is the spawn's to check, relative to the server's dir
-	}
-	if _, err := exec.LookPath(name); err != nil {
-		return fmt.Errorf("start: %w (install it in the template, or check PATH)", err)
-	}
-	return nil
 }

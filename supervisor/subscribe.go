@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
@@ -25,10 +24,10 @@ import (
 // however many clients); the supervisor keeps the set, so that a new run
 // of the server is subscribed again as it starts (restore), and passes
 // what the server sends to Options.OnResourceUpdated.
-
-// subscribeWait bounds one subscribe or unsubscribe request, and a
-// legacy server's logging/setLevel.
-const subscribeWait = 10 * time.Second
+//
+// Beside them, the one other request the gateway keeps asking of each new
+// run: the log level a client asked of a legacy server (setLogLevel,
+// applyLevel), which restore applies too.
 
 // subscribe is Upstream.Subscribe.
 func (s *surface) subscribe(ctx context.Context, uri string) error {
@@ -133,7 +132,7 @@ func awaitAck(ctx context.Context, c *rpc.Conn, sub *rpc.Subscription) error {
 }
 
 // restore subscribes a new run, before it serves, to every URI the
-// gateway is subscribed to, and sets its log level (loglevel.go). A
+// gateway is subscribed to, and sets its log level (below). A
 // subscription that fails is logged and dropped: that URI's subscribers
 // get no updates from this run. Only the run's death fails the start.
 func (s *surface) restore(ctx context.Context, r *run) error {
@@ -154,4 +153,31 @@ func (s *surface) restore(ctx context.Context, r *run) error {
 // uriParams is the params of resources/(un)subscribe.
 func uriParams(uri string) json.RawMessage {
 	return json.RawMessage(`{"uri":` + string(jsonrpc.Quote(uri)) + `}`)
+}
+
+// setLogLevel is Upstream.SetLogLevel.
+func (s *surface) setLogLevel(ctx context.Context, level string) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.level == level {
+		return
+	}
+	s.level = level
+	if r := s.runs.current(); r != nil {
+		s.applyLevel(ctx, r)
+	}
+}
+
+// applyLevel sends run r the level, if there is one and r takes it. Call
+// with s.subMu held.
+func (s *surface) applyLevel(ctx context.Context, r *run) {
+	if s.level == "" || r.era != EraLegacy || !r.caps.Logging {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, subscribeWait)
+	defer cancel()
+	params, _ := json.Marshal(map[string]string{"level": s.level})
+	if _, err := r.conn.Call(ctx, "logging/setLevel", params, nil); err != nil {
+		s.opts.Logger.Warn("logging/setLevel failed", "server", s.name, "level", s.level, "error", err)
+	}
 }

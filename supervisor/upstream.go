@@ -64,10 +64,10 @@ type Status struct {
 //   - life, the lifecycle (run.go, reload.go): which run is live, the
 //     start that concurrent callers share, a run's end, back-off and
 //     graceful restart (SPEC §6.3, §7.2, §7.3);
-//   - its launcher (start.go, httprun.go, modern.go): one run from spawn
-//     to handshake, stdio or HTTP, legacy or modern, and the goroutine
-//     that owns its end (SPEC §7.8, §7.9);
-//   - surf, the surface (lists.go, subscribe.go, loglevel.go): the
+//   - its launcher (launcher.go, start.go, httprun.go, modern.go): one
+//     run from spawn to handshake, stdio or HTTP, legacy or modern, and
+//     the goroutine that owns its end (SPEC §7.8, §7.9);
+//   - surf, the surface (lists.go, subscribe.go): the
 //     server's lists, resource subscriptions and log level (SPEC §3.8,
 //     §4.5, §4.8).
 type Upstream struct {
@@ -181,7 +181,7 @@ func (u *Upstream) Unsubscribe(ctx context.Context, uri string) { u.surf.unsubsc
 // that declared logging gets it; a modern one takes a level per request
 // (request _meta, ClientInfo.LogLevel). The aggregator sends the most
 // verbose level any of its sessions asked for and filters per session
-// itself. A server that refuses is logged (loglevel.go).
+// itself. A server that refuses is logged (subscribe.go).
 func (u *Upstream) SetLogLevel(ctx context.Context, level string) { u.surf.setLogLevel(ctx, level) }
 
 // shutdown stops the server for good.

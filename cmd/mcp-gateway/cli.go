@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
-	"github.com/mcp-gateway/mcp-gateway/internal/boundedfile"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-const usage = `mcp-gateway serves the tools, prompts and resources of MCP servers (stdio
+const usageText = `mcp-gateway serves the tools, prompts and resources of MCP servers (stdio
 and HTTP) on one MCP endpoint.
 
 Usage:
@@ -51,15 +47,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "mcp-gateway", version)
 			return 0
 		case daemonCommand:
-			return runDaemonChild(stderr)
+			return daemon.Main(stderr, version)
 		case proc.KeeperCommand:
 			return runKeeper(stderr)
 		case "help", "-h", "--help", "-help":
-			fmt.Fprint(stdout, usage+"\nThe launcher's flags:\n\n")
+			fmt.Fprint(stdout, usageText+"\nThe launcher's flags:\n\n")
 			return runLaunch([]string{"--help"}, stdout, stdout)
 		}
 		if !strings.HasPrefix(args[0], "-") {
-			fmt.Fprintf(stderr, "mcp-gateway: unknown command %q\n\n%s", args[0], usage)
+			fmt.Fprintf(stderr, "mcp-gateway: unknown command %q\n\n%s", args[0], usageText)
 			return 2
 		}
 	}
@@ -76,78 +72,4 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"stop":    runStop,
 	"reload":  runReload,
 	"code":    runCode,
-}
-
-// newFlagSet returns a FlagSet that prints its usage to stderr.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseFlags parses and maps errors to an exit status (0 for --help).
-func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, false
-		}
-		return 2, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		return 2, false
-	}
-	return 0, true
-}
-
-// usageError is a readConfig error that is bad usage (exit 2); the
-// others, such as an unreadable file, are failures (exit 1).
-type usageError string
-
-func (e usageError) Error() string { return string(e) }
-
-// configExit is the exit status for a readConfig error.
-func configExit(err error) int {
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
-
-// readConfig returns the config from --config or --config-file.
-func readConfig(inline, file string) ([]byte, error) {
-	switch {
-	case inline != "" && file != "":
-		return nil, usageError("give --config or --config-file, not both")
-	case inline != "":
-		return bytes.TrimPrefix([]byte(inline), utf8BOM), nil
-	case file != "":
-		b, err := boundedfile.Read(file, maxConfigBytes)
-		if err != nil {
-			return nil, fmt.Errorf("read config file %s: %w", file, err)
-		}
-		return bytes.TrimPrefix(b, utf8BOM), nil
-	default:
-		return nil, usageError(`no config: give --config '<json>' (e.g. '{"memory": {}}') or --config-file FILE`)
-	}
-}
-
-// maxConfigBytes bounds a config file: 16 MiB is far more than 64 servers need.
-const maxConfigBytes = 16 << 20
-
-// utf8BOM is dropped from the start of a config, as editors on some
-// systems write one.
-var utf8BOM = []byte("\xef\xbb\xbf")
-
-// count says "1 server", "3 servers".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -1,8 +1,9 @@
 package main
 
-// The control commands status, stop and reload (SPEC §8.1): the daemon's
-// handler and the CLI's side. The reload itself is the supervisor's
-// (supervisor.Reloader, SPEC §6.3); status's document is in status.go.
+// The control commands status, stop and reload (SPEC §8.1), the CLI's
+// side; the daemon's answers are package daemon's (control.go). The
+// reload itself is package supervisor/reloader's (SPEC §6.3); status's
+// printing is in status.go.
 
 import (
 	"context"
@@ -10,14 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -31,38 +30,6 @@ const (
 	// servers' stop sequence.
 	stopTimeout = 30 * time.Second
 )
-
-// controlHandler answers the control socket's requests (SPEC §8.1):
-// status, stop (the control actor then returns) and reload.
-func (d *daemon) controlHandler(rl *supervisor.Reloader, gw *aggregator.Gateway, addr string, logger *slog.Logger) ipc.Handler {
-	return func(ctx context.Context, req ipc.Request) ipc.Response {
-		switch req.Cmd {
-		case ipc.CmdStatus:
-			return statusResponse(d.status(gw, addr))
-		case ipc.CmdStop:
-			logger.Info("stopping: requested with mcp-gateway stop")
-			return ipc.Response{OK: true, PID: os.Getpid()}
-		case ipc.CmdReload:
-			res, err := rl.Reload(ctx, supervisor.TriggerCommand)
-			if err != nil {
-				return ipc.Response{Error: err.Error()}
-			}
-			return ipc.Response{OK: true, Reload: res}
-		case ipc.CmdCode:
-			return codeResponse(gw, codeURL(addr), d.settings.TokenFile)
-		}
-		return ipc.Response{Error: fmt.Sprintf("unknown command %q; want status, stop, reload or code", req.Cmd)}
-	}
-}
-
-// statusResponse is the control socket's answer to status: doc.
-func statusResponse(doc statusDoc) ipc.Response {
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return ipc.Response{Error: "encode status: " + err.Error()}
-	}
-	return ipc.Response{OK: true, Status: b}
-}
 
 // runStop is `mcp-gateway stop`: the daemon shuts down as on SIGTERM, and
 // stop returns once it is gone.
@@ -162,7 +129,7 @@ func printReload(w io.Writer, res *ipc.ReloadResult) {
 // with --json (jsonUsage), JSON: catalog, status, reload. Their settings
 // are the paths only (SPEC §10). If ok is false, the caller exits with
 // code (0 for --help, 2 for bad usage).
-func parseJSONCommand(args []string, stderr io.Writer, name, synopsis, jsonUsage string) (s Settings, asJSON bool, code int, ok bool) {
+func parseJSONCommand(args []string, stderr io.Writer, name, synopsis, jsonUsage string) (s daemon.Settings, asJSON bool, code int, ok bool) {
 	fs := newFlagSet(name, synopsis, stderr)
 	j := fs.Bool("json", false, jsonUsage)
 	sf := addSettingsFlags(fs, false)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
@@ -51,13 +52,13 @@ func (e *env) logText() string {
 }
 
 // statusJSON runs `status --json` and decodes it.
-func (e *env) statusJSON() statusDoc {
+func (e *env) statusJSON() daemon.StatusDoc {
 	e.t.Helper()
 	code, out, errOut := e.ctl("status", "--json")
 	if code != 0 {
 		e.t.Fatalf("status --json: exit %d: %s", code, errOut)
 	}
-	var doc statusDoc
+	var doc daemon.StatusDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		e.t.Fatalf("status --json output %q: %v", out, err)
 	}

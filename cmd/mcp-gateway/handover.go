@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -22,7 +23,7 @@ import (
 // holding the run dir, and waits for it as for a daemon the launcher
 // started (awaitReady). A daemon that is not warm, or was configured
 // already, is a *ipc.RunningError.
-func handOver(s Settings, config []byte, token string, pid int) (ipc.Report, error) {
+func handOver(s daemon.Settings, config []byte, token string, pid int) (ipc.Report, error) {
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(interrupt)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -16,7 +18,7 @@ import (
 // (SPEC §10) and a config validated against the catalog and the adapters
 // (SPEC §2.1). The token comes from tokenFromEnv.
 type daemonInput struct {
-	settings Settings
+	settings daemon.Settings
 	config   []byte
 	servers  []adapters.Server // the config, resolved
 }
@@ -44,7 +46,7 @@ func parseDaemonInput(fs *flag.FlagSet, args []string, stderr io.Writer) (in dae
 		return in, configExit(err), false
 	}
 	// Validate before anything starts (SPEC §2.1).
-	servers, warnings, err := resolveServers(s, config, nil)
+	servers, warnings, _, err := daemon.Resolve(s, config, nil)
 	if err != nil {
 		printResolveError(stderr, err)
 		return in, 1, false
@@ -62,4 +64,27 @@ func tokenFromEnv(stderr io.Writer) string {
 	}
 	warnToken(stderr, token)
 	return token
+}
+
+// printWarnings prints the warnings of a config's resolve.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(w, "mcp-gateway: warning:", warn)
+	}
+}
+
+// printResolveError prints err under a heading naming what was wrong.
+func printResolveError(w io.Writer, err error) {
+	fmt.Fprintf(w, "mcp-gateway: %s\n", daemon.Explain(err))
+}
+
+// warnToken says when a given token can never be matched: empty (SPEC §3.2:
+// every request is refused) or with spaces around it.
+func warnToken(w io.Writer, token string) {
+	switch {
+	case token == "":
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" is set but empty: every request will be refused with 401 (unset it to generate a token)")
+	case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
+		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" contains white space, which no Authorization header can carry: every request will be refused with 401")
+	}
 }

@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // daemonCommand is the hidden argv[1] of the detached daemon. Its config,
@@ -53,16 +52,16 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 
 // readyLine is the one line the launcher and `serve` print once the
 // daemon is ready (SPEC §2.2).
-func readyLine(rep ipc.Report, servers int, s Settings) string {
+func readyLine(rep ipc.Report, servers int, s daemon.Settings) string {
 	return fmt.Sprintf("mcp-gateway: ready on http://%s/mcp (pid %d, %s, %s; token in %s; log in %s)",
-		displayAddr(rep.Addr), rep.PID, count(servers, "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
+		daemon.DisplayAddr(rep.Addr), rep.PID, count(servers, "server"), count(rep.Tools, "tool"), s.TokenFile, s.LogFile)
 }
 
 // startDaemon starts the detached daemon, hands it config and token, and
 // waits for its readiness report. On any failure the daemon is gone when it
 // returns. Every goroutine it starts has ended when it returns, except on
 // success, where none waits for the daemon: it outlives the launcher.
-func startDaemon(s Settings, h ipc.Handover) (ipc.Report, error) {
+func startDaemon(s daemon.Settings, h ipc.Handover) (ipc.Report, error) {
 	// A launcher stopped while it waits (the SDK giving up, Ctrl-C) takes
 	// the daemon with it: a daemon that became ready after its launcher
 	// had failed would hold the run dir, and the retry would find it
@@ -100,7 +99,7 @@ type daemonHandle interface {
 // anything but ready, warm and refused (a warm daemon that refuses a
 // config stays as it was), the daemon is gone when it returns. It closes
 // repR, and joins the goroutine that reads it.
-func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, s Settings) (ipc.Report, error) {
+func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, s daemon.Settings) (ipc.Report, error) {
 	var (
 		final   ipc.Report
 		readErr error
@@ -141,68 +140,5 @@ func awaitReady(p daemonHandle, repR io.ReadCloser, interrupt <-chan os.Signal, 
 	case <-timer.C:
 		p.kill()
 		return ipc.Report{}, fmt.Errorf("the daemon did not become ready within %s; see %s", s.StartupTimeout+launchGrace, s.LogFile)
-	}
-}
-
-// runDaemonChild is the detached daemon's entry point.
-func runDaemonChild(stderr io.Writer) int {
-	hand := os.NewFile(ipc.HandoverFD, "handover")
-	repw := os.NewFile(ipc.ReportFD, "report")
-	if hand == nil || repw == nil {
-		fmt.Fprintln(stderr, "mcp-gateway: this command is internal; use mcp-gateway --config")
-		return 2
-	}
-	// Inherited without close-on-exec: set it, or every server started
-	// before the ready report would hold the report pipe (and could write
-	// a report of its own to the launcher).
-	syscall.CloseOnExec(ipc.HandoverFD)
-	syscall.CloseOnExec(ipc.ReportFD)
-	report := ipc.NewReporter(repw)
-	// The first report gives the launcher the daemon's pid: its child is
-	// the keeper, and the daemon is what it may have to kill.
-	report.Send(ipc.Report{Event: ipc.EventProgress, Message: "daemon started", PID: os.Getpid()})
-	h, err := ipc.ReadHandover(hand)
-	hand.Close()
-	if err != nil {
-		report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
-		return 1
-	}
-	var s Settings
-	if err := json.Unmarshal(h.Settings, &s); err != nil {
-		report.Send(ipc.Report{Event: ipc.EventFailed, Error: "decode settings: " + err.Error()})
-		return 1
-	}
-	d := &daemon{settings: s, config: h.Config, token: h.Token, warm: h.Warm, report: report}
-	if err := d.run(); err != nil {
-		return 1
-	}
-	return 0
-}
-
-func displayAddr(addr string) string {
-	if strings.HasPrefix(addr, "[::]:") {
-		return "0.0.0.0:" + strings.TrimPrefix(addr, "[::]:")
-	}
-	return addr
-}
-
-func printWarnings(w io.Writer, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(w, "mcp-gateway: warning:", warn)
-	}
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
-}
-
-// warnToken says when a given token can never be matched: empty (SPEC §3.2:
-// every request is refused) or with spaces around it.
-func warnToken(w io.Writer, token string) {
-	switch {
-	case token == "":
-		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" is set but empty: every request will be refused with 401 (unset it to generate a token)")
-	case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
-		fmt.Fprintln(w, "mcp-gateway: warning: "+supervisor.TokenEnv+" contains white space, which no Authorization header can carry: every request will be refused with 401")
 	}
 }

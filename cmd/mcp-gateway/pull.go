@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
 	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 )
 
 const pullSynopsis = `Usage: mcp-gateway pull [flags] <server>...
@@ -122,7 +123,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (names []string, code int
 // (SPEC §6.5, pullPackage), in place of the first step that does no
 // more than install it (or after the steps, if none does). An unknown
 // name gets the config validation's error (SPEC §5.1).
-func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Settings, stdout io.Writer) error {
+func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s daemon.Settings, stdout io.Writer) error {
 	entry, ok := cat.Lookup(name)
 	if !ok {
 		steps, err := adapterInstall(name, cat, s)
@@ -158,7 +159,7 @@ func pullCatalog(ctx context.Context, name string, cat *catalog.Catalog, s Setti
 // pullPackage installs the package run runs into the servers dir, pinned
 // to the version it resolves, and records it (package pulled), so that
 // the gateway starts it from disk, without the network (SPEC §2.8).
-func pullPackage(ctx context.Context, name string, run pulled.Run, s Settings, stdout io.Writer) error {
+func pullPackage(ctx context.Context, name string, run pulled.Run, s daemon.Settings, stdout io.Writer) error {
 	store := pulled.Store{Dir: s.ServersDir}
 	fmt.Fprintf(stdout, "pull %s: install %s package %s into %s\n", name, run.Manager, run.Spec, store.PackageDir(run.Manager, run.Spec))
 	rec, err := store.Install(ctx, run, pulled.InstallOptions{Out: stdout, Exec: adapters.Run})
@@ -175,12 +176,12 @@ func pullPackage(ctx context.Context, name string, run pulled.Run, s Settings, s
 
 // adapterInstall returns the install steps of an entry an external
 // adapter resolves, or the config validation's error for an unknown name.
-func adapterInstall(name string, cat *catalog.Catalog, s Settings) ([][]string, error) {
+func adapterInstall(name string, cat *catalog.Catalog, s daemon.Settings) ([][]string, error) {
 	doc, err := json.Marshal(map[string]struct{}{name: {}})
 	if err != nil {
 		return nil, fmt.Errorf("encode server name: %w", err)
 	}
-	list, closeAll, err := adapterList(s, nil)(cat)
+	list, closeAll, err := daemon.AdapterList(s, nil)(cat)
 	if err != nil {
 		return nil, fmt.Errorf("pull: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/testgit"
 )
 
@@ -261,27 +262,12 @@ func TestPullInstallsAPackageEntry(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^pkgd\s+template\s+4\.5\.6\s`).MatchString(listing.String()) || !regexp.MustCompile(`(?m)^memory\s+built-in\s+no\s`).MatchString(listing.String()) {
 		t.Errorf("catalog listing:\n%s", listing.String())
 	}
-	s := Settings{CatalogFile: cat, ServersDir: servers, AdaptersDir: t.TempDir()}
-	got, _, err := resolveServers(s, []byte(`{"pkgd": {"dir": "/d"}}`), nil)
+	s := daemon.Settings{CatalogFile: cat, ServersDir: servers, AdaptersDir: t.TempDir()}
+	got, _, _, err := daemon.Resolve(s, []byte(`{"pkgd": {"dir": "/d"}}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{filepath.Join(dir, "node_modules", ".bin", "fake-server"), "--dir", "/d"}; !slices.Equal(got[0].Spec.Argv, want) || got[0].Spec.Pulled != "fake-pkg@4.5.6" {
 		t.Errorf("resolved %q (pulled %q), want %q", got[0].Spec.Argv, got[0].Spec.Pulled, want)
-	}
-}
-
-// The advice to pull is for servers that were not pulled (SPEC §2.8).
-func TestTimeoutHintAdvisesPullOnlyWhereItHelps(t *testing.T) {
-	servers := []adapters.Server{
-		{Name: "fresh", Spec: adapters.LaunchSpec{Kind: "catalog"}},
-		{Name: "pulled", Spec: adapters.LaunchSpec{Kind: "catalog", Pulled: "pkg@1.0.0"}},
-		{Name: "local", Spec: adapters.LaunchSpec{Kind: "command"}},
-		{Name: "github/a/b", Spec: adapters.LaunchSpec{Kind: "github"}},
-	}
-	got := timeoutHint(servers, []string{"fresh", "pulled", "local", "github/a/b"})
-	want := "pre-install them in the template with `mcp-gateway pull fresh github/a/b`; make pulled, local start faster or raise --startup-timeout"
-	if got != want {
-		t.Errorf("hint = %q\nwant   %q", got, want)
 	}
 }

@@ -4,94 +4,55 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/bytesize"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// Settings are the daemon's paths and limits (SPEC §10). Flags win over
-// environment, environment over defaults.
-type Settings struct {
-	Port           int           `json:"port"`
-	Listen         string        `json:"listen"`
-	TokenFile      string        `json:"tokenFile"`
-	CatalogFile    string        `json:"catalogFile"`
-	LogFile        string        `json:"logFile"`
-	RunDir         string        `json:"runDir"`
-	ServersDir     string        `json:"serversDir"`
-	GitHubURL      string        `json:"githubURL"`
-	AdaptersDir    string        `json:"adaptersDir"`
-	StartupTimeout time.Duration `json:"startupTimeout"`
-	AllowedOrigins []string      `json:"allowedOrigins,omitempty"`
-	SessionTimeout time.Duration `json:"sessionTimeout"`
-	MaxSessions    int           `json:"maxSessions"`
-	// MemoryBudget bounds what request bodies and servers' answers hold
-	// (internal/budget); the runtime's soft memory limit derives from it.
-	MemoryBudget int64 `json:"memoryBudget"`
-	// LogShare is each server's share of the log, bytes per second (0:
-	// no limit).
-	LogShare int64 `json:"logShare"`
-	// BodyTimeout bounds reading one request body.
-	BodyTimeout time.Duration `json:"bodyTimeout"`
-	// CallLog writes one log line per tools/call, prompts/get and
-	// resources/read (SPEC §11.1).
-	CallLog bool `json:"callLog"`
-	// ToolSearch is off, on or auto (SPEC §4.10); auto is on past
-	// ToolSearchThreshold exported tools.
-	ToolSearch          aggregator.ToolSearch `json:"toolSearch"`
-	ToolSearchThreshold int                   `json:"toolSearchThreshold"`
-	// CodeDir is where the code API is written (SPEC §12.1), absolute;
-	// "" when code mode is off.
-	CodeDir string `json:"codeDir,omitempty"`
-}
-
-// Addr is the listen address, host:port.
-func (s Settings) Addr() string { return net.JoinHostPort(s.Listen, strconv.Itoa(s.Port)) }
-
 // pathFlags lists the SPEC §10 settings: flag, environment, default.
 var pathFlags = []struct {
 	flag, env, def, usage string
-	field                 func(*Settings) *string
+	field                 func(*daemon.Settings) *string
 }{
-	{"listen", "MCP_GATEWAY_LISTEN", "", "listen address (empty: all interfaces)", func(s *Settings) *string { return &s.Listen }},
-	{"token-file", "MCP_GATEWAY_TOKEN_FILE", "/etc/mcp-gateway/.token", "token file, written 0600", func(s *Settings) *string { return &s.TokenFile }},
-	{"catalog-file", "MCP_GATEWAY_CATALOG_FILE", "/etc/mcp-gateway/catalog.json", "catalog override file", func(s *Settings) *string { return &s.CatalogFile }},
-	{"log-file", "MCP_GATEWAY_LOG_FILE", "/var/log/mcp-gateway.log", "log file (rotated at 10 MB)", func(s *Settings) *string { return &s.LogFile }},
-	{"run-dir", "MCP_GATEWAY_RUN_DIR", ipc.DefaultRunDir, "run dir: pid file and control socket", func(s *Settings) *string { return &s.RunDir }},
-	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where pulled packages and GitHub clones live", func(s *Settings) *string { return &s.ServersDir }},
-	{"github-url", "MCP_GATEWAY_GITHUB_URL", "https://github.com", "GitHub base URL (tests, mirrors)", func(s *Settings) *string { return &s.GitHubURL }},
-	{"adapters-dir", "MCP_GATEWAY_ADAPTERS_DIR", "/etc/mcp-gateway/adapters", "external adapter binaries", func(s *Settings) *string { return &s.AdaptersDir }},
+	{"listen", "MCP_GATEWAY_LISTEN", "", "listen address (empty: all interfaces)", func(s *daemon.Settings) *string { return &s.Listen }},
+	{"token-file", "MCP_GATEWAY_TOKEN_FILE", "/etc/mcp-gateway/.token", "token file, written 0600", func(s *daemon.Settings) *string { return &s.TokenFile }},
+	{"catalog-file", "MCP_GATEWAY_CATALOG_FILE", "/etc/mcp-gateway/catalog.json", "catalog override file", func(s *daemon.Settings) *string { return &s.CatalogFile }},
+	{"log-file", "MCP_GATEWAY_LOG_FILE", "/var/log/mcp-gateway.log", "log file (rotated at 10 MB)", func(s *daemon.Settings) *string { return &s.LogFile }},
+	{"run-dir", "MCP_GATEWAY_RUN_DIR", ipc.DefaultRunDir, "run dir: pid file and control socket", func(s *daemon.Settings) *string { return &s.RunDir }},
+	{"servers-dir", "MCP_GATEWAY_SERVERS_DIR", "/opt/mcp-gateway/servers", "where pulled packages and GitHub clones live", func(s *daemon.Settings) *string { return &s.ServersDir }},
+	{"github-url", "MCP_GATEWAY_GITHUB_URL", "https://github.com", "GitHub base URL (tests, mirrors)", func(s *daemon.Settings) *string { return &s.GitHubURL }},
+	{"adapters-dir", "MCP_GATEWAY_ADAPTERS_DIR", "/etc/mcp-gateway/adapters", "external adapter binaries", func(s *daemon.Settings) *string { return &s.AdaptersDir }},
 }
 
 // settingsFlags registers the settings on fs. Call resolve after Parse.
 type settingsFlags struct {
-	s             Settings
+	s             daemon.Settings
 	port          string
 	origins       string
-	budget, share byteSize
+	budget, share bytesize.Flag
 	envErr        error // a size or switch flag's environment variable that does not parse
 	toolSearch    string
 	threshold     string
 }
 
-func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
+func addSettingsFlags(fs *flag.FlagSet, forDaemon bool) *settingsFlags {
 	sf := &settingsFlags{}
 	for _, p := range pathFlags {
 		fs.StringVar(p.field(&sf.s), p.flag, envOr(p.env, p.def), p.usage+" (env "+p.env+")")
 	}
-	if !daemon {
+	if !forDaemon {
 		return sf
 	}
-	fs.StringVar(&sf.s.CodeDir, "code-dir", envOr(codeDirEnv, defaultCodeDir), "where the merged tools are written as Python and JavaScript functions; off: not written (env "+codeDirEnv+", SPEC §12)")
+	fs.StringVar(&sf.s.CodeDir, "code-dir", envOr(supervisor.CodeDirEnv, defaultCodeDir), "where the merged tools are written as Python and JavaScript functions; off: not written (env "+supervisor.CodeDirEnv+", SPEC §12)")
 	fs.StringVar(&sf.port, "port", envOr("MCP_GATEWAY_PORT", "50005"), "port (env MCP_GATEWAY_PORT)")
 	fs.DurationVar(&sf.s.StartupTimeout, "startup-timeout", supervisor.DefaultStartTimeout, "how long the servers may take to start (SPEC §2.4)")
 	fs.StringVar(&sf.origins, "allowed-origins", envOr("MCP_GATEWAY_ALLOWED_ORIGINS", ""), "comma-separated Origin values allowed besides localhost (env MCP_GATEWAY_ALLOWED_ORIGINS)")
@@ -100,7 +61,7 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	fs.DurationVar(&sf.s.BodyTimeout, "body-timeout", aggregator.DefaultBodyTimeout, "how long one request body may take to arrive (408 past it)")
 	sf.budget, sf.share = budget.Default, logfile.DefaultShare
 	callLog, callLogErr := envSwitch("MCP_GATEWAY_CALL_LOG", true)
-	sf.envErr = errors.Join(sf.budget.setEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.setEnv("MCP_GATEWAY_LOG_SHARE"), callLogErr)
+	sf.envErr = errors.Join(sf.budget.SetEnv("MCP_GATEWAY_MEMORY_BUDGET"), sf.share.SetEnv("MCP_GATEWAY_LOG_SHARE"), callLogErr)
 	fs.BoolVar(&sf.s.CallLog, "call-log", callLog, "one log line per tools/call, prompts/get and resources/read; --call-log=false for very busy gateways (env MCP_GATEWAY_CALL_LOG: on, off)")
 	fs.Var(&sf.budget, "memory-budget", "memory for request bodies and servers' answers held at once, e.g. 256MiB; "+
 		"the runtime's memory limit is set above it unless GOMEMLIMIT is (env MCP_GATEWAY_MEMORY_BUDGET)")
@@ -112,7 +73,7 @@ func addSettingsFlags(fs *flag.FlagSet, daemon bool) *settingsFlags {
 	return sf
 }
 
-func (sf *settingsFlags) resolve() (Settings, error) {
+func (sf *settingsFlags) resolve() (daemon.Settings, error) {
 	s := sf.s
 	// The daemon runs in "/", so relative paths are made absolute here,
 	// where the user meant them.
@@ -160,14 +121,14 @@ func (sf *settingsFlags) resolve() (Settings, error) {
 
 // daemonLimits resolves and checks the memory budget, the log share and
 // the body timeout.
-func (sf *settingsFlags) daemonLimits(s *Settings) error {
+func (sf *settingsFlags) daemonLimits(s *daemon.Settings) error {
 	if sf.envErr != nil {
 		return sf.envErr
 	}
 	s.MemoryBudget, s.LogShare = int64(sf.budget), int64(sf.share)
 	if s.MemoryBudget < budget.Minimum {
 		return fmt.Errorf("--memory-budget must be at least %s (a quarter of it is the largest request body, and SPEC §3.9 needs 8 MiB), got %s",
-			formatSize(budget.Minimum), formatSize(s.MemoryBudget))
+			bytesize.Format(budget.Minimum), bytesize.Format(s.MemoryBudget))
 	}
 	if s.BodyTimeout <= 0 {
 		return errors.New("--body-timeout must be positive")
@@ -177,7 +138,7 @@ func (sf *settingsFlags) daemonLimits(s *Settings) error {
 
 // toolSearchSettings resolves and checks --tool-search and
 // --tool-search-threshold (SPEC §4.10).
-func (sf *settingsFlags) toolSearchSettings(s *Settings) error {
+func (sf *settingsFlags) toolSearchSettings(s *daemon.Settings) error {
 	mode, err := aggregator.ParseToolSearch(strings.ToLower(strings.TrimSpace(sf.toolSearch)))
 	if err != nil {
 		return fmt.Errorf("--tool-search (env MCP_GATEWAY_TOOL_SEARCH) %q: want off, on or auto", sf.toolSearch)
@@ -211,4 +172,26 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// The --code-dir setting (SPEC §12.1): its default, and the word that
+// turns code mode off.
+const (
+	defaultCodeDir = "/opt/mcp-gateway/code"
+	codeOff        = "off"
+)
+
+// resolveCodeDir makes a --code-dir absolute; "off" (any case) or ""
+// becomes "", code mode off.
+func resolveCodeDir(dir *string) error {
+	if *dir == "" || strings.EqualFold(strings.TrimSpace(*dir), codeOff) {
+		*dir = ""
+		return nil
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return fmt.Errorf("resolve --code-dir %q: %w", *dir, err)
+	}
+	*dir = abs
+	return nil
 }

@@ -1,75 +1,19 @@
 package main
 
-// `mcp-gateway status` (SPEC §8.1): the document the daemon sends and how
-// the CLI prints it.
+// `mcp-gateway status` (SPEC §8.1): how the CLI prints the document the
+// daemon sends (daemon.StatusDoc).
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
-	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
-
-// statusDoc is what `status` shows: the /health document (SPEC §3.3) with
-// each server's uptime, plus the daemon's own facts. Servers shadows the
-// embedded Health.Servers.
-type statusDoc struct {
-	aggregator.Health
-	Servers       []serverStatus `json:"servers"`
-	PID           int            `json:"pid"`
-	Version       string         `json:"version"`
-	Addr          string         `json:"addr"`
-	StartedAt     time.Time      `json:"startedAt"`
-	UptimeSeconds int64          `json:"uptimeSeconds"`
-	CatalogFile   string         `json:"catalogFile"`
-	LogFile       string         `json:"logFile"`
-	CodeDir       string         `json:"codeDir,omitempty"` // the code API (SPEC §12); "" when off
-}
-
-type serverStatus struct {
-	aggregator.ServerHealth
-	UptimeSeconds int64 `json:"uptimeSeconds,omitempty"`
-}
-
-// statusWarm is the status of a warm daemon (SPEC §2.9): its servers run,
-// it has no config, no port and no token yet.
-const statusWarm = "warm"
-
-func (d *daemon) status(gw *aggregator.Gateway, addr string) statusDoc {
-	return d.statusOf(gw.Health(), addr)
-}
-
-// statusOf is the status document of health, the daemon listening on
-// addr ("" for none).
-func (d *daemon) statusOf(h aggregator.Health, addr string) statusDoc {
-	if addr != "" {
-		addr = displayAddr(addr)
-	}
-	doc := statusDoc{
-		Health: h, Servers: []serverStatus{}, PID: os.Getpid(), Version: version, Addr: addr,
-		StartedAt: d.started, UptimeSeconds: int64(time.Since(d.started).Seconds()),
-		CatalogFile: d.settings.CatalogFile, LogFile: d.settings.LogFile,
-	}
-	if addr != "" { // a warm daemon writes none yet
-		doc.CodeDir = d.settings.CodeDir
-	}
-	doc.Health.Servers = nil
-	for _, st := range h.Servers {
-		s := serverStatus{ServerHealth: st}
-		if !st.StartedAt.IsZero() {
-			s.UptimeSeconds = int64(time.Since(st.StartedAt).Seconds())
-		}
-		doc.Servers = append(doc.Servers, s)
-	}
-	return doc
-}
 
 // runStatus is `mcp-gateway status` (SPEC §8.1).
 func runStatus(args []string, stdout, stderr io.Writer) int {
@@ -86,7 +30,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, out.String())
 		return 0
 	}
-	var doc statusDoc
+	var doc daemon.StatusDoc
 	if err := json.Unmarshal(resp.Status, &doc); err != nil {
 		fmt.Fprintln(stderr, "mcp-gateway: status: decode the daemon's answer:", err)
 		return 1
@@ -95,9 +39,9 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func printStatus(w io.Writer, doc statusDoc) {
-	endpoint := "http://" + displayAddr(doc.Addr) + "/mcp"
-	if doc.Status == statusWarm {
+func printStatus(w io.Writer, doc daemon.StatusDoc) {
+	endpoint := "http://" + daemon.DisplayAddr(doc.Addr) + "/mcp"
+	if doc.Status == daemon.StatusWarm {
 		endpoint = "no endpoint until `mcp-gateway --config` hands it a config"
 	}
 	fmt.Fprintf(w, "mcp-gateway %s: %s, pid %d, up %s, %s, %s, %s\n",
@@ -133,8 +77,8 @@ func printStatus(w io.Writer, doc statusDoc) {
 // gateway exports, "9 of 11", where the entry's choice or the naming
 // left some out (SPEC §4.9); the count alone where it exports them all.
 // A warm daemon exports nothing yet: it shows what the servers offer.
-func exported(doc statusDoc, n, offered int) string {
-	if doc.Status == statusWarm || n == offered {
+func exported(doc daemon.StatusDoc, n, offered int) string {
+	if doc.Status == daemon.StatusWarm || n == offered {
 		return fmt.Sprint(offered)
 	}
 	return fmt.Sprintf("%d of %d", n, offered)

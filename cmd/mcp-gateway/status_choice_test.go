@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -14,7 +15,7 @@ import (
 // offers, and a warning per name of its entry's choice that matches
 // nothing (SPEC §4.9).
 func TestPrintStatusShowsExportedAgainstOffered(t *testing.T) {
-	doc := statusDoc{Servers: []serverStatus{
+	doc := daemon.StatusDoc{Servers: []daemon.ServerStatus{
 		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "gh", State: supervisor.StateRunning, Tools: 11, Prompts: 2},
 			Chosen: registry.Chosen{ToolsExported: 9, PromptsExported: 2, Unmatched: []string{`tools: allow "get_fle" matches no tool the server offers`}}}},
 		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "all", State: supervisor.StateRunning, Tools: 3},

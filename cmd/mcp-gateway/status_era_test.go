@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // status shows each server's era beside its protocol version (SPEC §7.8).
 func TestPrintStatusShowsEra(t *testing.T) {
-	doc := statusDoc{Servers: []serverStatus{
+	doc := daemon.StatusDoc{Servers: []daemon.ServerStatus{
 		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "new", State: supervisor.StateRunning, PID: 42, Protocol: "2026-07-28", Era: supervisor.EraModern}}},
 		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "old", State: supervisor.StateExited, Era: supervisor.EraLegacy}}},
 		{ServerHealth: aggregator.ServerHealth{Status: supervisor.Status{Name: "never", State: supervisor.StateStarting}}},

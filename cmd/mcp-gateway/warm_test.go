@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
@@ -54,7 +55,7 @@ func (e *env) warm(extraEnv []string, names ...string) (int, string, string) {
 	return code, out, errOut
 }
 
-func pidsOf(doc statusDoc) map[string]int {
+func pidsOf(doc daemon.StatusDoc) map[string]int {
 	pids := map[string]int{}
 	for _, s := range doc.Servers {
 		pids[s.Name] = s.PID

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcp-gateway/mcp-gateway/cmd/mcp-gateway/daemon"
 	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -49,7 +50,7 @@ func runWarm(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-gateway:", err)
 		return configExit(err)
 	}
-	servers, warnings, err := resolveServers(s, config, nil)
+	servers, warnings, _, err := daemon.Resolve(s, config, nil)
 	if err != nil {
 		printResolveError(stderr, err)
 		return 1

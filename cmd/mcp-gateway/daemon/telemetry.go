@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -16,11 +16,11 @@ type telemetryParts struct {
 	tracing *telemetry.Tracing // nil: tracing is off
 }
 
-// newTelemetry makes the metrics registry, and the tracer when the
+// newTelemetry makes the metrics registry (version names the service), and the tracer when the
 // OTEL_* environment switches tracing on (telemetry.FromEnv); a bad
 // OTEL_TRACES_EXPORTER, protocol, sampler or endpoint fails the start,
 // naming the variable.
-func newTelemetry(logger *slog.Logger) (*telemetryParts, error) {
+func newTelemetry(version string, logger *slog.Logger) (*telemetryParts, error) {
 	t := &telemetryParts{metrics: telemetry.NewMetrics()}
 	tr, err := telemetry.FromEnv(os.Getenv, version, t.metrics, logger)
 	if err != nil {

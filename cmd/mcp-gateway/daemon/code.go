@@ -1,17 +1,16 @@
-package main
+package daemon
 
 // Code mode (SPEC §12): the daemon writes the merged tools as a code API
 // under --code-dir at ready and after every change of the merged list; the
 // generator and the writer are package codeapi's, which knows nothing of
-// HTTP or of the daemon. Here: the setting, the actor that owns the writer,
-// the code dir in the servers' environment (SPEC §7.1), and the control
-// command `mcp-gateway code --out DIR` asks.
+// HTTP or of the daemon. Here: the actor that owns the writer, the code
+// dir in the servers' environment (SPEC §7.1), and the answer to the
+// control command that `mcp-gateway code --out DIR` sends. The --code-dir
+// setting is the CLI's (cmd/mcp-gateway/settings.go).
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 	"log/slog"
 	"net"
 	"os"
@@ -22,12 +21,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/codeapi"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
-)
-
-const (
-	codeDirEnv     = supervisor.CodeDirEnv
-	defaultCodeDir = "/opt/mcp-gateway/code"
-	codeOff        = "off"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // codeSettle is how long the code actor lets a burst of list changes
@@ -35,33 +29,18 @@ const (
 // writes once: well inside SPEC §12.1's second.
 const codeSettle = 100 * time.Millisecond
 
-// resolveCodeDir makes a --code-dir absolute; "off" (any case) or ""
-// becomes "", code mode off.
-func resolveCodeDir(dir *string) error {
-	if *dir == "" || strings.EqualFold(strings.TrimSpace(*dir), codeOff) {
-		*dir = ""
-		return nil
-	}
-	abs, err := filepath.Abs(*dir)
-	if err != nil {
-		return fmt.Errorf("resolve --code-dir %q: %w", *dir, err)
-	}
-	*dir = abs
-	return nil
-}
-
 // withCodeDir is env with MCP_GATEWAY_CODE_DIR set to dir, so that a
 // server's own children find the code API (SPEC §7.1), or, with code mode
 // off (dir ""), without it.
 func withCodeDir(env []string, dir string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, codeDirEnv+"=") {
+		if !strings.HasPrefix(kv, supervisor.CodeDirEnv+"=") {
 			out = append(out, kv)
 		}
 	}
 	if dir != "" {
-		out = append(out, codeDirEnv+"="+dir)
+		out = append(out, supervisor.CodeDirEnv+"="+dir)
 	}
 	return out
 }

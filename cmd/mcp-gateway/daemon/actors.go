@@ -1,4 +1,4 @@
-package main
+package daemon
 
 // The daemon's run.Group actors (STYLE 2, oklog/run's group.go): each
 // constructor returns one execute/interrupt pair, and every interrupt makes
@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
 
 // drainTimeout is how long in-flight HTTP calls may take to finish on
@@ -35,7 +36,7 @@ type actor struct {
 }
 
 // httpServer is the endpoint's server (SPEC §3) over gw's handler.
-func (d *daemon) httpServer(gw *aggregator.Gateway) *http.Server {
+func httpServer(gw *aggregator.Gateway) *http.Server {
 	return &http.Server{
 		Handler:           gw.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -101,16 +102,16 @@ func supervisorActor(sup *supervisor.Supervisor) actor {
 // watcherActor watches the catalog file and reloads on a change (SPEC
 // §6.3). Its first look, as it starts, catches up with a change made while
 // the servers were starting.
-func watcherActor(rl *supervisor.Reloader, path string, logger *slog.Logger) actor {
+func watcherActor(rl *reloader.Reloader, path string, logger *slog.Logger) actor {
 	ctx, cancel := context.WithCancel(context.Background())
-	trigger := supervisor.TriggerStart
+	trigger := reloader.TriggerStart
 	w := &catalog.Watcher{
 		Path:          path,
 		Logger:        logger,
 		NotifyAtStart: true,
 		OnChange: func() {
 			_, _ = rl.Reload(ctx, trigger) // logged there
-			trigger = supervisor.TriggerFile
+			trigger = reloader.TriggerFile
 		},
 	}
 	return actor{func() error { return w.Run(ctx) }, func(error) { cancel() }}
@@ -119,7 +120,7 @@ func watcherActor(rl *supervisor.Reloader, path string, logger *slog.Logger) act
 // hupActor reloads on SIGHUP (hup), as daemons conventionally do;
 // logrotate configurations send it, and by default it would kill the
 // daemon without a word.
-func hupActor(rl *supervisor.Reloader, hup <-chan os.Signal, logger *slog.Logger) actor {
+func hupActor(rl *reloader.Reloader, hup <-chan os.Signal, logger *slog.Logger) actor {
 	ctx, cancel := context.WithCancel(context.Background())
 	return actor{func() error {
 		for {
@@ -128,7 +129,7 @@ func hupActor(rl *supervisor.Reloader, hup <-chan os.Signal, logger *slog.Logger
 				return nil
 			case <-hup:
 				logger.Info("SIGHUP: reloading the catalog")
-				_, _ = rl.Reload(ctx, supervisor.TriggerSignal) // logged there
+				_, _ = rl.Reload(ctx, reloader.TriggerSignal) // logged there
 			}
 		}
 	}, func(error) { cancel() }}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"log/slog"
@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/bytesize"
 )
 
 // memoryHeadroom is what the runtime's soft memory limit allows above the
@@ -23,9 +24,9 @@ func newBudget(size int64, logger *slog.Logger) *budget.Budget {
 	limit := "GOMEMLIMIT=" + os.Getenv("GOMEMLIMIT")
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(size + memoryHeadroom)
-		limit = formatSize(size + memoryHeadroom)
+		limit = bytesize.Format(size + memoryHeadroom)
 	}
-	logger.Info("memory budget", "budget", formatSize(size), "maxBody", formatSize(b.MaxBody(1<<62)),
+	logger.Info("memory budget", "budget", bytesize.Format(size), "maxBody", bytesize.Format(b.MaxBody(1<<62)),
 		"memoryLimit", limit)
 	return b
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 // The warm daemon (SPEC §2.9): started by `mcp-gateway warm` with a config
 // of the template's and no token, it starts those servers, listens on no
@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/aggregator"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/internal/bytesize"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -50,7 +51,7 @@ type handedOver struct {
 // servers: serve does.
 func (d *daemon) serveWarm(t taken) (ready bool, err error) {
 	logger := t.log.Logger()
-	if err := d.startServers(t.sup, t.servers, t.sigs, logger); err != nil {
+	if err := startServers(t.sup, t.servers, d.settings.StartupTimeout, t.sigs, logger); err != nil {
 		return false, err
 	}
 	ctl, err := ipc.ListenControl(d.settings.RunDir)
@@ -130,13 +131,13 @@ func (d *daemon) checkHandover(p *ipc.PendingHandover, log *logfile.Log) (*hande
 	}
 	if s.MemoryBudget != d.settings.MemoryBudget {
 		return nil, fmt.Errorf("this warm gateway's memory budget is %s: launch with --memory-budget %s, or stop it first (mcp-gateway stop)",
-			formatSize(d.settings.MemoryBudget), formatSize(d.settings.MemoryBudget))
+			bytesize.Format(d.settings.MemoryBudget), bytesize.Format(d.settings.MemoryBudget))
 	}
-	servers, _, cat, err := resolveWithCatalog(s, p.Config, log)
+	servers, _, cat, err := Resolve(s, p.Config, log)
 	if err != nil {
-		var re *resolveError
+		var re *ResolveError
 		if errors.As(err, &re) {
-			return nil, fmt.Errorf("%s:\n%s", re.what, indent(err.Error()))
+			return nil, errors.New(Explain(err))
 		}
 		return nil, err
 	}
@@ -192,13 +193,13 @@ func (d *daemon) warmControlHandler(sup *supervisor.Supervisor, logger *slog.Log
 
 // warmStatus is `status` of a warm daemon: "warm", no address, and its
 // servers as /health would show them.
-func (d *daemon) warmStatus(sup *supervisor.Supervisor) statusDoc {
-	h := aggregator.Health{Status: statusWarm}
+func (d *daemon) warmStatus(sup *supervisor.Supervisor) StatusDoc {
+	h := aggregator.Health{Status: StatusWarm}
 	for _, u := range sup.Upstreams() {
 		st := u.Status()
 		h.Servers = append(h.Servers, aggregator.ServerHealth{Status: st})
 		h.ToolCount += st.Tools
 	}
 	h.ServerCount, h.Tools = len(h.Servers), h.ToolCount
-	return d.statusOf(h, "")
+	return statusOf(h, "", d.version, d.started, d.settings)
 }

@@ -1,20 +1,16 @@
-package main
+package daemon
 
-// The daemon (SPEC §2, §7.6): one run of the gateway, from the hand-over
-// (or `serve`) to the last server stopped. serve is a list of steps; the
-// long-running parts are run.Group actors built in actors.go.
+// The daemon of a config: its port, its endpoint over the servers, and
+// startAndRun, which starts them, makes the daemon ready and runs its
+// run.Group actors (actors.go) until one returns. A warm daemon comes here
+// after its hand-over (warm.go); main.go's serve stops the servers.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
-	"net/url"
 	"os"
-	"os/signal"
-	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,12 +24,8 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/ipc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/reloader"
 )
-
-// stopServersTimeout bounds the graceful part of stopping every server
-// (in parallel; the stop sequence itself takes at most 2 s + 2 s); past
-// it the process groups are killed (SPEC §7.6).
-const stopServersTimeout = 5 * time.Second
 
 // daemon is one run of the gateway daemon.
 type daemon struct {
@@ -43,118 +35,9 @@ type daemon struct {
 	warm     bool          // started by `mcp-gateway warm`: no token, no port, until a hand-over (warm.go)
 	report   *ipc.Reporter // to the launcher; after a warm daemon's hand-over, to the launcher that handed it a config
 	started  time.Time     // when serve began: the gateway's uptime counts from here
+	version  string        // the gateway's (main's, set at build time)
 
 	gw atomic.Pointer[aggregator.Gateway] // the endpoint, once there is one; the supervisor's events reach it
-}
-
-// run starts everything, reports readiness, and serves until a signal.
-// Every failure before ready is reported (and returned); nothing is left
-// running.
-func (d *daemon) run() error {
-	// The token never reaches a child, nor stays in our own environment.
-	os.Unsetenv(supervisor.TokenEnv)
-	err := d.serve()
-	if err != nil {
-		d.report.Send(ipc.Report{Event: ipc.EventFailed, Error: err.Error()})
-	}
-	return err
-}
-
-// serve takes the daemon's resources in order (log, signals, config, run
-// dir, port, servers), then starts and runs it. Whatever ends it, a failed
-// start or a stop after readiness, the servers are stopped in one place,
-// here, once every actor has returned.
-func (d *daemon) serve() error {
-	d.started = time.Now()
-	log, err := d.openLog()
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	logger := log.Logger()
-	// SIGTERM/SIGINT are caught from here on, for the daemon's whole life,
-	// on one channel: during startup they end the starts (an installCmd's
-	// process group included) with a log line, instead of killing the
-	// daemon by default and orphaning the install; afterwards the signal
-	// actor reads the same channel, so none falls between. SIGHUP
-	// (reload) is caught from here on too, so that none kills the daemon.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-
-	servers, _, cat, err := resolveWithCatalog(d.settings, d.config, log)
-	if err != nil {
-		return err
-	}
-	lock, err := ipc.LockPID(d.settings.RunDir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	mem := newBudget(d.settings.MemoryBudget, logger)
-	defer mem.Close()
-	tel, err := newTelemetry(logger)
-	if err != nil {
-		return err
-	}
-	defer tel.shutdown() // spans a failed start made; a started daemon's actor has flushed them already
-	t := taken{mem: mem, tel: tel, servers: servers, cat: cat, log: log, sigs: sigs, hup: hup}
-	t.sup = d.newSupervisor(t)
-	var ready bool
-	if d.warm {
-		ready, err = d.serveWarm(t)
-	} else {
-		ready, err = d.serveConfig(t)
-	}
-	// The one shutdown path of the servers.
-	stopCtx, cancel := context.WithTimeout(context.Background(), stopServersTimeout)
-	t.sup.Shutdown(stopCtx)
-	cancel()
-	if !ready {
-		return err
-	}
-	return stopped(err, logger)
-}
-
-// stopped logs why a ready daemon stopped: a signal or the stop command
-// is a clean stop (nil), anything else the error it returns.
-func stopped(err error, logger *slog.Logger) error {
-	// oklog/run: compare with errors.Is(err, run.ErrSignal); a value
-	// SignalError target matches errors.As without being filled in.
-	if errors.Is(err, run.ErrSignal) || errors.Is(err, errStopCommand) {
-		logger.Info("stopped", "reason", err.Error())
-		return nil
-	}
-	if err != nil {
-		logger.Error("stopped", "error", err)
-	}
-	return err
-}
-
-// openLog opens the log file with the token (and a mirror's credentials)
-// masked, and sends a crash's trace there too.
-func (d *daemon) openLog() (*logfile.Log, error) {
-	log, err := logfile.Open(d.settings.LogFile)
-	if err != nil {
-		return nil, fmt.Errorf("open log file: %w", err)
-	}
-	log.AddSecrets(d.token)
-	log.SetShare(d.settings.LogShare) // each server's share of the log (SPEC §7.4)
-	if u, err := url.Parse(d.settings.GitHubURL); err == nil && u.User != nil {
-		if pass, ok := u.User.Password(); ok {
-			log.AddSecrets(pass) // a mirror's credentials, should a server print them
-		}
-	}
-	// The daemon's stderr is /dev/null: a panic's or fatal error's trace
-	// goes to the log file instead, where an operator looks.
-	if f, err := os.OpenFile(d.settings.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // it keeps its own duplicate
-		f.Close()
-	}
-	return log, nil
 }
 
 // serveConfig is the daemon of a config: its port, its endpoint over
@@ -181,7 +64,7 @@ func (d *daemon) newSupervisor(t taken) *supervisor.Supervisor {
 		Log:          t.log,
 		Logger:       t.log.Logger(),
 		StartTimeout: d.settings.StartupTimeout,
-		Version:      version,
+		Version:      d.version,
 		BaseEnv:      withCodeDir(os.Environ(), d.settings.CodeDir), // SPEC §7.1
 		Budget:       t.mem,
 		Tracer:       t.tel.tracing.Tracer(),
@@ -211,7 +94,7 @@ func (d *daemon) newAggregator(t taken) *aggregator.Gateway {
 	if d.settings.CallLog {
 		callLog = t.log
 	}
-	gw := aggregator.New(t.sup.Upstreams(), version, t.log.Logger(), aggregator.HTTPOptions{
+	gw := aggregator.New(t.sup.Upstreams(), d.version, t.log.Logger(), aggregator.HTTPOptions{
 		Token:          d.token,
 		AllowedOrigins: d.settings.AllowedOrigins,
 		SessionTimeout: d.settings.SessionTimeout,
@@ -252,7 +135,7 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	// that fails removes it.
 	wrote := make(chan error, 1)
 	go func() { wrote <- ipc.WriteToken(d.settings.TokenFile, d.token) }() // received below
-	startErr := d.startServers(sup, servers, t.sigs, logger)
+	startErr := startServers(sup, servers, d.settings.StartupTimeout, t.sigs, logger)
 	if err := errors.Join(startErr, <-wrote); err != nil {
 		_ = os.Remove(d.settings.TokenFile)
 		return false, err
@@ -268,23 +151,26 @@ func (d *daemon) startAndRun(t taken) (ready bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	rl := sup.NewReloader(supervisor.ReloaderOptions{
+	rl := reloader.New(sup, reloader.Options{
 		CatalogFile: d.settings.CatalogFile,
 		Config:      config,
 		Catalog:     t.cat,
-		Adapters:    adapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
+		Adapters:    AdapterList(d.settings, t.log), // [adapter:<file>] lines go to the log
 		OnReloaded:  gw.Rebuild,
 		Drain:       supervisor.DefaultDrain,
+		Logger:      logger,
 	})
 	addr := t.ln.Addr().String()
+	status := func() StatusDoc { return statusOf(gw.Health(), addr, d.version, d.started, d.settings) }
+	code := func() ipc.Response { return codeResponse(gw, codeURL(addr), d.settings.TokenFile) }
 	actors := []actor{
-		httpActor(d.httpServer(gw), t.ln, gw),
+		httpActor(httpServer(gw), t.ln, gw),
 		traceActor(t.tel.tracing), // after HTTP: the drained calls' spans are flushed
 		signalActor(t.sigs),
 		supervisorActor(sup),
 		watcherActor(rl, d.settings.CatalogFile, logger),
 		hupActor(rl, t.hup, logger),
-		controlActor(ctl, d.controlHandler(rl, gw, addr, logger)),
+		controlActor(ctl, controlHandler(status, rl, code, logger)),
 	}
 	if d.settings.CodeDir != "" { // SPEC §12
 		actors = append(actors, codeActor(gw, d.settings.CodeDir, codeURL(addr), d.settings.TokenFile, logger))

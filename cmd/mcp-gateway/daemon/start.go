@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,17 +8,18 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // startServers starts every server and waits until each has answered
-// initialize and tools/list, or the startup timeout passes (SPEC §2.2,
-// §2.4). A signal on sigs ends the starts. The error names the servers
+// initialize and tools/list, or timeout, the startup timeout, passes
+// (SPEC §2.2, §2.4). A signal on sigs ends the starts. The error names the servers
 // still starting on a timeout, with a hint; the caller stops the servers.
-func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Server, sigs <-chan os.Signal, logger *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d.settings.StartupTimeout)
+func startServers(sup *supervisor.Supervisor, servers []adapters.Server, timeout time.Duration, sigs <-chan os.Signal, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var interrupted os.Signal
 	startDone := make(chan struct{})
@@ -46,7 +47,7 @@ func (d *daemon) startServers(sup *supervisor.Supervisor, servers []adapters.Ser
 	}
 	if starting := supervisor.TimedOut(err); len(starting) > 0 {
 		err = fmt.Errorf("startup timed out after %s; still starting: %s; %s: %w",
-			d.settings.StartupTimeout, strings.Join(starting, ", "), timeoutHint(servers, starting), err)
+			timeout, strings.Join(starting, ", "), timeoutHint(servers, starting), err)
 	}
 	logger.Error("start failed", "error", err)
 	return err

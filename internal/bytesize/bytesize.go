@@ -1,4 +1,4 @@
-package main
+package bytesize
 
 import (
 	"fmt"
@@ -7,17 +7,16 @@ import (
 	"strings"
 )
 
-// byteSize is a flag of bytes: a count with an optional binary unit, as
-// GOMEMLIMIT takes them ("256MiB", "64KiB", "1GiB"), or "k", "m", "g"
-// for the same units ("256m").
-type byteSize int64
+// Flag is a flag of bytes, as Parse reads them.
+type Flag int64
 
 var sizeUnits = []struct {
 	suffix string
 	shift  uint
 }{{"kib", 10}, {"mib", 20}, {"gib", 30}, {"k", 10}, {"m", 20}, {"g", 30}, {"b", 0}}
 
-func parseSize(s string) (int64, error) {
+// Parse reads a count of bytes with an optional unit.
+func Parse(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	shift := uint(0)
 	for _, u := range sizeUnits {
@@ -33,17 +32,17 @@ func parseSize(s string) (int64, error) {
 	return n << shift, nil
 }
 
-func (b *byteSize) Set(s string) error {
-	n, err := parseSize(s)
+func (b *Flag) Set(s string) error {
+	n, err := Parse(s)
 	if err != nil {
 		return err
 	}
-	*b = byteSize(n)
+	*b = Flag(n)
 	return nil
 }
 
-// setEnv sets b from the environment variable name, if set.
-func (b *byteSize) setEnv(name string) error {
+// SetEnv sets b from the environment variable name, if set.
+func (b *Flag) SetEnv(name string) error {
 	v, ok := os.LookupEnv(name)
 	if !ok {
 		return nil
@@ -54,10 +53,10 @@ func (b *byteSize) setEnv(name string) error {
 	return nil
 }
 
-func (b *byteSize) String() string { return formatSize(int64(*b)) }
+func (b *Flag) String() string { return Format(int64(*b)) }
 
-// formatSize writes n in the largest binary unit that divides it.
-func formatSize(n int64) string {
+// Format writes n in the largest binary unit that divides it.
+func Format(n int64) string {
 	for _, u := range []struct {
 		name  string
 		shift uint

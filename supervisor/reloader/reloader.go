@@ -1,4 +1,4 @@
-package supervisor
+package reloader
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters"
 	"github.com/mcp-gateway/mcp-gateway/catalog"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // Trigger says what asked for a catalog reload; it appears in the log.
@@ -35,8 +36,8 @@ const (
 // adapters' processes; the Reloader calls it as soon as resolving is done.
 type AdapterList func(cat *catalog.Catalog) (list []adapters.Adapter, closeAll func(), err error)
 
-// ReloaderOptions configures a Reloader.
-type ReloaderOptions struct {
+// Options configures a Reloader.
+type Options struct {
 	// CatalogFile is the override file re-read on every reload (SPEC §6.2).
 	CatalogFile string
 	// Config is the daemon's config; each running server is resolved
@@ -50,10 +51,11 @@ type ReloaderOptions struct {
 	// OnReloaded is called after every reload that resolved the servers
 	// again (the caller rebuilds the aggregated tool list, SPEC §4.5).
 	OnReloaded func()
-	// Drain bounds a restart's wait for calls in flight (DefaultDrain if
-	// zero).
+	// Drain bounds a restart's wait for calls in flight
+	// (supervisor.DefaultDrain if zero).
 	Drain time.Duration
-	// Logger defaults to the supervisor's.
+	// Logger receives the reload's lines (the daemon gives the
+	// supervisor's); nil discards them.
 	Logger *slog.Logger
 }
 
@@ -61,17 +63,17 @@ type ReloaderOptions struct {
 // (SPEC §6.3). One reload runs at a time, whoever asks: the watcher, a
 // SIGHUP or `mcp-gateway reload`.
 type Reloader struct {
-	sup  *Supervisor
-	opts ReloaderOptions
+	sup  *supervisor.Supervisor
+	opts Options
 
 	mu  sync.Mutex
 	cat *catalog.Catalog // the last good catalog
 }
 
-// NewReloader returns a Reloader for the servers of s.
-func (s *Supervisor) NewReloader(opts ReloaderOptions) *Reloader {
+// New returns a Reloader for the servers of s.
+func New(s *supervisor.Supervisor, opts Options) *Reloader {
 	if opts.Logger == nil {
-		opts.Logger = s.opts.Logger
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.OnReloaded == nil {
 		opts.OnReloaded = func() {}
@@ -88,7 +90,7 @@ func (s *Supervisor) NewReloader(opts ReloaderOptions) *Reloader {
 // aggregated tool list is rebuilt and clients notified once if it changed
 // (SPEC §4.5). A touched file whose entries did not change does nothing,
 // unless an operator asked (TriggerCommand, TriggerSignal).
-func (r *Reloader) Reload(ctx context.Context, trigger Trigger) (*ReloadResult, error) {
+func (r *Reloader) Reload(ctx context.Context, trigger Trigger) (*Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	log := r.opts.Logger
@@ -97,7 +99,7 @@ func (r *Reloader) Reload(ctx context.Context, trigger Trigger) (*ReloadResult, 
 		log.Error("catalog reload failed; the last good catalog stays in force", "trigger", trigger, "error", err)
 		return nil, fmt.Errorf("reload catalog (the last good catalog stays in force): %w", err)
 	}
-	res := &ReloadResult{}
+	res := &Result{}
 	res.Added, res.Removed, res.Changed = diffCatalogs(r.cat, cat)
 	r.cat = cat
 	if trigger != TriggerCommand && trigger != TriggerSignal && len(res.Added)+len(res.Removed)+len(res.Changed) == 0 {
@@ -116,52 +118,9 @@ func (r *Reloader) Reload(ctx context.Context, trigger Trigger) (*ReloadResult, 
 	return res, nil
 }
 
-// ReloadResult says what a catalog reload changed (SPEC §6.3); the
-// control socket sends it as `mcp-gateway reload`'s answer (SPEC §8.1).
-type ReloadResult struct {
-	// Added, Removed and Changed name catalog entries (built-in and file
-	// merged) that differ from the last good catalog.
-	Added   []string `json:"added"`
-	Removed []string `json:"removed"`
-	Changed []string `json:"changed"`
-	// Updated names the servers whose launch spec changed.
-	Updated []string `json:"updated"`
-	// Restarted names the updated servers that were running and were
-	// restarted; an updated server that was not running starts with its new
-	// spec on its next call.
-	Restarted []string `json:"restarted"`
-	// Failed lists updated servers whose restart failed.
-	Failed []ServerError `json:"failed"`
-	// Kept lists servers that no longer resolve against the new catalog;
-	// they keep running on their last spec.
-	Kept []ServerError `json:"kept"`
-}
-
-// Normalize makes every nil list empty, so that the JSON form always has
-// every key with an array (`reload --json` printed {} when nothing
-// changed, which scripts could not index).
-func (r *ReloadResult) Normalize() {
-	for _, l := range []*[]string{&r.Added, &r.Removed, &r.Changed, &r.Updated, &r.Restarted} {
-		if *l == nil {
-			*l = []string{}
-		}
-	}
-	for _, l := range []*[]ServerError{&r.Failed, &r.Kept} {
-		if *l == nil {
-			*l = []ServerError{}
-		}
-	}
-}
-
-// ServerError is one server and what went wrong with it.
-type ServerError struct {
-	Server string `json:"server"`
-	Error  string `json:"error"`
-}
-
 // resolve resolves every server again against cat, through the adapters'
 // own Config.Resolve; a server that no longer resolves goes to res.Kept.
-func (r *Reloader) resolve(cat *catalog.Catalog, res *ReloadResult) (map[string]adapters.LaunchSpec, error) {
+func (r *Reloader) resolve(cat *catalog.Catalog, res *Result) (map[string]adapters.LaunchSpec, error) {
 	list, closeAll, err := r.opts.Adapters(cat)
 	if err != nil {
 		return nil, err
@@ -181,7 +140,7 @@ func (r *Reloader) resolve(cat *catalog.Catalog, res *ReloadResult) (map[string]
 }
 
 // apply gives the servers their new specs and records what happened.
-func (r *Reloader) apply(ctx context.Context, specs map[string]adapters.LaunchSpec, res *ReloadResult) {
+func (r *Reloader) apply(ctx context.Context, specs map[string]adapters.LaunchSpec, res *Result) {
 	for _, up := range r.sup.Reload(ctx, specs, r.opts.Drain) {
 		if !up.Changed {
 			continue
@@ -198,7 +157,7 @@ func (r *Reloader) apply(ctx context.Context, specs map[string]adapters.LaunchSp
 
 // logResult logs one line with what changed; a start-up catch-up that
 // changed nothing is not logged.
-func (r *Reloader) logResult(trigger Trigger, res *ReloadResult) {
+func (r *Reloader) logResult(trigger Trigger, res *Result) {
 	attrs := []any{"trigger", trigger}
 	for _, f := range []struct {
 		key   string
@@ -215,14 +174,6 @@ func (r *Reloader) logResult(trigger Trigger, res *ReloadResult) {
 		attrs = append(attrs, "changes", "none")
 	}
 	r.opts.Logger.Info("catalog reloaded", attrs...)
-}
-
-func serverNames(errs []ServerError) []string {
-	var names []string
-	for _, e := range errs {
-		names = append(names, e.Server)
-	}
-	return names
 }
 
 // diffCatalogs names the entries added, removed and changed from a to b.
@@ -248,52 +199,4 @@ func diffCatalogs(a, b *catalog.Catalog) (added, removed, changed []string) {
 func entryKey(e *catalog.Entry) string {
 	b, _ := json.Marshal(e) // map keys sorted: deterministic
 	return string(e.Source) + " " + string(b)
-}
-
-// Update is what Reload did to one server.
-type Update struct {
-	Server    string
-	Changed   bool  // its launch spec changed
-	Restarted bool  // it was running and runs again on the new spec
-	Err       error // the restart failed; names the server
-}
-
-// Reload gives the servers named in specs their new launch spec, and
-// restarts gracefully (see Restart) each running server whose spec changed,
-// all in parallel. Servers whose spec is unchanged, or not named, are not
-// touched. It returns one Update per named server, in config-key order.
-// The caller rebuilds the aggregated tool list afterwards.
-func (s *Supervisor) Reload(ctx context.Context, specs map[string]adapters.LaunchSpec, drain time.Duration) []Update {
-	ups := s.Upstreams()
-	updates := make([]Update, len(ups))
-	named := make([]bool, len(ups))
-	var wg sync.WaitGroup
-	for i, u := range ups {
-		spec, ok := specs[u.name]
-		if !ok {
-			continue
-		}
-		named[i] = true
-		updates[i].Server = u.name
-		s.opts.Log.AddSecrets(spec.Secrets...)
-		if !u.SetSpec(spec) {
-			continue
-		}
-		updates[i].Changed = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			restarted, err := u.Restart(ctx, drain)
-			updates[i].Restarted = restarted && err == nil
-			updates[i].Err = err
-		}()
-	}
-	wg.Wait()
-	var out []Update
-	for i, up := range updates {
-		if named[i] {
-			out = append(out, up)
-		}
-	}
-	return out
 }
