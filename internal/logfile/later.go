@@ -42,15 +42,12 @@ type later struct {
 	buf     []byte        // the writer's: the lines of a drain, formatted
 }
 
-// LineLater is Line, written by the Log's writer goroutine (started by
-// the first call) shortly after, stamped with the time of the call; lines
-// keep their order among themselves. Close writes the lines still queued
-// and ends the writer.
-func (l *Log) LineLater(source, text string) {
-	lt := &l.later
+// add queues a line of l for the writer (Log.LineLater), starting the
+// writer at the first.
+func (lt *later) add(l *Log, source, text string) {
 	lt.once.Do(func() {
 		lt.queue, lt.wake, lt.done = make(chan laterLine, laterQueue), make(chan struct{}, 1), make(chan struct{})
-		go l.writeLater()
+		go lt.run(l) // waited for by end, through done
 	})
 	at := time.Now()
 	lt.mu.RLock()
@@ -76,11 +73,10 @@ func (lt *later) signal() {
 	}
 }
 
-// writeLater writes queued lines, woken by the first of a batch, until
-// the queue ends: what has queued after laterDelay, in writes of up to
+// run writes l's queued lines, woken by the first of a batch, until the
+// queue ends: what has queued after laterDelay, in writes of up to
 // laterBatch bytes.
-func (l *Log) writeLater() {
-	lt := &l.later
+func (lt *later) run(l *Log) {
 	defer close(lt.done)
 	delay := time.NewTimer(laterDelay)
 	for range lt.wake {
@@ -89,17 +85,16 @@ func (l *Log) writeLater() {
 		// Cleared before the queue is read: a line queued from here on
 		// wakes the writer again (LineLater swaps pending after it queues).
 		lt.pending.Store(false)
-		if !l.drainLater() {
+		if !lt.drain(l) {
 			return
 		}
 	}
 }
 
-// drainLater writes what is queued now; false once the queue has ended.
+// drain writes what is queued now to l; false once the queue has ended.
 // Lines are formatted into the writer's own buffer, kept from one drain
 // to the next (at most laterBatch and a line).
-func (l *Log) drainLater() bool {
-	lt := &l.later
+func (lt *later) drain(l *Log) bool {
 	b := lt.buf[:0]
 	defer func() { lt.buf = b[:0] }()
 	for {
@@ -123,9 +118,8 @@ func (l *Log) drainLater() bool {
 	}
 }
 
-// closeLater ends the queue and waits for the writer to write it.
-func (l *Log) closeLater() {
-	lt := &l.later
+// end ends the queue and waits for the writer to write it.
+func (lt *later) end() {
 	lt.once.Do(func() {}) // a LineLater after this starts no writer, and writes at once
 	lt.mu.Lock()
 	started := lt.queue != nil && !lt.closed

@@ -84,7 +84,7 @@ func New(w io.Writer) *Log { return &Log{out: w} }
 // but not yet reported, and closes the file; a Log made by New has nothing
 // to close.
 func (l *Log) Close() error {
-	l.closeLater()
+	l.later.end()
 	l.flushDrops()
 	if l.closer != nil {
 		return l.closer.Close()
@@ -96,6 +96,12 @@ func (l *Log) Close() error {
 func (l *Log) Line(source, text string) {
 	l.write(l.appendLine(make([]byte, 0, len(timeLayout)+len(source)+len(text)+8), time.Now(), source, text))
 }
+
+// LineLater is Line, written by the Log's writer goroutine (started by
+// the first call) shortly after, stamped with the time of the call; lines
+// keep their order among themselves (later.go). Close writes the lines
+// still queued and ends the writer.
+func (l *Log) LineLater(source, text string) { l.later.add(l, source, text) }
 
 // timeLayout is a line's timestamp: RFC 3339, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
