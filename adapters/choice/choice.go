@@ -242,14 +242,21 @@ func (c Choice) Pinned(orig string) bool { return c.pin.match(orig) && c.keeps(o
 // array's items are allow's) that matches none of offered, the server's
 // original names (SPEC §4.9: a warning, never a failure), in the order
 // they were configured, e.g. `tools: allow "get_fle" matches no tool the
-// server offers`. The field is "tools" or "prompts".
+// server offers`; past MaxUnmatched of them, one more line counts the
+// rest (a list of thousands of names is one mistake, not thousands of
+// log lines). The field is "tools" or "prompts".
 func (c Choice) Unmatched(field string, offered []string) []string {
 	noun := strings.TrimSuffix(field, "s")
 	none := func(g glob) bool {
 		return !slices.ContainsFunc(offered, g.match)
 	}
 	var out []string
+	more := 0
 	add := func(key string, g glob) {
+		if len(out) == MaxUnmatched {
+			more++
+			return
+		}
 		out = append(out, fmt.Sprintf("%s: %s %q matches no %s the server offers", field, key, string(g), noun))
 	}
 	for _, g := range c.allow {
@@ -267,8 +274,14 @@ func (c Choice) Unmatched(field string, offered []string) []string {
 			add("pin", g)
 		}
 	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("%s: %d more names in allow, rename or pin match no %s the server offers", field, more, noun))
+	}
 	return out
 }
+
+// MaxUnmatched is how many names Unmatched lists one by one, per field.
+const MaxUnmatched = 20
 
 // Equal reports whether c and o choose alike: the same lists, in the same
 // order, and the same renames. go-cmp uses it to compare launch specs.

@@ -1,6 +1,7 @@
 package choice
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,6 +134,26 @@ func TestUnmatched(t *testing.T) {
 	}
 	if got := p.Unmatched("prompts", nil); len(got) != 1 || got[0] != `prompts: allow "summarise" matches no prompt the server offers` {
 		t.Errorf("prompts: %q", got)
+	}
+}
+
+// A list of thousands of names that match nothing is one mistake: the
+// first MaxUnmatched are named, one line counts the rest (a 100,000-name
+// allow used to give 100,000 warnings, and took 49 s to ready while each
+// was looked up in the last generation's list).
+func TestUnmatchedCountsPastTheMost(t *testing.T) {
+	names := make([]string, 1000)
+	for i := range names {
+		names[i] = fmt.Sprintf("%q", fmt.Sprintf("tool_%d", i))
+	}
+	c, err := Tools([]byte(`["read_file",` + strings.Join(names, ",") + `]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Unmatched("tools", []string{"read_file"})
+	if len(got) != MaxUnmatched+1 || got[0] != `tools: allow "tool_0" matches no tool the server offers` ||
+		got[MaxUnmatched] != `tools: 980 more names in allow, rename or pin match no tool the server offers` {
+		t.Errorf("%d warnings, first %q, last %q", len(got), got[0], got[len(got)-1])
 	}
 }
 

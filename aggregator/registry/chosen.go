@@ -3,7 +3,6 @@ package registry
 import (
 	"encoding/json"
 	"log/slog"
-	"slices"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -107,8 +106,12 @@ func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked
 		c := out[u.Name()]
 		c.Unmatched = append(p.tools.Unmatched("tools", keysOf(lists[i].Tools)), p.prompts.Unmatched("prompts", keysOf(lists[i].Prompts))...)
 		out[u.Name()] = c
+		logged := make(map[string]bool, len(prev[u.Name()].Unmatched))
+		for _, w := range prev[u.Name()].Unmatched {
+			logged[w] = true
+		}
 		for _, w := range c.Unmatched {
-			if !slices.Contains(prev[u.Name()].Unmatched, w) {
+			if !logged[w] {
 				log.Warn(w, "server", u.Name())
 			}
 		}
