@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -20,7 +21,7 @@ type Gateway struct {
 	states  *reqstate.Sealer   // requestStates of the MRTR bridge
 	h       *handler           // the endpoint: its sessions, calls, tasks and streams
 	tel     Telemetry          // what it tells of its requests (package record)
-	search  searchCache        // search mode's index and list, per generation (toolsearch.go)
+	router  *relay.Router      // routes every front's relayed requests (package relay)
 
 	rebuildMu sync.Mutex
 	onTools   func() // OnToolsChanged's hook, under rebuildMu (codeview.go)
@@ -34,6 +35,7 @@ type Gateway struct {
 // already (from another Gateway) is logged and left as it is.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOptions) *Gateway {
 	g := &Gateway{ups: ups, log: log, version: version, reg: registry.New(ups, log), states: reqstate.NewSealer(), tel: o.Telemetry}
+	g.router = relay.NewRouter(g.reg, o.ToolSearch, o.ToolSearchThreshold)
 	g.h = newHandler(g, o)
 	if m := o.Telemetry.Metrics; m != nil {
 		if err := m.Register(stateCollector{g}); err != nil {

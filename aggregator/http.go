@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
@@ -56,6 +57,26 @@ type HTTPOptions struct {
 	ToolSearch          ToolSearch
 	ToolSearchThreshold int
 }
+
+// ToolSearch is the gateway's tool-search setting (SPEC §4.10,
+// --tool-search): relay.ToolSearch, the package that routes by it. The
+// zero value is off.
+type ToolSearch = relay.ToolSearch
+
+// The tool-search settings.
+const (
+	ToolSearchOff  = relay.ToolSearchOff
+	ToolSearchOn   = relay.ToolSearchOn
+	ToolSearchAuto = relay.ToolSearchAuto
+)
+
+// DefaultToolSearchThreshold is auto's threshold: search mode when the
+// merged list holds more tools than this (SPEC §4.10).
+const DefaultToolSearchThreshold = relay.DefaultToolSearchThreshold
+
+// ParseToolSearch reads --tool-search's value: off, on or auto
+// (relay.ParseToolSearch).
+func ParseToolSearch(s string) (ToolSearch, error) { return relay.ParseToolSearch(s) }
 
 // DefaultBodyTimeout bounds reading a POST body (body.DefaultTimeout:
 // 64 MiB at about 1 MB/s).

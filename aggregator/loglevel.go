@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 )
 
 // This file keeps the servers' log level in step with the sessions'
@@ -36,7 +38,7 @@ func (h *handler) applyLevels() {
 		s.mu.Lock()
 		l := s.level
 		s.mu.Unlock()
-		if l != "" && (want == "" || logLevels[l] < logLevels[want]) {
+		if l != "" && (want == "" || relay.LogLevels[l] < relay.LogLevels[want]) {
 			want = l
 		}
 	}

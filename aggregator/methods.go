@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -26,9 +27,6 @@ import (
 // its record is cancelled.
 var errClientCancelled = record.ErrClientCancelled
 
-// logLevels orders the MCP logging levels (RFC 5424 severities).
-var logLevels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
-
 // maxInitializeParams bounds what a session keeps of its initialize
 // (capabilities, clientInfo) for its life: 64 KiB, where the body limit
 // would let 100 sessions hold 6 GB.
@@ -38,7 +36,7 @@ const maxInitializeParams = 64 << 10
 // supported requested protocolVersion is echoed, any other gets the newest
 // legacy one. Past MaxSessions it is 503 with Retry-After. tools is what
 // its URL chose of tools/list, kept for the session's life (SPEC §4.10).
-func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool, tools toolsChoice) {
+func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool, tools relay.ToolsChoice) {
 	var p struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
@@ -97,7 +95,7 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 	case "logging/setLevel":
 		return h.setLevel(s, m)
 	case "tools/list":
-		page, err := h.g.toolsPage(s.tools, registry.CursorOf(m.Params)) // toolsearch.go (SPEC §4.10)
+		page, err := h.g.router.ToolsPage(s.tools, registry.CursorOf(m.Params)) // toolsearch.go (SPEC §4.10)
 		if err != nil {
 			return wire.ErrorParts(m.ID, err)
 		}
@@ -122,9 +120,9 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 // checked, it runs with the session's peer (peer.go) until it ends; a
 // modern server's task made of it is followed to its end (follow).
 func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (upstreamCall, error) { return h.g.routeTool(m.Params) }
-	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
-		c.mem = &s.uris
+	route := func() (relay.Call, error) { return h.g.router.Tool(m.Params) }
+	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		c.Mem = &s.uris
 		return h.runner.follow(ctx, c, false) // taskfollow.go
 	})
 }
@@ -135,7 +133,7 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 // (package record). A request the client cancelled gets no answer (MCP,
 // Cancellation).
 func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record,
-	route func() (upstreamCall, error), run func(context.Context, upstreamCall) (json.RawMessage, error)) [][]byte {
+	route func() (relay.Call, error), run func(context.Context, relay.Call) (json.RawMessage, error)) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		rec.Failed(errDuplicateID)
@@ -143,20 +141,20 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 	}
 	defer end()
 	c, err := route()
-	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
-		rec.Routed(own.name, "", own.name)
-		return rec.ResultParts(m.ID, own.result())
+	if own, ok := relay.OwnOf(err); ok { // search_tools (toolsearch.go)
+		rec.Routed(own.Name, "", own.Name)
+		return rec.ResultParts(m.ID, own.Result())
 	}
 	if err == nil {
-		rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-		err = c.check()
+		rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+		err = c.Check()
 	} else {
-		unnamed(rec, c, err) // toolsearch.go
+		relay.Unnamed(rec, c, err) // toolsearch.go
 	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	c.peer = &peer{h: h, s: s, out: out}
+	c.Peer = &peer{h: h, s: s, out: out}
 	res, err := run(rec.Context(ctx), c)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
@@ -173,7 +171,7 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 func (h *handler) setLevel(s *session, m *wire.Message) [][]byte {
 	raw, _ := jsonrpc.Member(m.Params, "level")
 	level, _ := jsonrpc.Text(raw)
-	if _, ok := logLevels[level]; !ok {
+	if _, ok := relay.LogLevels[level]; !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("invalid log level %s; want debug, info, notice, warning, error, critical, alert or emergency", orNull(raw))})
 	}

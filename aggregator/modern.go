@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -149,21 +150,21 @@ func (g *Gateway) discoverResult() json.RawMessage {
 // resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, err := h.modernRoute(req)
-	unnamed(req.rec, c, err) // toolsearch.go
+	relay.Unnamed(req.rec, c, err) // toolsearch.go
 	if err == nil {
-		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-		if e := checkParamHeaders(r, req.Params, c.paramHeaders()); e != nil {
+		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+		if e := checkParamHeaders(r, req.Params, c.ParamHeaders()); e != nil {
 			req.rec.HTTPFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
 			return
 		}
-		if e := taskRequired(req.caps, c.name, c.route); e != nil {
+		if e := taskRequired(req.caps, c.Name, c.Route); e != nil {
 			wire.WriteParts(w, http.StatusBadRequest, req.rec.ErrorParts(req.ID, e))
 			return
 		}
 	}
-	c.mem = &h.modernURIs
+	c.Mem = &h.modernURIs
 	h.relayModern(w, r, req, c, err)
 }
 
@@ -171,16 +172,16 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 // routing's error) as a bridged call: see modernCall. prompts/get and
 // resources/read may park as tools/call may (MRTR, SPEC §4.6);
 // completion/complete runs inline.
-func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c upstreamCall, err error) {
+func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c relay.Call, err error) {
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		req.rec.Cancelled()
 		return
 	}
-	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
-		req.rec.Routed(own.name, "", own.name)
-		res := own.result()
+	if own, ok := relay.OwnOf(err); ok { // search_tools (toolsearch.go)
+		req.rec.Routed(own.Name, "", own.Name)
+		res := own.Result()
 		req.rec.Result(res)
 		out.Finish(modernResultParts(req.ID, res)...)
 		return
@@ -191,7 +192,7 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	}
 	token, _ := auth.Bearer(r.Header.Get("Authorization"))
 	if req.hasState {
-		st, err := h.openState(req.state, auth.TokenDigest(token), c.stateKey(), c.route)
+		st, err := h.openState(req.state, auth.TokenDigest(token), c.StateKey(), c.Route)
 		if err != nil {
 			out.Finish(req.rec.ErrorParts(req.ID, err)...)
 			return
@@ -201,14 +202,14 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 			return
 		}
 		req.rec.Follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
-		c.params, _ = jsonrpc.Replace(c.params, "requestState", jsonrpc.Quote(st.ServerState))
-		c.run = st.Run
+		c.Params, _ = jsonrpc.Replace(c.Params, "requestState", jsonrpc.Quote(st.ServerState))
+		c.Run = st.Run
 	}
 	if req.progressErr != nil {
 		out.Finish(req.rec.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
-	if !canBeAsked(req.caps) || c.method == "completion/complete" {
+	if !canBeAsked(req.caps) || c.Method == "completion/complete" {
 		h.bridges.callInline(r, req, c, token, out)
 		return
 	}
@@ -217,11 +218,11 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 
 // modernRoute routes a modern tools/call by the name validateModern has
 // read (routeTool's errors when it has none).
-func (h *handler) modernRoute(req *modernReq) (upstreamCall, error) {
+func (h *handler) modernRoute(req *modernReq) (relay.Call, error) {
 	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return h.g.routeTool(req.Params)
+		return h.g.router.Tool(req.Params)
 	}
-	return h.g.routeName(req.name, req.Params)
+	return h.g.router.ToolName(req.name, req.Params)
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
@@ -296,4 +297,11 @@ func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
 		parts[0] = append(parts[0], ',')
 	}
 	return parts
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -72,7 +73,7 @@ func (h *handler) serveLegacy(w http.ResponseWriter, r *http.Request, msgs []*wi
 			wire.WriteError(w, e)
 			return
 		}
-		tools, herr := toolsQuery(r) // the session keeps it (SPEC §4.10)
+		tools, herr := relay.ToolsQuery(r) // the session keeps it (SPEC §4.10)
 		if herr != nil {
 			herr.ID = id
 			wire.WriteError(w, herr)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -38,12 +39,12 @@ func newSessions(max int, idle time.Duration) *sessions {
 // is not cancellation) but DELETE and expiry do.
 type session struct {
 	id      string
-	version string          // negotiated protocol version
-	caps    json.RawMessage // the client's capabilities from initialize, raw
-	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
-	info    json.RawMessage // the client's clientInfo, raw
-	uris    registry.Memory // the URIs results carried to it (registry.Memory)
-	tools   toolsChoice     // what its initialize's URL chose of tools/list (SPEC §4.10)
+	version string            // negotiated protocol version
+	caps    json.RawMessage   // the client's capabilities from initialize, raw
+	upCaps  json.RawMessage   // caps as modern servers see them (peer.Client): without the tasks extension
+	info    json.RawMessage   // the client's clientInfo, raw
+	uris    registry.Memory   // the URIs results carried to it (registry.Memory)
+	tools   relay.ToolsChoice // what its initialize's URL chose of tools/list (SPEC §4.10)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -68,7 +69,7 @@ type clientAnswer struct {
 
 // open adds a session, unless max are live (then it returns nil). Its idle
 // clock starts when the initialize POST ends (see postEnded).
-func (t *sessions) open(version string, caps, info json.RawMessage, tools toolsChoice) *session {
+func (t *sessions) open(version string, caps, info json.RawMessage, tools relay.ToolsChoice) *session {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	s := &session{

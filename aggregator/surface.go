@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -48,10 +49,10 @@ func listPage(m *wire.Message, l registry.List) [][]byte {
 // peer (peer.go) until it ends, as a tools/call does; rec is its record
 // (package record).
 func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (upstreamCall, error) { return h.g.routeRequest(m.Method, m.Params, &s.uris) }
-	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
-		o := h.g.call(ctx, c)
-		return o.res, o.err
+	route := func() (relay.Call, error) { return h.g.router.Request(m.Method, m.Params, &s.uris) }
+	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		o := relay.Do(ctx, c)
+		return o.Res, o.Err
 	})
 }
 
@@ -105,4 +106,13 @@ func (h *handler) sessionEnded(s *session) {
 	if leveled {
 		h.applyLevels()
 	}
+}
+
+// stringMember reads obj's member key as a string.
+func stringMember(obj []byte, key string) (string, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return "", false
+	}
+	raw, _ := jsonrpc.Member(obj, key)
+	return jsonrpc.Text(raw)
 }

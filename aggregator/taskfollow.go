@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -45,21 +46,21 @@ var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "f
 // follow runs c (routed and checked), for a caller of either era
 // (modernCaller), to an end without a server task of the other era: see
 // the file comment.
-func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
-	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
-	asked := modernCaller && !modernUp && c.route.TaskSupport == "required" && !taskParams(c.params)
+func (tr *taskRunner) follow(ctx context.Context, c relay.Call, modernCaller bool) (json.RawMessage, error) {
+	modernUp := c.Route.Upstream.Status().Era == supervisor.EraModern
+	asked := modernCaller && !modernUp && c.Route.TaskSupport == "required" && !taskParams(c.Params)
 	if asked {
 		var err error
-		if c.params, err = jsonrpc.Replace(c.params, "task", []byte("{}")); err != nil {
+		if c.Params, err = jsonrpc.Replace(c.Params, "task", []byte("{}")); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 	}
-	o := tr.g.call(ctx, c)
-	if o.err != nil {
-		return nil, o.err
+	o := relay.Do(ctx, c)
+	if o.Err != nil {
+		return nil, o.Err
 	}
-	res := o.res
-	f := &follower{tr: tr, up: c.route.Upstream, run: o.served, p: c.peer}
+	res := o.Res
+	f := &follower{tr: tr, up: c.Route.Upstream, run: o.Served, p: c.Peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
@@ -68,7 +69,7 @@ func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller b
 		}
 		return f.legacy(ctx)
 	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
-		f.p = tasksExtPeer{c.peer}
+		f.p = tasksExtPeer{c.Peer}
 		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
 		}

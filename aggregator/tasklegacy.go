@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -49,27 +50,27 @@ func taskParams(params json.RawMessage) bool {
 // are always gateway-made tasks, whose call declares the tasks extension:
 // a task the server makes of it is followed (taskfollow.go).
 func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	c, err := h.g.routeTool(m.Params)
-	if own, ok := ownOf(err); ok { // search_tools answers at once, no task made (toolsearch.go)
-		rec.Routed(own.name, "", own.name)
-		return rec.ResultParts(m.ID, own.result())
+	c, err := h.g.router.Tool(m.Params)
+	if own, ok := relay.OwnOf(err); ok { // search_tools answers at once, no task made (toolsearch.go)
+		rec.Routed(own.Name, "", own.Name)
+		return rec.ResultParts(m.ID, own.Result())
 	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-	c.mem = &s.uris // its result's URIs are the session's (registry.Memory)
+	rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+	c.Mem = &s.uris // its result's URIs are the session's (registry.Memory)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
-	if !modernUp && (c.route.TaskSupport == "optional" || c.route.TaskSupport == "required") {
+	modernUp := c.Route.Upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (c.Route.TaskSupport == "optional" || c.Route.TaskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
 			rec.Failed(errDuplicateID)
 			return refused
 		}
 		defer end()
-		c.peer = &peer{h: h, s: s, out: out}
+		c.Peer = &peer{h: h, s: s, out: out}
 		res, err := h.runner.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
@@ -83,7 +84,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		}
 		return rec.ResultParts(m.ID, res)
 	}
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
 	t := tasks.NewLegacy(sessionOwner(s), h.tasks.Lim.TTL(ttlRaw))
@@ -92,7 +93,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 	if modernUp {
 		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
-	c.params = withoutMember(c.params, "task")
+	c.Params = withoutMember(c.Params, "task")
 	if err := h.runner.startTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}

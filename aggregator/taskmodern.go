@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -83,10 +84,10 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.paramHeaders()) != nil {
+	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.ParamHeaders()) != nil {
 		return false
 	}
-	c.mem = &h.modernURIs
+	c.Mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
 	t := tasks.NewMade(tokenOwner(r), h.tasks.Lim.DefaultTTL, tasks.KindModern)
 	t.Out, t.Trace = out, req.rec.SpanContext()
@@ -98,16 +99,16 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		// call: the limit is its answer (the chaos soak, at 100 tasks a
 		// token, got the server's "requires task augmentation").
 		var limit *jsonrpc.Error
-		if c.route.TaskSupport != "required" || !errors.As(err, &limit) {
+		if c.Route.TaskSupport != "required" || !errors.As(err, &limit) {
 			return false
 		}
-		named := &jsonrpc.Error{Code: limit.Code, Message: fmt.Sprintf("tool %s of server %q runs only as a task: %s", c.name, c.route.Upstream.Name(), limit.Message)}
-		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+		named := &jsonrpc.Error{Code: limit.Code, Message: fmt.Sprintf("tool %s of server %q runs only as a task: %s", c.Name, c.Route.Upstream.Name(), limit.Message)}
+		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 		out.FinishStatus(modernErrorStatus(named), req.rec.ErrorParts(req.ID, named)...)
 		out.Done()
 		return true
 	}
-	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+	req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		h.tasks.Remove(t, errClientCancelled)
@@ -163,7 +164,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 		return
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern {
+	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
 	req.Params = withoutMember(req.Params, "task")
@@ -237,7 +238,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 // ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
 // resultType) for the caller (owner) and rewrites its taskId; parent is
 // the context of the call that made it (its trace, the gateway's base).
-func (h *handler) relayModernTask(parent context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+func (h *handler) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(parent, relayTimeout)
 	defer cancel()
 	t, err := h.runner.registerRelayed(ctx, owner, res, "ttlMs", o, p)

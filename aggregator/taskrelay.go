@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -37,7 +38,7 @@ const relayTimeout = 5 * time.Second
 // limit the task, which nobody could reach, is cancelled on the server
 // and the limit's error returned. Without a string taskId, obj is no task:
 // nil and no error.
-func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*tasks.Task, error) {
+func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o relay.Outcome, p supervisor.Peer) (*tasks.Task, error) {
 	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
 	if !ok {
 		return nil, nil
@@ -47,9 +48,9 @@ func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []b
 		ttl = tr.table.Lim.TTL(raw)
 	}
 	t := &tasks.Task{ID: tasks.NewID(), Owner: owner, Kind: tasks.KindRelayed, Created: time.Now(), TTL: ttl,
-		Relayed: &tasks.Relayed{Up: o.rt.Upstream, Run: o.served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
+		Relayed: &tasks.Relayed{Up: o.Route.Upstream, Run: o.Served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
 	if err := tr.table.Add(t); err != nil {
-		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		_, _ = o.Route.Upstream.CallRun(ctx, o.Served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return t, nil
@@ -59,20 +60,20 @@ func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []b
 // that supports tasks; a CreateTaskResult is registered for owner (ending when
 // bound ends, if non-nil) and its taskId rewritten. Any other result
 // comes back as it is.
-func (tr *taskRunner) relayCreate(ctx context.Context, owner string, bound context.Context, c upstreamCall) (json.RawMessage, error) {
-	if err := c.check(); err != nil {
+func (tr *taskRunner) relayCreate(ctx context.Context, owner string, bound context.Context, c relay.Call) (json.RawMessage, error) {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	o := tr.g.call(ctx, c)
-	if o.err != nil {
-		return nil, o.err
+	o := relay.Do(ctx, c)
+	if o.Err != nil {
+		return nil, o.Err
 	}
-	res := o.res
+	res := o.Res
 	obj, ok := jsonrpc.Member(res, "task")
 	if !ok || len(obj) == 0 || obj[0] != '{' {
 		return res, nil
 	}
-	t, err := tr.registerRelayed(ctx, owner, obj, "ttl", o, c.peer)
+	t, err := tr.registerRelayed(ctx, owner, obj, "ttl", o, c.Peer)
 	if t == nil {
 		return res, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -50,7 +51,7 @@ type taskRunner struct {
 // over base; bound, if non-nil, ends the task when it ends (a legacy
 // session). A task the server makes of the call, in the other era, is
 // followed (follow).
-func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
+func (tr *taskRunner) startTask(t *tasks.Task, c relay.Call, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(tr.base)
 	t.Ctx, t.Cancel = ctx, cancel
 	if t.Trace.IsValid() {
@@ -68,7 +69,7 @@ func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Con
 		defer tr.table.WG.Done()
 		defer close(t.Done)
 		defer cancel(nil)
-		c.peer = &taskPeer{t: t, base: base}
+		c.Peer = &taskPeer{t: t, base: base}
 		res, err := tr.follow(ctx, c, t.Kind == tasks.KindModern) // taskfollow.go
 		tr.finishTask(t, res, err)
 	}()
@@ -188,7 +189,7 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 		level = modern.Level
 	}
 	p.t.Mu.Unlock()
-	if out == nil || (modern != nil && !logPasses(method, params, level)) {
+	if out == nil || (modern != nil && !relay.LogPasses(method, params, level)) {
 		return
 	}
 	_ = out.Event(jsonrpc.Notification(method, params))
@@ -197,11 +198,11 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	a := &tasks.Ask{Method: method, Params: params, Reply: make(chan tasks.Reply, 1)}
 	if p.t.Kind == tasks.KindModern {
-		if !clientCan(p.t.Caps, a.Method) {
+		if !relay.ClientCan(p.t.Caps, a.Method) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-				Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.Method, capabilityOf(a.Method))}
+				Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.Method, relay.CapabilityOf(a.Method))}
 		}
-		return p.t.AskModern(ctx, a, capabilityOf(a.Method))
+		return p.t.AskModern(ctx, a, relay.CapabilityOf(a.Method))
 	}
 	p.t.SetStatus(tasks.InputRequired)
 	defer p.t.SetStatus(tasks.Working)
