@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
@@ -131,7 +132,7 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout),
 		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
-	h.runner = &taskRunner{g: g, table: h.tasks, base: h.baseCtx, changed: h.taskChanged}
+	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
 	h.listeners = &listeners{log: g.log, table: h.tasks, runner: h.runner, base: h.baseCtx, set: map[*listener]struct{}{}}
 	h.bridges = &bridges{g: g, stateTTL: o.StateTTL, base: h.baseCtx, relayTask: h.relayModernTask, parked: map[string]*bridgeCall{}}
 	h.sessions.onEnd = h.sessionEnded

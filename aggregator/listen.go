@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -49,7 +50,7 @@ func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
 type listeners struct {
 	log    *slog.Logger
 	table  *tasks.Table    // the tasks a stream may name
-	runner *taskRunner     // asks a relayed task's server (taskpoll.go)
+	runner *taskrun.Runner // asks a relayed task's server (taskpoll.go)
 	base   context.Context // the polls' parent: shutdown ends them
 
 	mu  sync.Mutex

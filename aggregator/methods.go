@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -104,7 +105,7 @@ func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *re
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return h.surface(s, m, out, rec) // surface.go
 	case "tools/call":
-		if taskParams(m.Params) {
+		if taskrun.TaskParams(m.Params) {
 			return h.callTask(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
 		}
 		return h.toolsCall(s, m, out, rec)
@@ -123,7 +124,7 @@ func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *
 	route := func() (relay.Call, error) { return h.g.router.Tool(m.Params) }
 	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
 		c.Mem = &s.uris
-		return h.runner.follow(ctx, c, false) // taskfollow.go
+		return h.runner.Follow(ctx, c, false) // taskfollow.go
 	})
 }
 

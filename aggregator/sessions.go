@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -73,7 +74,7 @@ func (t *sessions) open(version string, caps, info json.RawMessage, tools relay.
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	s := &session{
-		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: withoutTasksExt(caps), info: info,
+		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: taskrun.WithoutTasksExt(caps), info: info,
 		calls: map[string]context.CancelCauseFunc{}, posts: map[*wire.Stream]struct{}{},
 		asks: map[string]chan clientAnswer{}, tools: tools,
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -35,13 +36,6 @@ var taskCapability = map[string]any{"list": struct{}{}, "cancel": struct{}{},
 const taskListPage = 100
 
 func sessionOwner(s *session) string { return "session:" + s.id }
-
-// taskParams reports whether tools/call params ask for a task: a "task"
-// member that is an object (TaskMetadata, MCP 2025-11-25).
-func taskParams(params json.RawMessage) bool {
-	v, ok := jsonrpc.Member(params, "task")
-	return ok && len(v) > 0 && v[0] == '{'
-}
 
 // callTask answers a tools/call with "task" params: relayed to a legacy
 // server if it marked the tool execution.taskSupport "optional" or
@@ -71,7 +65,7 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		}
 		defer end()
 		c.Peer = &peer{h: h, s: s, out: out}
-		res, err := h.runner.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
+		res, err := h.runner.RelayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -91,10 +85,10 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 	t.Trace = rec.SpanContext() // its calls and methods join the call's trace
 	var base supervisor.Peer = &peer{h: h, s: s}
 	if modernUp {
-		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
+		base = taskrun.TasksExtPeer{Peer: base} // the server may make a task; the gateway follows it (taskfollow.go)
 	}
 	c.Params = withoutMember(c.Params, "task")
-	if err := h.runner.startTask(t, c, s.ctx, base); err != nil {
+	if err := h.runner.StartTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
 	res := []byte(`{"task":` + string(t.Snapshot()) + `}`)
@@ -217,7 +211,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 	all := h.tasks.Owned(sessionOwner(s))
 	start = min(start, len(all))
 	end := min(start+taskListPage, len(all))
-	ctx, cancel := context.WithTimeout(s.ctx, relayTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, taskrun.RelayTimeout)
 	defer cancel()
 	b := []byte(`{"tasks":[`)
 	n := 0
@@ -225,7 +219,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		var item json.RawMessage
 		if t.Kind == tasks.KindRelayed {
 			var err error
-			if item, err = h.runner.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
+			if item, err = h.runner.RelayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
 				continue
 			}
 		} else {
@@ -253,7 +247,7 @@ func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream,
 		return refused
 	}
 	defer end()
-	res, err := h.runner.relayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
+	res, err := h.runner.RelayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil

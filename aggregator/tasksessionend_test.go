@@ -52,7 +52,7 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.runner.startTask(tk, c, ended, nil); err != nil {
+		if err := h.runner.StartTask(tk, c, ended, nil); err != nil {
 			t.Fatal(err)
 		}
 		select {

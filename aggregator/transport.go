@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -58,7 +59,7 @@ type handler struct {
 
 	bridges *bridges                // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
-	runner  *taskRunner             // their calls (tasks.go)
+	runner  *taskrun.Runner         // their calls (tasks.go)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	levels  levels                  // the servers' log level (loglevel.go)
 	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
