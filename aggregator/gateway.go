@@ -54,7 +54,7 @@ func (g *Gateway) Rebuild() {
 	defer g.rebuildMu.Unlock()
 	changed := g.reg.Rebuild()
 	for _, kind := range changed {
-		g.h.sessions.notifyAll(jsonrpc.Notification(kind.Method(), nil), g.log)
+		g.h.legacy.NotifyAll(jsonrpc.Notification(kind.Method(), nil))
 		g.h.listeners.notifyLists(kind)
 	}
 	g.toolsChanged(changed)
@@ -69,9 +69,7 @@ func (g *Gateway) CancelCalls(message string) {
 	cause := &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: message}
 	g.EndStreams()
 	h := g.h
-	for _, s := range h.sessions.all() {
-		s.cancelAll(cause)
-	}
+	h.legacy.CancelAll(cause)
 	h.bridges.cancelAll(cause)
 	h.cancelBase(cause)
 	h.tasks.CancelAll(cause)
@@ -85,13 +83,7 @@ func (g *Gateway) CancelCalls(message string) {
 // then: nothing more is logged for the endpoint.
 func (g *Gateway) EndStreams() {
 	g.h.auth.Stop()
-	for _, s := range g.h.sessions.all() {
-		s.mu.Lock()
-		if s.get != nil {
-			s.get.stop()
-		}
-		s.mu.Unlock()
-	}
+	g.h.legacy.EndStreams()
 	g.h.listeners.stopAll()
 }
 
@@ -102,4 +94,4 @@ func (g *Gateway) ToolCount() int {
 }
 
 // SessionCount returns the number of live legacy sessions.
-func (g *Gateway) SessionCount() int { return g.h.sessions.count() }
+func (g *Gateway) SessionCount() int { return g.h.legacy.Count() }

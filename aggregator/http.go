@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
@@ -129,13 +130,14 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout),
+	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
 		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
 	h.listeners = &listeners{log: g.log, table: h.tasks, runner: h.runner, base: h.baseCtx, set: map[*listener]struct{}{}}
 	h.bridges = &bridges{g: g, stateTTL: o.StateTTL, base: h.baseCtx, relayTask: h.relayModernTask, parked: map[string]*bridgeCall{}}
-	h.sessions.onEnd = h.sessionEnded
+	h.legacy = legacy.New(legacy.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
+		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
 	return h
 }
 

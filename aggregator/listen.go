@@ -70,6 +70,10 @@ func (ls *listeners) remove(l *listener) {
 	ls.mu.Unlock()
 }
 
+// listenQueue is how many messages wait for a listen stream's client,
+// as for a legacy session's GET stream.
+const listenQueue = 64
+
 // listenQueueBytes bounds the bytes of the messages waiting on one
 // subscriptions/listen stream (a client that does not read, or many
 // streams naming tasks with large results, found by an adversarial
@@ -128,7 +132,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
+	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, listenQueue), stopped: make(chan struct{})}
 	offered := h.g.reg.Capabilities()
 	var agreed []string
 	for k := range registry.ListKinds {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
@@ -39,7 +40,7 @@ const (
 	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel     = "io.modelcontextprotocol/logLevel"
-	metaSubscription = "io.modelcontextprotocol/subscriptionId"
+	metaSubscription = registry.MetaSubscription
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
 )
 
@@ -95,7 +96,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
-	rec := h.begin(m, nil, r) // recording.go: ends once the answer is written
+	rec := h.begin(m, "", r) // recording.go: ends once the answer is written
 	defer rec.End()
 	req, herr := validateModern(r, m, version)
 	if herr != nil {
@@ -134,7 +135,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 func (g *Gateway) discoverResult() json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
-		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
+		"supportedVersions": append(append([]string{}, modernVersions...), legacy.Versions...),
 		"capabilities":      g.reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
@@ -305,3 +306,8 @@ func trimSpace(b []byte) []byte {
 	}
 	return b
 }
+
+// errClientCancelled is the cause of a request the client cancelled (it
+// closed the stream): it gets no response (MCP Cancellation), and its
+// record is cancelled.
+var errClientCancelled = record.ErrClientCancelled

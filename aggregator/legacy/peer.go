@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -18,8 +18,7 @@ import (
 // the server wrote them; the client's answers go back as the client wrote
 // them.
 type peer struct {
-	h   *handler
-	s   *session
+	s   *Session
 	out *wire.Stream
 }
 
@@ -54,7 +53,7 @@ func (p *peer) ClientID() string { return p.s.id }
 // request _meta (SPEC §7.8): the capabilities and clientInfo it sent at
 // initialize, raw but for the tasks extension (a legacy client cannot use
 // a modern server's task; the gateway declares it only for a call whose
-// task it follows, taskfollow.go), and its logging/setLevel: a session
+// task it follows, taskrun/follow.go), and its logging/setLevel: a session
 // that set none gets every message, as a legacy server sends them without
 // one, so a modern server is asked for "debug" (it sends none to a request
 // without a level). Modern is false: the supervisor asks this client

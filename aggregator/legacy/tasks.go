@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -26,6 +26,14 @@ import (
 // notifications/cancelled), a relayed task gets tasks/cancel
 // (bindRelayed).
 
+// sessionTasks serves a session's task methods, over the task runner and
+// table; the router routes a task-augmented tools/call.
+type sessionTasks struct {
+	router *relay.Router
+	runner *taskrun.Runner
+	table  *tasks.Table
+}
+
 // taskCapability is the gateway's capabilities.tasks at initialize: it
 // lists, cancels and takes task-augmented tools/call (for any tool; see
 // callTask).
@@ -35,17 +43,17 @@ var taskCapability = map[string]any{"list": struct{}{}, "cancel": struct{}{},
 // taskListPage is how many tasks one tasks/list page holds.
 const taskListPage = 100
 
-func sessionOwner(s *session) string { return "session:" + s.id }
+func sessionOwner(s *Session) string { return "session:" + s.id }
 
 // callTask answers a tools/call with "task" params: relayed to a legacy
 // server if it marked the tool execution.taskSupport "optional" or
-// "required" (taskrelay.go), else a gateway-made task ({"task": Task} at
+// "required" (taskrun/relayed.go), else a gateway-made task ({"task": Task} at
 // once). A modern server ignores 2025-11-25 "task" params, so its calls
 // are always gateway-made tasks, whose call declares the tasks extension:
-// a task the server makes of it is followed (taskfollow.go).
-func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	c, err := h.g.router.Tool(m.Params)
-	if own, ok := relay.OwnOf(err); ok { // search_tools answers at once, no task made (toolsearch.go)
+// a task the server makes of it is followed (taskrun/follow.go).
+func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	c, err := st.router.Tool(m.Params)
+	if own, ok := relay.OwnOf(err); ok { // search_tools answers at once, no task made (relay/toolsearch.go)
 		rec.Routed(own.Name, "", own.Name)
 		return rec.ResultParts(m.ID, own.Result())
 	}
@@ -64,8 +72,8 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 			return refused
 		}
 		defer end()
-		c.Peer = &peer{h: h, s: s, out: out}
-		res, err := h.runner.RelayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
+		c.Peer = &peer{s: s, out: out}
+		res, err := st.runner.RelayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -81,14 +89,14 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 	if err := c.Check(); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	t := tasks.NewLegacy(sessionOwner(s), h.tasks.Lim.TTL(ttlRaw))
+	t := tasks.NewLegacy(sessionOwner(s), st.table.Lim.TTL(ttlRaw))
 	t.Trace = rec.SpanContext() // its calls and methods join the call's trace
-	var base supervisor.Peer = &peer{h: h, s: s}
+	var base supervisor.Peer = &peer{s: s}
 	if modernUp {
-		base = taskrun.TasksExtPeer{Peer: base} // the server may make a task; the gateway follows it (taskfollow.go)
+		base = taskrun.TasksExtPeer{Peer: base} // the server may make a task; the gateway follows it (taskrun/follow.go)
 	}
 	c.Params = withoutMember(c.Params, "task")
-	if err := h.runner.StartTask(t, c, s.ctx, base); err != nil {
+	if err := st.runner.StartTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
 	res := []byte(`{"task":` + string(t.Snapshot()) + `}`)
@@ -98,23 +106,23 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 
 // taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
 // of a session.
-func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+func (st *sessionTasks) taskMethod(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	owner := sessionOwner(s)
 	if m.Method == "tasks/list" {
-		return h.listTasks(s, m)
+		return st.listTasks(s, m)
 	}
 	raw, _ := jsonrpc.Member(m.Params, "taskId")
 	id, ok := jsonrpc.Text(raw)
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.Method + " needs a string \"taskId\""})
 	}
-	t, err := h.tasks.Get(id, owner)
+	t, err := st.table.Get(id, owner)
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	rec.Follows(t.Trace) // the task's methods join the trace of the call that made it
 	if t.Kind == tasks.KindRelayed {
-		return h.relayTaskMethod(s, m, out, t, rec)
+		return st.relayTaskMethod(s, m, out, t, rec)
 	}
 	switch m.Method {
 	case "tasks/get":
@@ -126,14 +134,14 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 		}
 		return wire.ResultParts(m.ID, res)
 	}
-	return h.taskResult(s, m, out, t)
+	return st.taskResult(s, m, out, t)
 }
 
 // taskResult is tasks/result of a gateway-made task: it waits for the
 // task to end, carrying the call's server-to-client requests to the
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
-func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {
+func (st *sessionTasks) taskResult(s *Session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
@@ -149,7 +157,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 		}
 		t.Mu.Unlock()
 	}()
-	p := &peer{h: h, s: s, out: out}
+	p := &peer{s: s, out: out}
 	for {
 		select {
 		case <-t.Done:
@@ -159,7 +167,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 			}
 			return wire.ResultParts(m.ID, res)
 		case a := <-t.Asks:
-			a.Reply <- h.askForTask(ctx, t, p, a)
+			a.Reply <- st.askForTask(ctx, t, p, a)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -174,7 +182,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 // withdrawn when the task's call ends (cancelled, its server gone, its
 // TTL): a tasks/result waiting on it hung after the task had ended (found
 // by an adversarial review).
-func (h *handler) askForTask(ctx context.Context, t *tasks.Task, p *peer, a *tasks.Ask) tasks.Reply {
+func (st *sessionTasks) askForTask(ctx context.Context, t *tasks.Task, p *peer, a *tasks.Ask) tasks.Reply {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(t.Ctx, cancel)
@@ -198,7 +206,7 @@ func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
 // answer is left out, as tasks/get would fail for it too; the servers
 // have relayTimeout (5 s) for the whole page, not each task (six tasks of
 // a stalled server took 30 s, found by an adversarial review).
-func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
+func (st *sessionTasks) listTasks(s *Session, m *wire.Message) [][]byte {
 	start := 0
 	if c, ok := jsonrpc.Member(m.Params, "cursor"); ok {
 		text, _ := jsonrpc.Text(c)
@@ -208,7 +216,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		}
 		start = n
 	}
-	all := h.tasks.Owned(sessionOwner(s))
+	all := st.table.Owned(sessionOwner(s))
 	start = min(start, len(all))
 	end := min(start+taskListPage, len(all))
 	ctx, cancel := context.WithTimeout(s.ctx, taskrun.RelayTimeout)
@@ -219,7 +227,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		var item json.RawMessage
 		if t.Kind == tasks.KindRelayed {
 			var err error
-			if item, err = h.runner.RelayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
+			if item, err = st.runner.RelayTaskGet(ctx, t, &peer{s: s}); err != nil {
 				continue
 			}
 		} else {
@@ -241,13 +249,13 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 // relayTaskMethod answers a legacy session's tasks/get, tasks/result or
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
+func (st *sessionTasks) relayTaskMethod(s *Session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
 	}
 	defer end()
-	res, err := h.runner.RelayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
+	res, err := st.runner.RelayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
@@ -255,4 +263,24 @@ func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream,
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, res)
+}
+
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+// withoutMember returns obj without its member key (compact).
+func withoutMember(obj json.RawMessage, key string) json.RawMessage {
+	fields, err := jsonrpc.Fields(obj)
+	if err != nil {
+		return obj
+	}
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return jsonrpc.Encode(out)
 }
