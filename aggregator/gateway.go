@@ -1,7 +1,9 @@
 package aggregator
 
 import (
+	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
@@ -60,6 +62,30 @@ func (g *Gateway) Rebuild() {
 	g.toolsChanged(changed)
 }
 
+// OnToolsChanged sets fn to be called after every Rebuild that changed
+// the merged tool list (SPEC §4.5, §12.1), with the new list already
+// served. fn runs on the rebuilding goroutine, under the rebuild's lock:
+// it must return at once (e.g. signal a goroutine of its own). nil: none.
+func (g *Gateway) OnToolsChanged(fn func()) {
+	g.rebuildMu.Lock()
+	g.onTools = fn
+	g.rebuildMu.Unlock()
+}
+
+// toolsChanged calls the OnToolsChanged hook if kinds holds the tools.
+// Called with rebuildMu held.
+func (g *Gateway) toolsChanged(kinds []registry.ListKind) {
+	if g.onTools == nil {
+		return
+	}
+	for _, k := range kinds {
+		if k == registry.ListTools {
+			g.onTools()
+			return
+		}
+	}
+}
+
 // CancelCalls cancels every tools/call still running, for every session:
 // each gets a JSON-RPC error (CodeServerUnavailable) with message, and its
 // upstream gets notifications/cancelled. The daemon calls it at shutdown,
@@ -87,11 +113,29 @@ func (g *Gateway) EndStreams() {
 	g.h.listeners.stopAll()
 }
 
-// ToolCount returns the number of exported tools.
-func (g *Gateway) ToolCount() int {
-	tools, _, _, _ := g.reg.Load().Counts()
-	return tools
+// ResourceUpdated relays a server's notifications/resources/updated for
+// the subscribed uri to the clients subscribed to it (SPEC §4.8). The
+// daemon calls it from supervisor.Options.OnResourceUpdated; it does not
+// block.
+func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
+	g.h.subs.Deliver(server, uri, params)
 }
 
-// SessionCount returns the number of live legacy sessions.
-func (g *Gateway) SessionCount() int { return g.h.legacy.Count() }
+// TaskStatus relays a server's task status notification (see
+// supervisor.Options.OnTaskStatus) to the creator of the task it names,
+// with the gateway's task id: a legacy session, on its GET stream. A
+// notification for a task the gateway does not know is dropped.
+func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
+	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	if !ok {
+		return
+	}
+	t := g.h.tasks.Relayed(server, run, id)
+	if t == nil {
+		return
+	}
+	sid, legacy := strings.CutPrefix(t.Owner, "session:")
+	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
+		g.h.legacy.Notify(sid, jsonrpc.Notification(method, p))
+	}
+}

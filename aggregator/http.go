@@ -167,3 +167,12 @@ func (g *Gateway) Handler() http.Handler {
 	})
 	return mux
 }
+
+// metricsHandler serves /metrics: the registry, behind the bearer token
+// (SPEC §11.2); 404 without one.
+func (g *Gateway) metricsHandler() http.Handler {
+	if g.tel.Metrics == nil {
+		return http.NotFoundHandler()
+	}
+	return auth.RequireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
+}

@@ -202,3 +202,9 @@ func (ls *listeners) stopAll() {
 		l.stop()
 	}
 }
+
+// Updated queues a resource update on the listen stream, tagged with its
+// subscription id.
+func (l *listener) Updated(params json.RawMessage) {
+	l.enqueue(registry.TaggedUpdate(params, l.id))
+}

@@ -108,7 +108,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 	req.accept, req.rec = acc, rec
 	switch m.Method {
 	case "server/discover":
-		wire.WriteResult(w, m.ID, h.g.discoverResult())
+		wire.WriteResult(w, m.ID, discoverResult(h.g.reg, h.g.version))
 	case "tools/list":
 		h.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
@@ -131,13 +131,14 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 }
 
 // discoverResult is the gateway's DiscoverResult (server/discover): every
-// version it speaks, modern first, its capabilities and serverInfo.
-func (g *Gateway) discoverResult() json.RawMessage {
+// version it speaks, modern first, its capabilities (reg's) and
+// serverInfo (version).
+func discoverResult(reg *registry.Registry, version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string{}, modernVersions...), legacy.Versions...),
-		"capabilities":      g.reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
-		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
+		"capabilities":      reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
+		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
 	})
