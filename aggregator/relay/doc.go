@@ -8,10 +8,11 @@
 //
 //	call.go        Call, Check (the progressToken rule), Do, AwaitDetached,
 //	               Outcome: the result or error as the client gets it
-//	route.go       Router: a tools/call by exported name, prompts/get,
+//	route.go       Router's routes: a tools/call by exported name, prompts/get,
 //	               resources/read, completion/complete; StateKey
-//	toolsearch.go  tool search at the spine (SPEC §4.10): ToolSearch, the
-//	               caller's ToolsChoice, ToolsPage, the gateway's own tools
+//	toolsearch.go  Router, NewRouter and tool search at the spine (SPEC
+//	               §4.10): ToolSearch, the caller's ToolsChoice, ToolsPage,
+//	               the gateway's own tools
 //	               (call_tool becomes its direct call, search_tools is Own)
 //	client.go      what a call's client may be asked and told: ClientCan,
 //	               CapabilityOf, LogLevels, LogPasses

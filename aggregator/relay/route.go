@@ -13,23 +13,8 @@ import (
 // the requests other than tools/call (SPEC §4.8): prompts/get by its
 // exported prompt name, resources/read by its URI
 // (registry.Registry.Owner has the rules), completion/complete by its
-// ref. mem is the calling client's URI memory (registry.Memory).
-
-// Router routes requests over the registry's generation served now, and
-// holds tool search's setting and its parts per generation
-// (toolsearch.go). One serves every front of a Gateway.
-type Router struct {
-	reg       *registry.Registry
-	mode      ToolSearch // HTTPOptions.ToolSearch
-	threshold int        // HTTPOptions.ToolSearchThreshold; 0: DefaultToolSearchThreshold
-	search    searchCache
-}
-
-// NewRouter makes the router over reg, with tool search's setting mode
-// and auto's threshold (0: DefaultToolSearchThreshold).
-func NewRouter(reg *registry.Registry, mode ToolSearch, threshold int) *Router {
-	return &Router{reg: reg, mode: mode, threshold: threshold}
-}
+// ref. mem is the calling client's URI memory (registry.Memory). The
+// Router itself is toolsearch.go's, whose setting it holds.
 
 // Tool is step 1 for a tools/call's params: the route of
 // params.name; -32602 if params are not an object with a string name

@@ -34,6 +34,22 @@ import (
 // a client that listed them before the mode changed (auto, past the
 // threshold) can still call them.
 
+// Router routes requests over the registry's generation served now, and
+// holds tool search's setting and its parts per generation
+// (toolsearch.go). One serves every front of a Gateway.
+type Router struct {
+	reg       *registry.Registry
+	mode      ToolSearch // HTTPOptions.ToolSearch
+	threshold int        // HTTPOptions.ToolSearchThreshold; 0: DefaultToolSearchThreshold
+	search    searchCache
+}
+
+// NewRouter makes the router over reg, with tool search's setting mode
+// and auto's threshold (0: DefaultToolSearchThreshold).
+func NewRouter(reg *registry.Registry, mode ToolSearch, threshold int) *Router {
+	return &Router{reg: reg, mode: mode, threshold: threshold}
+}
+
 // ToolSearch is the gateway's tool-search setting (SPEC §4.10,
 // --tool-search): off (tools/list is whole unless the client asks for
 // search mode), on, or auto (search mode while the merged list holds
