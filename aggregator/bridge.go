@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -100,8 +101,8 @@ type bridgeCall struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	asks   chan *ask
-	done   chan callOutcome // buffered 1
-	ended  chan struct{}    // closed when the upstream call has returned
+	done   chan relay.Outcome // buffered 1
+	ended  chan struct{}      // closed when the upstream call has returned
 
 	mu      sync.Mutex
 	state   bridgeState
@@ -152,7 +153,7 @@ type bridges struct {
 	base     context.Context // every detached call's parent; its end cancels attached ones (Gone)
 	// relayTask registers a modern server's CreateTaskResult for the
 	// calling token (handler.relayModernTask, taskmodern.go).
-	relayTask func(ctx context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
+	relayTask func(ctx context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
 
 	mu     sync.Mutex
 	parked map[string]*bridgeCall
@@ -165,8 +166,8 @@ var bridgeSeq atomic.Uint64
 
 // newBridge makes the bridgeCall of a modern client's call; its context
 // and channels come with its detach (detachNow).
-func (b *bridges) newBridge(req *modernReq, c upstreamCall, token string) *bridgeCall {
-	return &bridgeCall{b: b, seq: bridgeSeq.Add(1), method: c.method, target: c.stateKey(), rt: c.route, bearer: token,
+func (b *bridges) newBridge(req *modernReq, c relay.Call, token string) *bridgeCall {
+	return &bridgeCall{b: b, seq: bridgeSeq.Add(1), method: c.Method, target: c.StateKey(), rt: c.Route, bearer: token,
 		caps: req.caps, level: req.level, gone: b.base.Done()}
 }
 
@@ -198,18 +199,18 @@ func canBeAsked(caps json.RawMessage) bool {
 // It makes none of a parkable call's channels or context: with its
 // client unable to be asked anything, Request answers -32601 before
 // touching them (bench: a modern call cost more than a legacy one).
-func (b *bridges) callInline(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+func (b *bridges) callInline(r *http.Request, req *modernReq, c relay.Call, token string, out *wire.Stream) {
 	bc := b.newBridge(req, c, token)
 	bc.out, bc.inline = out, true
 	out.ArmSSE()
-	c.peer = bc
-	o := b.g.call(req.rec.Context(r.Context()), c)
+	c.Peer = bc
+	o := relay.Do(req.rec.Context(r.Context()), c)
 	if r.Context().Err() != nil {
 		req.rec.Cancelled()
 		out.Close()
 		return
 	}
-	o.err = b.shutdownCause(o.err)
+	o.Err = b.shutdownCause(o.Err)
 	bc.finish(req, out, o)
 }
 
@@ -230,21 +231,21 @@ func (b *bridges) callInline(r *http.Request, req *modernReq, c upstreamCall, to
 // between goroutines (bench: with one from the start, a modern call of a
 // client that declared roots cost ~10 µs more than a legacy one), and no
 // context.AfterFunc on the request (~1 µs of the serving thread's CPU).
-func (b *bridges) callParkable(r *http.Request, req *modernReq, c upstreamCall, token string, out *wire.Stream) {
+func (b *bridges) callParkable(r *http.Request, req *modernReq, c relay.Call, token string, out *wire.Stream) {
 	bc := b.newBridge(req, c, token)
 	bc.out, bc.detach = out, make(chan struct{})
 	bc.trace = req.rec.SpanContext()
 	out.ArmSSE()
-	c.peer = bc
-	o := b.g.call(req.rec.Context(r.Context()), c)
-	if o.detached == nil {
+	c.Peer = bc
+	o := relay.Do(req.rec.Context(r.Context()), c)
+	if o.Detached == nil {
 		bc.endAttached()
 		if r.Context().Err() != nil {
 			req.rec.Cancelled()
 			out.Close() // cancelled by the client: no response
 			return
 		}
-		o.err = b.shutdownCause(o.err)
+		o.Err = b.shutdownCause(o.Err)
 		bc.finish(req, out, o)
 		return
 	}
@@ -252,7 +253,7 @@ func (b *bridges) callParkable(r *http.Request, req *modernReq, c upstreamCall, 
 	go func() {
 		defer b.wg.Done()
 		defer bc.cancel(nil)
-		bc.endDetached(awaitDetached(bc.ctx, o))
+		bc.endDetached(relay.AwaitDetached(bc.ctx, o))
 	}()
 	bc.await(req, out, r.Context().Done())
 }
@@ -286,7 +287,7 @@ func (bc *bridgeCall) detachNow() bool {
 		return true // a later ask of the same call
 	}
 	bc.ctx, bc.cancel = context.WithCancelCause(bc.b.base)
-	bc.asks, bc.done, bc.ended = make(chan *ask), make(chan callOutcome, 1), make(chan struct{})
+	bc.asks, bc.done, bc.ended = make(chan *ask), make(chan relay.Outcome, 1), make(chan struct{})
 	bc.mu.Unlock()
 	close(bc.detach)
 	return true
@@ -311,7 +312,7 @@ func (bc *bridgeCall) endAttached() {
 // and hands its outcome to the request attached (detached or resumed →
 // ended). A parked call stays parked: its outcome (the server crashed,
 // say) waits for the client's retry, which gets it at once.
-func (bc *bridgeCall) endDetached(o callOutcome) {
+func (bc *bridgeCall) endDetached(o relay.Outcome) {
 	bc.mu.Lock()
 	if bc.state != bridgeParked {
 		bc.state = bridgeEnded
@@ -372,8 +373,8 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 }
 
 // finish answers the round with the call's outcome.
-func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o callOutcome) {
-	res, err := o.res, o.err
+func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) {
+	res, err := o.Res, o.Err
 	kind, typed := resultType(res) // one scan of the result, however big
 	switch {
 	case err != nil:
@@ -411,23 +412,23 @@ func modernErrorStatus(err error) int {
 // caller has read its resultType): it seals the server's requestState with
 // its process (SPEC §4.6), and refuses input requests the client cannot answer with
 // -32021 (MissingRequiredClientCapability).
-func (bc *bridgeCall) passInputRequired(o callOutcome, rec *record.Record) (json.RawMessage, error) {
-	if reqs, ok := jsonrpc.Member(o.res, "inputRequests"); ok {
+func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (json.RawMessage, error) {
+	if reqs, ok := jsonrpc.Member(o.Res, "inputRequests"); ok {
 		if missing := bc.missingCapabilities(reqs); missing != nil {
 			data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
 			return nil, &jsonrpc.Error{Code: codeMissingCapability, Data: data,
 				Message: "the server needs client capabilities this request did not declare"}
 		}
 	}
-	raw, ok := jsonrpc.Member(o.res, "requestState")
+	raw, ok := jsonrpc.Member(o.Res, "requestState")
 	state, isText := jsonrpc.Text(raw)
 	if !ok || !isText {
-		return o.res, nil
+		return o.Res, nil
 	}
 	sealed := bc.b.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
-		Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli(), Server: o.rt.Upstream.Name(), Run: o.served, ServerState: state,
+		Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli(), Server: o.Route.Upstream.Name(), Run: o.Served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.Origin())})
-	return jsonrpc.Replace(o.res, "requestState", jsonrpc.Quote(sealed))
+	return jsonrpc.Replace(o.Res, "requestState", jsonrpc.Quote(sealed))
 }
 
 // missingCapabilities returns the capabilities the input requests need
@@ -437,11 +438,11 @@ func (bc *bridgeCall) missingCapabilities(reqs json.RawMessage) map[string]struc
 	_ = jsonrpc.Members(reqs, func(_, v []byte) bool {
 		m, _ := jsonrpc.Member(v, "method")
 		method, _ := jsonrpc.Text(m)
-		if !clientCan(bc.caps, method) {
+		if !relay.ClientCan(bc.caps, method) {
 			if missing == nil {
 				missing = map[string]struct{}{}
 			}
-			missing[capabilityOf(method)] = struct{}{}
+			missing[relay.CapabilityOf(method)] = struct{}{}
 		}
 		return true
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
@@ -259,7 +260,7 @@ func TestCanBeAskedAgreesWithClientCan(t *testing.T) {
 		`{"x":1,"elicitation":{"form":{}}}`, `{"ro\u006fts":{}}`, `[]`, ``, `{"elicitation":null,"roots":{}}`} {
 		want := false
 		for _, m := range []string{"sampling/createMessage", "elicitation/create", "roots/list"} {
-			want = want || clientCan([]byte(c), m)
+			want = want || relay.ClientCan([]byte(c), m)
 		}
 		if got := canBeAsked([]byte(c)); got != want {
 			t.Errorf("canBeAsked(%s) = %v, clientCan says %v", c, got, want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -26,32 +27,19 @@ func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMe
 	bc.mu.Lock()
 	out, level := bc.out, bc.level
 	bc.mu.Unlock()
-	if out == nil || !logPasses(method, params, level) {
+	if out == nil || !relay.LogPasses(method, params, level) {
 		return
 	}
 	_ = out.Event(jsonrpc.Notification(method, params))
-}
-
-// logPasses reports whether a modern caller that asked for log level
-// level ("" for none) gets the notification: any but a log message, and
-// a log message at or above level (MCP 2026-07-28 logging: a request
-// without _meta's logLevel gets no log messages).
-func logPasses(method string, params json.RawMessage, level string) bool {
-	if method != "notifications/message" {
-		return true
-	}
-	raw, _ := jsonrpc.Member(params, "level")
-	l, _ := jsonrpc.Text(raw)
-	return level != "" && logLevels[l] >= logLevels[level]
 }
 
 // Request parks the call on a legacy server's server-to-client request
 // and returns the client's answer from its retry. A client without the
 // capability gets none: the server gets -32601 (SPEC §4.6).
 func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !clientCan(bc.caps, method) {
+	if !relay.ClientCan(bc.caps, method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, capabilityOf(method))}
+			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, relay.CapabilityOf(method))}
 	}
 	if bc.b.parkedCount() >= maxParked {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
@@ -59,7 +47,7 @@ func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawM
 	}
 	bc.mu.Lock()
 	bc.keys++
-	key := capabilityOf(method) + "-" + strconv.Itoa(bc.keys)
+	key := relay.CapabilityOf(method) + "-" + strconv.Itoa(bc.keys)
 	bc.mu.Unlock()
 	a := &ask{key: key, method: method, params: params, answer: make(chan json.RawMessage, 1)}
 	if !bc.detachNow() { // the request's goroutine now awaits the asks
@@ -109,20 +97,6 @@ func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
 // Client: a modern client; a modern server's InputRequiredResult comes
 // back to it as sent, and the request's own _meta is kept.
 func (bc *bridgeCall) Client() supervisor.ClientInfo { return supervisor.ClientInfo{Modern: true} }
-
-// capabilityOf names the client capability a server-to-client request
-// needs.
-func capabilityOf(method string) string {
-	switch method {
-	case "sampling/createMessage":
-		return "sampling"
-	case "elicitation/create":
-		return "elicitation"
-	case "roots/list":
-		return "roots"
-	}
-	return method
-}
 
 func orEmpty(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {

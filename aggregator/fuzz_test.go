@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
@@ -104,8 +105,8 @@ func FuzzSurface(f *testing.F) {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal([]byte(params), &obj) == nil && obj != nil {
 			for _, id := range []json.RawMessage{nil, json.RawMessage(`"sub-1"`)} {
-				if out := taggedUpdate(json.RawMessage(params), id); !json.Valid(out) {
-					t.Fatalf("taggedUpdate(%s, %s) = %s, not JSON", params, id, out)
+				if out := registry.TaggedUpdate(json.RawMessage(params), id); !json.Valid(out) {
+					t.Fatalf("registry.TaggedUpdate(%s, %s) = %s, not JSON", params, id, out)
 				}
 			}
 		}

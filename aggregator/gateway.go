@@ -1,10 +1,13 @@
 package aggregator
 
 import (
+	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -20,7 +23,7 @@ type Gateway struct {
 	states  *reqstate.Sealer   // requestStates of the MRTR bridge
 	h       *handler           // the endpoint: its sessions, calls, tasks and streams
 	tel     Telemetry          // what it tells of its requests (package record)
-	search  searchCache        // search mode's index and list, per generation (toolsearch.go)
+	router  *relay.Router      // routes every front's relayed requests (package relay)
 
 	rebuildMu sync.Mutex
 	onTools   func() // OnToolsChanged's hook, under rebuildMu (codeview.go)
@@ -34,6 +37,7 @@ type Gateway struct {
 // already (from another Gateway) is logged and left as it is.
 func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOptions) *Gateway {
 	g := &Gateway{ups: ups, log: log, version: version, reg: registry.New(ups, log), states: reqstate.NewSealer(), tel: o.Telemetry}
+	g.router = relay.NewRouter(g.reg, o.ToolSearch, o.ToolSearchThreshold)
 	g.h = newHandler(g, o)
 	if m := o.Telemetry.Metrics; m != nil {
 		if err := m.Register(stateCollector{g}); err != nil {
@@ -52,10 +56,34 @@ func (g *Gateway) Rebuild() {
 	defer g.rebuildMu.Unlock()
 	changed := g.reg.Rebuild()
 	for _, kind := range changed {
-		g.h.sessions.notifyAll(jsonrpc.Notification(kind.Method(), nil), g.log)
+		g.h.legacy.NotifyAll(jsonrpc.Notification(kind.Method(), nil))
 		g.h.listeners.notifyLists(kind)
 	}
 	g.toolsChanged(changed)
+}
+
+// OnToolsChanged sets fn to be called after every Rebuild that changed
+// the merged tool list (SPEC §4.5, §12.1), with the new list already
+// served. fn runs on the rebuilding goroutine, under the rebuild's lock:
+// it must return at once (e.g. signal a goroutine of its own). nil: none.
+func (g *Gateway) OnToolsChanged(fn func()) {
+	g.rebuildMu.Lock()
+	g.onTools = fn
+	g.rebuildMu.Unlock()
+}
+
+// toolsChanged calls the OnToolsChanged hook if kinds holds the tools.
+// Called with rebuildMu held.
+func (g *Gateway) toolsChanged(kinds []registry.ListKind) {
+	if g.onTools == nil {
+		return
+	}
+	for _, k := range kinds {
+		if k == registry.ListTools {
+			g.onTools()
+			return
+		}
+	}
 }
 
 // CancelCalls cancels every tools/call still running, for every session:
@@ -67,9 +95,7 @@ func (g *Gateway) CancelCalls(message string) {
 	cause := &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: message}
 	g.EndStreams()
 	h := g.h
-	for _, s := range h.sessions.all() {
-		s.cancelAll(cause)
-	}
+	h.legacy.CancelAll(cause)
 	h.bridges.cancelAll(cause)
 	h.cancelBase(cause)
 	h.tasks.CancelAll(cause)
@@ -83,21 +109,33 @@ func (g *Gateway) CancelCalls(message string) {
 // then: nothing more is logged for the endpoint.
 func (g *Gateway) EndStreams() {
 	g.h.auth.Stop()
-	for _, s := range g.h.sessions.all() {
-		s.mu.Lock()
-		if s.get != nil {
-			s.get.stop()
-		}
-		s.mu.Unlock()
-	}
+	g.h.legacy.EndStreams()
 	g.h.listeners.stopAll()
 }
 
-// ToolCount returns the number of exported tools.
-func (g *Gateway) ToolCount() int {
-	tools, _, _, _ := g.reg.Load().Counts()
-	return tools
+// ResourceUpdated relays a server's notifications/resources/updated for
+// the subscribed uri to the clients subscribed to it (SPEC §4.8). The
+// daemon calls it from supervisor.Options.OnResourceUpdated; it does not
+// block.
+func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
+	g.h.subs.Deliver(server, uri, params)
 }
 
-// SessionCount returns the number of live legacy sessions.
-func (g *Gateway) SessionCount() int { return g.h.sessions.count() }
+// TaskStatus relays a server's task status notification (see
+// supervisor.Options.OnTaskStatus) to the creator of the task it names,
+// with the gateway's task id: a legacy session, on its GET stream. A
+// notification for a task the gateway does not know is dropped.
+func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
+	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	if !ok {
+		return
+	}
+	t := g.h.tasks.Relayed(server, run, id)
+	if t == nil {
+		return
+	}
+	sid, legacy := strings.CutPrefix(t.Owner, "session:")
+	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
+		g.h.legacy.Notify(sid, jsonrpc.Notification(method, p))
+	}
+}

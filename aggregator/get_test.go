@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
@@ -62,7 +63,7 @@ func TestBatchAndInitializeAreBounded(t *testing.T) {
 	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, wire.MaxBatch+1), ",") + "]"
 	resp, b := send(t, "POST", c.url, batch, map[string]string{"Mcp-Session-Id": c.session, "Mcp-Protocol-Version": "2025-03-26"})
 	wantRPCError(t, "a batch over the limit", resp, b, 400, -32600)
-	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", maxInitializeParams) + `","version":"1"}}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", legacy.MaxInitializeParams) + `","version":"1"}}}`
 	resp, b = send(t, "POST", c.url, big, nil)
 	if resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(string(b), `"code":-32602`) {
 		t.Errorf("an initialize of %d bytes: %d %.200s, want -32602 and no session", len(big), resp.StatusCode, b)

@@ -93,9 +93,9 @@ func BenchmarkRouteTool8MiB(b *testing.B) {
 	params := []byte(`{"name":"echo","arguments":{"text":"` + strings.Repeat("abcdefgh", 1<<20) + `"}}`)
 	b.SetBytes(int64(len(params)))
 	for b.Loop() {
-		c, err := gw.routeTool(params)
+		c, err := gw.router.Tool(params)
 		if err == nil {
-			err = c.check()
+			err = c.Check()
 		}
 		if err != nil {
 			b.Fatal(err)

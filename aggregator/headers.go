@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -27,7 +28,7 @@ func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
-	req.progressErr = progressTokenError(top.metas, meta.progress, meta.progresses)
+	req.progressErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
 	if meta.version == nil {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
@@ -46,7 +47,7 @@ func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq
 	}
 	if meta.level != nil {
 		req.level, _ = jsonrpc.Text(meta.level)
-		if _, known := logLevels[req.level]; !known {
+		if _, known := relay.LogLevels[req.level]; !known {
 			return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, "Invalid params: unknown _meta logLevel "+string(meta.level))
 		}
 	}

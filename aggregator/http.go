@@ -8,8 +8,11 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
@@ -56,6 +59,26 @@ type HTTPOptions struct {
 	ToolSearch          ToolSearch
 	ToolSearchThreshold int
 }
+
+// ToolSearch is the gateway's tool-search setting (SPEC §4.10,
+// --tool-search): relay.ToolSearch, the package that routes by it. The
+// zero value is off.
+type ToolSearch = relay.ToolSearch
+
+// The tool-search settings.
+const (
+	ToolSearchOff  = relay.ToolSearchOff
+	ToolSearchOn   = relay.ToolSearchOn
+	ToolSearchAuto = relay.ToolSearchAuto
+)
+
+// DefaultToolSearchThreshold is auto's threshold: search mode when the
+// merged list holds more tools than this (SPEC §4.10).
+const DefaultToolSearchThreshold = relay.DefaultToolSearchThreshold
+
+// ParseToolSearch reads --tool-search's value: off, on or auto
+// (relay.ParseToolSearch).
+func ParseToolSearch(s string) (ToolSearch, error) { return relay.ParseToolSearch(s) }
 
 // DefaultBodyTimeout bounds reading a POST body (body.DefaultTimeout:
 // 64 MiB at about 1 MB/s).
@@ -107,13 +130,14 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout}, sessions: newSessions(o.MaxSessions, o.SessionTimeout),
+	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
 		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
-	h.runner = &taskRunner{g: g, table: h.tasks, base: h.baseCtx, changed: h.taskChanged}
+	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
 	h.listeners = &listeners{log: g.log, table: h.tasks, runner: h.runner, base: h.baseCtx, set: map[*listener]struct{}{}}
 	h.bridges = &bridges{g: g, stateTTL: o.StateTTL, base: h.baseCtx, relayTask: h.relayModernTask, parked: map[string]*bridgeCall{}}
-	h.sessions.onEnd = h.sessionEnded
+	h.legacy = legacy.New(legacy.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
+		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
 	return h
 }
 
@@ -142,4 +166,13 @@ func (g *Gateway) Handler() http.Handler {
 		http.NotFound(w, r)
 	})
 	return mux
+}
+
+// metricsHandler serves /metrics: the registry, behind the bearer token
+// (SPEC §11.2); 404 without one.
+func (g *Gateway) metricsHandler() http.Handler {
+	if g.tel.Metrics == nil {
+		return http.NotFoundHandler()
+	}
+	return auth.RequireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -49,7 +50,7 @@ func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
 type listeners struct {
 	log    *slog.Logger
 	table  *tasks.Table    // the tasks a stream may name
-	runner *taskRunner     // asks a relayed task's server (taskpoll.go)
+	runner *taskrun.Runner // asks a relayed task's server (taskpoll.go)
 	base   context.Context // the polls' parent: shutdown ends them
 
 	mu  sync.Mutex
@@ -68,6 +69,10 @@ func (ls *listeners) remove(l *listener) {
 	delete(ls.set, l)
 	ls.mu.Unlock()
 }
+
+// listenQueue is how many messages wait for a listen stream's client,
+// as for a legacy session's GET stream.
+const listenQueue = 64
 
 // listenQueueBytes bounds the bytes of the messages waiting on one
 // subscriptions/listen stream (a client that does not read, or many
@@ -127,7 +132,7 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
-	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, getQueue), stopped: make(chan struct{})}
+	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, listenQueue), stopped: make(chan struct{})}
 	offered := h.g.reg.Capabilities()
 	var agreed []string
 	for k := range registry.ListKinds {
@@ -196,4 +201,10 @@ func (ls *listeners) stopAll() {
 	for l := range ls.set {
 		l.stop()
 	}
+}
+
+// Updated queues a resource update on the listen stream, tagged with its
+// subscription id.
+func (l *listener) Updated(params json.RawMessage) {
+	l.enqueue(registry.TaggedUpdate(params, l.id))
 }

@@ -10,7 +10,7 @@ import (
 // adversarial review). One message larger than the bound still goes
 // through an empty queue.
 func TestListenQueueBoundedInBytes(t *testing.T) {
-	l := &listener{queue: make(chan [][]byte, getQueue)}
+	l := &listener{queue: make(chan [][]byte, listenQueue)}
 	big := make([]byte, 10<<20)
 	if !l.enqueue(big) {
 		t.Fatal("a 10 MiB message was refused by an empty queue")

@@ -1,11 +1,8 @@
 package aggregator
 
 import (
-	"net/http"
-
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -58,16 +55,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	h := c.g.h
 	tasks, _ := h.tasks.Usage()
-	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.sessions.count()))
+	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.legacy.Count()))
 	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.bridges.parkedCount()))
 	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(tasks))
-}
-
-// metricsHandler serves /metrics: the registry, behind the bearer token
-// (SPEC §11.2); 404 without one.
-func (g *Gateway) metricsHandler() http.Handler {
-	if g.tel.Metrics == nil {
-		return http.NotFoundHandler()
-	}
-	return auth.RequireBearer(g.h.o.Token, g.h.auth, g.tel.Metrics.Handler())
 }

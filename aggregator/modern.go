@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
@@ -38,7 +40,7 @@ const (
 	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel     = "io.modelcontextprotocol/logLevel"
-	metaSubscription = "io.modelcontextprotocol/subscriptionId"
+	metaSubscription = registry.MetaSubscription
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
 )
 
@@ -94,7 +96,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
-	rec := h.begin(m, nil, r) // recording.go: ends once the answer is written
+	rec := h.begin(m, "", r) // recording.go: ends once the answer is written
 	defer rec.End()
 	req, herr := validateModern(r, m, version)
 	if herr != nil {
@@ -106,7 +108,7 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 	req.accept, req.rec = acc, rec
 	switch m.Method {
 	case "server/discover":
-		wire.WriteResult(w, m.ID, h.g.discoverResult())
+		wire.WriteResult(w, m.ID, discoverResult(h.g.reg, h.g.version))
 	case "tools/list":
 		h.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
@@ -129,13 +131,14 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 }
 
 // discoverResult is the gateway's DiscoverResult (server/discover): every
-// version it speaks, modern first, its capabilities and serverInfo.
-func (g *Gateway) discoverResult() json.RawMessage {
+// version it speaks, modern first, its capabilities (reg's) and
+// serverInfo (version).
+func discoverResult(reg *registry.Registry, version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
-		"supportedVersions": append(append([]string{}, modernVersions...), legacyVersions...),
-		"capabilities":      g.reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
-		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": g.version}},
+		"supportedVersions": append(append([]string{}, modernVersions...), legacy.Versions...),
+		"capabilities":      reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
+		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
 		"cacheScope":        "private",
 	})
@@ -149,21 +152,21 @@ func (g *Gateway) discoverResult() json.RawMessage {
 // resumes a parked call or reaches the server process that issued it.
 func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, err := h.modernRoute(req)
-	unnamed(req.rec, c, err) // toolsearch.go
+	relay.Unnamed(req.rec, c, err) // toolsearch.go
 	if err == nil {
-		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-		if e := checkParamHeaders(r, req.Params, c.paramHeaders()); e != nil {
+		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+		if e := checkParamHeaders(r, req.Params, c.ParamHeaders()); e != nil {
 			req.rec.HTTPFailed(e)
 			e.ID = req.ID
 			wire.WriteError(w, e)
 			return
 		}
-		if e := taskRequired(req.caps, c.name, c.route); e != nil {
+		if e := taskRequired(req.caps, c.Name, c.Route); e != nil {
 			wire.WriteParts(w, http.StatusBadRequest, req.rec.ErrorParts(req.ID, e))
 			return
 		}
 	}
-	c.mem = &h.modernURIs
+	c.Mem = &h.modernURIs
 	h.relayModern(w, r, req, c, err)
 }
 
@@ -171,16 +174,16 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 // routing's error) as a bridged call: see modernCall. prompts/get and
 // resources/read may park as tools/call may (MRTR, SPEC §4.6);
 // completion/complete runs inline.
-func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c upstreamCall, err error) {
+func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c relay.Call, err error) {
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		req.rec.Cancelled()
 		return
 	}
-	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
-		req.rec.Routed(own.name, "", own.name)
-		res := own.result()
+	if own, ok := relay.OwnOf(err); ok { // search_tools (toolsearch.go)
+		req.rec.Routed(own.Name, "", own.Name)
+		res := own.Result()
 		req.rec.Result(res)
 		out.Finish(modernResultParts(req.ID, res)...)
 		return
@@ -191,7 +194,7 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	}
 	token, _ := auth.Bearer(r.Header.Get("Authorization"))
 	if req.hasState {
-		st, err := h.openState(req.state, auth.TokenDigest(token), c.stateKey(), c.route)
+		st, err := h.openState(req.state, auth.TokenDigest(token), c.StateKey(), c.Route)
 		if err != nil {
 			out.Finish(req.rec.ErrorParts(req.ID, err)...)
 			return
@@ -201,14 +204,14 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 			return
 		}
 		req.rec.Follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
-		c.params, _ = jsonrpc.Replace(c.params, "requestState", jsonrpc.Quote(st.ServerState))
-		c.run = st.Run
+		c.Params, _ = jsonrpc.Replace(c.Params, "requestState", jsonrpc.Quote(st.ServerState))
+		c.Run = st.Run
 	}
 	if req.progressErr != nil {
 		out.Finish(req.rec.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
-	if !canBeAsked(req.caps) || c.method == "completion/complete" {
+	if !canBeAsked(req.caps) || c.Method == "completion/complete" {
 		h.bridges.callInline(r, req, c, token, out)
 		return
 	}
@@ -217,11 +220,11 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 
 // modernRoute routes a modern tools/call by the name validateModern has
 // read (routeTool's errors when it has none).
-func (h *handler) modernRoute(req *modernReq) (upstreamCall, error) {
+func (h *handler) modernRoute(req *modernReq) (relay.Call, error) {
 	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return h.g.routeTool(req.Params)
+		return h.g.router.Tool(req.Params)
 	}
-	return h.g.routeName(req.name, req.Params)
+	return h.g.router.ToolName(req.name, req.Params)
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
@@ -297,3 +300,15 @@ func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
 	}
 	return parts
 }
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
+}
+
+// errClientCancelled is the cause of a request the client cancelled (it
+// closed the stream): it gets no response (MCP Cancellation), and its
+// record is cancelled.
+var errClientCancelled = record.ErrClientCancelled

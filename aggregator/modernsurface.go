@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -45,7 +46,7 @@ func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *mod
 	}
 	switch req.Method {
 	case "prompts/get", "resources/read", "completion/complete":
-		c, err := h.g.routeRequest(req.Method, req.Params, &h.modernURIs)
+		c, err := h.g.router.Request(req.Method, req.Params, &h.modernURIs)
 		h.relayModern(w, r, req, c, err)
 	default:
 		h.modernList(w, req)
@@ -57,6 +58,20 @@ func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *mod
 func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
 	l, _ := h.g.reg.Load().List(req.Method)
 	page, err := l.Page(registry.CursorOf(req.Params))
+	modernPage(w, req, page, err)
+}
+
+// modernToolsList answers a modern tools/list: the list the request's
+// query parameter tools chose, else the gateway's setting's.
+func (h *handler) modernToolsList(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	c, herr := relay.ToolsQuery(r)
+	if herr != nil {
+		req.rec.HTTPFailed(herr)
+		herr.ID = req.ID
+		wire.WriteError(w, herr)
+		return
+	}
+	page, err := h.g.router.ToolsPage(c, registry.CursorOf(req.Params))
 	modernPage(w, req, page, err)
 }
 

@@ -17,13 +17,9 @@ import (
 // hr, of session s (a legacy client's) or, with s nil, of a modern
 // client; nil when there is nothing to tell (not a call, and tracing
 // off).
-func (h *handler) begin(m *wire.Message, s *session, hr *http.Request) *record.Record {
-	var session string
-	if s != nil {
-		session = s.id
-	}
+func (h *handler) begin(m *wire.Message, session string, hr *http.Request) *record.Record {
 	r := record.Begin(&h.g.tel, m.Method, m.ID, m.Params, session, hr.Header)
-	if s == nil && r != nil && r.Logged() {
+	if session == "" && r != nil && r.Logged() {
 		r.SetClient(h.tokenClient(hr))
 	}
 	return r

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -39,8 +42,8 @@ import (
 // cancels it upstream. Both acknowledge with {"resultType": "complete"}.
 // The Mcp-Name header must carry the taskId.
 
-// extTasks is the tasks extension's identifier.
-const extTasks = "io.modelcontextprotocol/tasks"
+// extTasks is the tasks extension's identifier (tasks.Extension).
+const extTasks = tasks.Extension
 
 // taskAfter is how long a modern caller's call to a legacy server runs
 // before the gateway makes it a task. It sits well under a second: the
@@ -83,31 +86,31 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		return false
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.paramHeaders()) != nil {
+	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.ParamHeaders()) != nil {
 		return false
 	}
-	c.mem = &h.modernURIs
+	c.Mem = &h.modernURIs
 	out := wire.NewStream(w, req.accept.sse)
 	t := tasks.NewMade(tokenOwner(r), h.tasks.Lim.DefaultTTL, tasks.KindModern)
 	t.Out, t.Trace = out, req.rec.SpanContext()
 	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: h.taskChanged, Inline: true, Level: req.level}
 	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := h.runner.startTask(t, c, nil, base); err != nil {
+	if err := h.runner.StartTask(t, c, nil, base); err != nil {
 		// Past a task limit the call is served without a task, but for a
 		// tool that runs only as one, whose server would refuse a plain
 		// call: the limit is its answer (the chaos soak, at 100 tasks a
 		// token, got the server's "requires task augmentation").
 		var limit *jsonrpc.Error
-		if c.route.TaskSupport != "required" || !errors.As(err, &limit) {
+		if c.Route.TaskSupport != "required" || !errors.As(err, &limit) {
 			return false
 		}
-		named := &jsonrpc.Error{Code: limit.Code, Message: fmt.Sprintf("tool %s of server %q runs only as a task: %s", c.name, c.route.Upstream.Name(), limit.Message)}
-		req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+		named := &jsonrpc.Error{Code: limit.Code, Message: fmt.Sprintf("tool %s of server %q runs only as a task: %s", c.Name, c.Route.Upstream.Name(), limit.Message)}
+		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 		out.FinishStatus(modernErrorStatus(named), req.rec.ErrorParts(req.ID, named)...)
 		out.Done()
 		return true
 	}
-	req.rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
+	req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
 		h.tasks.Remove(t, errClientCancelled)
@@ -163,7 +166,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 		return
 	}
 	c, err := h.modernRoute(req)
-	if err != nil || c.route.Upstream.Status().Era == supervisor.EraModern {
+	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
 	req.Params = withoutMember(req.Params, "task")
@@ -213,7 +216,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 	var res json.RawMessage
 	switch {
 	case t.Kind == tasks.KindRelayed:
-		res, err = h.runner.relayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
+		res, err = h.runner.RelayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.RenderModern("complete", true)
 	case req.Method == "tasks/update":
@@ -237,12 +240,27 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 // ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
 // resultType) for the caller (owner) and rewrites its taskId; parent is
 // the context of the call that made it (its trace, the gateway's base).
-func (h *handler) relayModernTask(parent context.Context, owner string, o callOutcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(parent, relayTimeout)
+func (h *handler) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(parent, taskrun.RelayTimeout)
 	defer cancel()
-	t, err := h.runner.registerRelayed(ctx, owner, res, "ttlMs", o, p)
+	t, err := h.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
 	if t == nil {
 		return res, err
 	}
 	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
+}
+
+// taskRequired refuses a modern call without the tasks extension to a
+// legacy tool (exported as name) marked execution.taskSupport "required"
+// with -32021, as the extension has a server refuse such a caller; the
+// legacy server would answer a plain call -32601. A caller with the
+// extension gets a gateway-made task (modernTaskCall), or, past a task
+// limit, the limit's error (modernTaskCall).
+func taskRequired(caps json.RawMessage, name string, rt registry.Route) error {
+	if rt.TaskSupport != "required" || wantsTasks(caps) || rt.Upstream.Status().Era == supervisor.EraModern {
+		return nil
+	}
+	return &jsonrpc.Error{Code: codeMissingCapability,
+		Message: "Missing required client capability: tool " + name + " requires a task, which needs the " + extTasks + " extension",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
 }

@@ -27,29 +27,10 @@ import (
 //     the legacy session that created it, with the gateway's task id
 //     (Gateway.TaskStatus).
 
-// TaskStatus relays a server's task status notification (see
-// supervisor.Options.OnTaskStatus) to the creator of the task it names,
-// with the gateway's task id: a legacy session, on its GET stream. A
-// notification for a task the gateway does not know is dropped.
-func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
-	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
-	if !ok {
-		return
-	}
-	t := g.h.tasks.Relayed(server, run, id)
-	if t == nil {
-		return
-	}
-	sid, legacy := strings.CutPrefix(t.Owner, "session:")
-	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
-		g.h.sessions.notifySession(sid, jsonrpc.Notification(method, p))
-	}
-}
-
 // taskChanged notifies t's owner of its current state.
 func (h *handler) taskChanged(t *tasks.Task) {
 	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
-		h.sessions.notifySession(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
+		h.legacy.Notify(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
 		return
 	}
 	h.listeners.notifyTask(t)
@@ -95,20 +76,6 @@ func (ls *listeners) notifyEnded(l *listener) {
 			ls.queueTask(l, t.EndedModern())
 		default:
 		}
-	}
-}
-
-// notifySession queues msg on a legacy session's GET stream, if open.
-func (ss *sessions) notifySession(id string, msg []byte) {
-	s := ss.get(id)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	g := s.get
-	s.mu.Unlock()
-	if g != nil {
-		g.send(msg)
 	}
 }
 

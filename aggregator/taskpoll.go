@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -20,7 +21,7 @@ import (
 // stream is open, the stream's own poller sends tasks/get for each of its
 // relayed tasks to the server process that owns the task (relayTaskGet),
 // every pollIntervalMs the server's last answer asked for (clamped to
-// [minPoll, maxPoll]), and queues notifications/tasks whose params are
+// [taskrun.MinPoll, taskrun.MaxPoll]), and queues notifications/tasks whose params are
 // that answer, with the gateway's task id and without resultType:
 // the extension says each notification carries the DetailedTask
 // "identical to what tasks/get would have returned at that moment". It
@@ -38,12 +39,6 @@ import (
 // for tool list changes only. The gateway never asks, so a server's
 // notifications/tasks do not come (Gateway.TaskStatus drops any that do
 // for a modern caller's task).
-
-// The bounds of the interval between two polls of a relayed task.
-const (
-	minPoll = 100 * time.Millisecond
-	maxPoll = 10 * time.Second
-)
 
 // relayedPoll is one relayed task a listen stream follows.
 type relayedPoll struct {
@@ -86,7 +81,7 @@ func (ls *listeners) pollLoop(ctx context.Context, l *listener, polls []*relayed
 			return
 		case <-wait.C:
 		}
-		next := maxPoll
+		next := taskrun.MaxPoll
 		kept := polls[:0]
 		for _, rp := range polls {
 			if every, again := ls.pollOnce(ctx, l, rp, p); again {
@@ -105,7 +100,7 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 	if _, err := ls.table.Get(rp.t.ID, rp.t.Owner); err != nil {
 		return 0, false // dropped: expired, or lost by an earlier ask
 	}
-	res, err := ls.runner.relayTaskGet(ctx, rp.t, p)
+	res, err := ls.runner.RelayTaskGet(ctx, rp.t, p)
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams {
 		return 0, false // lost with its process, or unknown to its server
@@ -122,16 +117,25 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 	case tasks.Completed, tasks.Failed, tasks.Cancelled:
 		return 0, false
 	}
-	return pollEvery(res, "pollIntervalMs"), true
+	return taskrun.PollEvery(res, "pollIntervalMs"), true
 }
 
-// pollEvery is the poll interval of a tasks/get answer (member key, ms:
-// pollIntervalMs in the extension, pollInterval in 2025-11-25), within
-// [minPoll, maxPoll]; taskPollInterval without one.
-func pollEvery(res json.RawMessage, key string) time.Duration {
-	var ms *float64
-	if raw, ok := jsonrpc.Member(res, key); !ok || json.Unmarshal(raw, &ms) != nil || ms == nil {
-		return tasks.PollInterval * time.Millisecond
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+// withoutMember returns obj without its member key (compact).
+func withoutMember(obj json.RawMessage, key string) json.RawMessage {
+	fields, err := jsonrpc.Fields(obj)
+	if err != nil {
+		return obj
 	}
-	return min(max(time.Duration(*ms*float64(time.Millisecond)), minPoll), maxPoll)
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return jsonrpc.Encode(out)
 }

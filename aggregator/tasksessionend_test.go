@@ -48,11 +48,11 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 		ended, end := context.WithCancel(context.Background())
 		end()
 		tk := tasks.NewLegacy("session:gone", time.Minute)
-		c, err := gw.routeTool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`))
+		c, err := gw.router.Tool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.runner.startTask(tk, c, ended, nil); err != nil {
+		if err := h.runner.StartTask(tk, c, ended, nil); err != nil {
 			t.Fatal(err)
 		}
 		select {

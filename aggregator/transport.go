@@ -12,7 +12,9 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -20,47 +22,36 @@ import (
 
 // This file is the front of /mcp (MCP Streamable HTTP, SPEC §3): it routes
 // by HTTP method and checks what every request must carry, before post.go
-// (POST), get.go (GET) and DELETE below. Auth and Origin come first
+// (POST), package legacy (a session's POST, GET and DELETE) and DELETE
+// below. Auth and Origin come first
 // (http.go).
 
-// Protocol versions (SPEC §3.1), newest first. Legacy versions have
-// initialize and sessions; modern ones (2026-07-28 and later) have
-// neither.
-var (
-	legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-	modernVersions = []string{"2026-07-28"}
-)
-
-// defaultVersion is the protocol version of a request without an
-// MCP-Protocol-Version header (MCP 2025-06-18 Streamable HTTP: "assume
-// 2025-03-26").
-const defaultVersion = "2025-03-26"
-
-// firstWithoutBatches is the first version without JSON-RPC batches.
-const firstWithoutBatches = "2025-06-18"
+// modernVersions are the modern protocol versions (SPEC §3.1), newest
+// first: 2026-07-28 and later have neither initialize nor sessions, which
+// the legacy ones (legacy.Versions) have.
+var modernVersions = []string{"2026-07-28"}
 
 func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
 // knownVersion reports whether an MCP-Protocol-Version header value is
 // absent or a version the gateway speaks.
 func knownVersion(v string) bool {
-	return v == "" || slices.Contains(legacyVersions, v) || isModern(v)
+	return v == "" || slices.Contains(legacy.Versions, v) || isModern(v)
 }
 
 // handler serves /mcp for one Gateway.
 type handler struct {
-	g        *Gateway
-	o        HTTPOptions
-	sessions *sessions
-	bodies   body.Reader // POST bodies, within their limits and the memory budget (package body)
+	g      *Gateway
+	o      HTTPOptions
+	legacy *legacy.Front // legacy sessions (package legacy)
+	bodies body.Reader   // POST bodies, within their limits and the memory budget (package body)
 
 	listeners *listeners // open subscriptions/listen streams (listen.go)
 
 	bridges *bridges                // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
-	runner  *taskRunner             // their calls (tasks.go)
+	runner  *taskrun.Runner         // their calls (tasks.go)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
-	levels  levels                  // the servers' log level (loglevel.go)
 	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
 	// lastClient is the last modern caller's token and its call-line
 	// client (recording.go).
@@ -73,9 +64,6 @@ type handler struct {
 	baseCtx    context.Context
 	cancelBase context.CancelCauseFunc
 }
-
-var errUnknownSession = &wire.HTTPError{Status: http.StatusNotFound, Code: -32001,
-	Msg: "Not Found: unknown or expired session; send initialize for a new one"}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Mcp-Protocol-Version"); r.Method != http.MethodPost && !knownVersion(v) {
@@ -92,11 +80,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if s, ok := h.sessionOf(w, r); ok {
-			s.serveGET(w, r)
+			s.ServeGET(w, r)
 		}
 	case http.MethodDelete:
 		if s, ok := h.sessionOf(w, r); ok {
-			h.sessions.end(s)
+			h.legacy.End(s)
 			w.WriteHeader(http.StatusNoContent)
 		}
 	default:
@@ -109,7 +97,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // sessionOf finds the session a GET or DELETE names, or answers: 405 for a
 // modern request (no sessions in 2026-07-28, SPEC §3.10), 400 without
 // Mcp-Session-Id, 404 for an unknown one.
-func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*session, bool) {
+func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*legacy.Session, bool) {
 	if isModern(r.Header.Get("Mcp-Protocol-Version")) {
 		w.Header().Set("Allow", "POST")
 		wire.WriteError(w, &wire.HTTPError{Status: http.StatusMethodNotAllowed, Code: jsonrpc.CodeInvalidRequest,
@@ -121,10 +109,10 @@ func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*session, b
 		wire.WriteError(w, wire.BadRequest(-32000, "Bad Request: Mcp-Session-Id header is required"))
 		return nil, false
 	}
-	s := h.sessions.get(id)
+	s := h.legacy.Lookup(id)
 	if s == nil {
 		w.Header().Set("Connection", "close")
-		wire.WriteError(w, errUnknownSession)
+		wire.WriteError(w, legacy.ErrUnknownSession)
 		return nil, false
 	}
 	return s, true
@@ -133,7 +121,7 @@ func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*session, b
 // unsupportedVersion is the answer to a version the gateway does not speak:
 // 400 with -32022 and every supported version (SPEC §3.10).
 func unsupportedVersion(v string) *wire.HTTPError {
-	supported := append(slices.Clone(modernVersions), legacyVersions...)
+	supported := append(slices.Clone(modernVersions), legacy.Versions...)
 	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
 	return &wire.HTTPError{Status: http.StatusBadRequest, Code: -32022, Data: data,
 		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -209,4 +210,43 @@ func isSubResource(uri, sub string) bool {
 		return false
 	}
 	return strings.HasSuffix(sub, "/") || strings.ContainsRune("/?#", rune(uri[len(sub)]))
+}
+
+// MetaSubscription is the _meta key of a modern client's subscription id
+// (MCP 2026-07-28 basic/patterns/subscriptions).
+const MetaSubscription = "io.modelcontextprotocol/subscriptionId"
+
+// TaggedUpdate renders notifications/resources/updated with params as
+// the server sent them but for _meta's subscription id, which becomes
+// id's (a modern client's listen) or goes (a legacy session: a modern
+// server's own id means nothing to the client). A _meta left empty goes
+// too; one added comes first.
+func TaggedUpdate(params json.RawMessage, id json.RawMessage) []byte {
+	fields, _ := jsonrpc.Fields(params) // nil: params were not an object
+	metaAt := -1
+	var meta []jsonrpc.Field
+	for i, f := range fields {
+		if f.Key == "_meta" {
+			metaAt = i
+			meta, _ = jsonrpc.Fields(f.Value)
+		}
+	}
+	kept := meta[:0:0]
+	for _, f := range meta {
+		if f.Key != MetaSubscription {
+			kept = append(kept, f)
+		}
+	}
+	if id != nil {
+		kept = append(kept, jsonrpc.Field{Key: MetaSubscription, Value: id})
+	}
+	switch {
+	case metaAt >= 0 && len(kept) > 0:
+		fields[metaAt].Value = jsonrpc.Encode(kept)
+	case metaAt >= 0:
+		fields = append(fields[:metaAt:metaAt], fields[metaAt+1:]...)
+	case len(kept) > 0:
+		fields = append([]jsonrpc.Field{{Key: "_meta", Value: jsonrpc.Encode(kept)}}, fields...)
+	}
+	return jsonrpc.Notification("notifications/resources/updated", jsonrpc.Encode(fields))
 }

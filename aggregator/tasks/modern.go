@@ -14,6 +14,11 @@ import (
 // DetailedTask, and the server-to-client requests it holds for
 // tasks/update.
 
+// Extension is the tasks extension's identifier (MCP 2026-07-28,
+// io.modelcontextprotocol/tasks): a modern caller declares it in its
+// clientCapabilities.extensions, a server in its capabilities.
+const Extension = "io.modelcontextprotocol/tasks"
+
 // Announce makes an inline task a task its caller is told of, and reports
 // whether it did: not when the call has ended meanwhile (its outcome is
 // answered inline). From here on its result counts against the

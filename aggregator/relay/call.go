@@ -1,4 +1,4 @@
-package aggregator
+package relay
 
 import (
 	"context"
@@ -48,95 +48,53 @@ import (
 //     (taskfollow.go, SPEC §4.7), and a server's own task is registered
 //     from its result (taskrelay.go).
 
-// upstreamCall is one request on its way to the server that owns what it
+// Call is one request on its way to the server that owns what it
 // names: route says which server, and its own name for it.
-type upstreamCall struct {
-	method string          // "tools/call", "prompts/get", "resources/read", "completion/complete"
-	name   string          // what the client named: an exported tool or prompt name, or a URI
-	route  registry.Route  // its server, and the original name
-	params json.RawMessage // as the client sent them
-	// run is the server process the call must reach (the one a modern
+type Call struct {
+	Method string          // "tools/call", "prompts/get", "resources/read", "completion/complete"
+	Name   string          // what the client named: an exported tool or prompt name, or a URI
+	Route  registry.Route  // its server, and the original name
+	Params json.RawMessage // as the client sent them
+	// Run is the server process the call must reach (the one a modern
 	// server's requestState belongs to); 0: any, started if none runs
 	// (supervisor.Upstream.CallRun).
-	run  uint64
-	peer supervisor.Peer
-	// via is the gateway's tool the call came through (call_tool, SPEC
+	Run  uint64
+	Peer supervisor.Peer
+	// Via is the gateway's tool the call came through (call_tool, SPEC
 	// §4.10; toolsearch.go), "" for a direct call: name, route and params
 	// are then the direct call's.
-	via string
-	// mem learns the URIs the result carries, for the calling client
+	Via string
+	// Mem learns the URIs the result carries, for the calling client
 	// (registry.Memory); nil learns none.
-	mem *registry.Memory
-	// metaRead says routeTool's scan of params found meta, the last of
+	Mem *registry.Memory
+	// metaRead says Router.Tool's scan of params found meta, the last of
 	// metas _meta members, for check; else check scans for them.
 	metaRead bool
 	meta     json.RawMessage
 	metas    int
 }
 
-// callOutcome is how a call ended: the server's result, raw, and the
+// Outcome is how a call ended: the server's result, raw, and the
 // process (run) that served it, or the error for the client. A call
 // whose peer detached has not ended: detached holds it, and it goes on
 // upstream (awaitDetached).
-type callOutcome struct {
-	res      json.RawMessage
-	served   uint64
-	rt       registry.Route
-	err      error
-	detached *supervisor.DetachedCall
+type Outcome struct {
+	Res      json.RawMessage
+	Served   uint64
+	Route    registry.Route
+	Err      error
+	Detached *supervisor.DetachedCall
 
 	method string           // the call's, for the result's checks
 	mem    *registry.Memory // the call's
 }
 
-// routeTool is step 1 for a tools/call's params: the route of
-// params.name; -32602 if params are not an object with a string name
-// that the registry exports.
-func (g *Gateway) routeTool(params json.RawMessage) (upstreamCall, error) {
-	if params == nil || params[0] != '{' {
-		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
-	}
-	// One scan for the name and for check's _meta: the arguments, 8 MiB
-	// of them perhaps, are skipped once, not once for each.
-	var (
-		rawName, meta json.RawMessage
-		metas         int
-	)
-	_ = jsonrpc.Members(params, func(k, v []byte) bool {
-		switch {
-		case jsonrpc.KeyIs(k, "name"):
-			rawName = v
-		case jsonrpc.KeyIs(k, "_meta"):
-			meta, metas = v, metas+1
-		}
-		return true
-	})
-	name, ok := jsonrpc.Text(rawName)
-	if !ok {
-		return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
-	}
-	c, err := g.routeName(name, params)
-	c.metaRead, c.meta, c.metas = true, meta, metas
-	return c, err
-}
-
-// routeName is routeTool for a name already read from params (a modern
-// request's, in validateModern's one scan).
-func (g *Gateway) routeName(name string, params json.RawMessage) (upstreamCall, error) {
-	gen := g.reg.Load()
-	rt, ok := gen.Tool(name)
-	if !ok {
-		return g.routeOwn(gen, name, params) // toolsearch.go: search_tools, call_tool, else -32602
-	}
-	return upstreamCall{method: "tools/call", name: name, route: rt, params: params}, nil
-}
-
-// check is step 2: the params' progressToken (checkProgressToken). A
+// Check is step 2: the params' progressToken (checkProgressToken). A
 // modern request's was judged in validateModern's scan, and its front
 // skips this.
-func (c *upstreamCall) check() error {
+func (c *Call) Check() error {
 	if !c.metaRead {
-		return checkProgressToken(c.params)
+		return checkProgressToken(c.Params)
 	}
 	return metaProgressToken(c.meta, c.metas)
 }
@@ -144,15 +102,15 @@ func (c *upstreamCall) check() error {
 // call is step 3: the request goes to the server under the original
 // name, on c.run, and its outcome comes back (step 4, end), or, if c.peer
 // detached, a detached outcome.
-func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
-	params := c.params
-	if c.route.Name != c.name {
+func Do(ctx context.Context, c Call) Outcome {
+	params := c.Params
+	if c.Route.Name != c.Name {
 		params = c.renamed()
 	}
-	rep, err := c.route.Upstream.CallRun(ctx, c.run, c.method, params, c.peer)
-	o := callOutcome{rt: c.route, method: c.method, mem: c.mem}
+	rep, err := c.Route.Upstream.CallRun(ctx, c.Run, c.Method, params, c.Peer)
+	o := Outcome{Route: c.Route, method: c.Method, mem: c.Mem}
 	if rep.Detached != nil {
-		o.served, o.detached = rep.Run, rep.Detached
+		o.Served, o.Detached = rep.Run, rep.Detached
 		return o
 	}
 	return o.end(ctx, rep.Result, rep.Run, err)
@@ -160,24 +118,24 @@ func (g *Gateway) call(ctx context.Context, c upstreamCall) callOutcome {
 
 // renamed is the params with the original name in place of the exported
 // one: params.name, or a completion's params.ref.name.
-func (c *upstreamCall) renamed() json.RawMessage {
-	name := jsonrpc.Quote(c.route.Name)
-	if c.method == "completion/complete" {
-		ref, _ := jsonrpc.Member(c.params, "ref")
+func (c *Call) renamed() json.RawMessage {
+	name := jsonrpc.Quote(c.Route.Name)
+	if c.Method == "completion/complete" {
+		ref, _ := jsonrpc.Member(c.Params, "ref")
 		ref, _ = jsonrpc.Replace(ref, "name", name)
-		params, _ := jsonrpc.Replace(c.params, "ref", ref)
+		params, _ := jsonrpc.Replace(c.Params, "ref", ref)
 		return params
 	}
-	params, _ := jsonrpc.Replace(c.params, "name", name)
+	params, _ := jsonrpc.Replace(c.Params, "name", name)
 	return params
 }
 
-// awaitDetached waits, on ctx (the call's own, in place of its
+// AwaitDetached waits, on ctx (the call's own, in place of its
 // request's), for the end of a call whose peer detached (o.detached) and
 // returns what call would have.
-func awaitDetached(ctx context.Context, o callOutcome) callOutcome {
-	rep, err := o.detached.Wait(ctx)
-	o.detached, o.served = nil, 0
+func AwaitDetached(ctx context.Context, o Outcome) Outcome {
+	rep, err := o.Detached.Wait(ctx)
+	o.Detached, o.Served = nil, 0
 	return o.end(ctx, rep.Result, rep.Run, err)
 }
 
@@ -185,31 +143,31 @@ func awaitDetached(ctx context.Context, o callOutcome) callOutcome {
 // *jsonrpc.Error (the server's own, the gateway's reason for cancelling,
 // -32602 for a run that ended, else CodeServerUnavailable), and a result
 // that is a JSON object, whose URIs the client's memory learns.
-func (o callOutcome) end(ctx context.Context, res json.RawMessage, served uint64, err error) callOutcome {
+func (o Outcome) end(ctx context.Context, res json.RawMessage, served uint64, err error) Outcome {
 	if err != nil {
 		var why *jsonrpc.Error
 		var rpcErr *jsonrpc.Error
 		switch {
 		case ctx.Err() != nil && errors.As(context.Cause(ctx), &why):
-			o.err = why // cancelled by the gateway, which says why (CancelCalls)
+			o.Err = why // cancelled by the gateway, which says why (CancelCalls)
 		case errors.As(err, &rpcErr):
-			o.err = rpcErr
+			o.Err = rpcErr
 		case errors.Is(err, supervisor.ErrRunEnded):
-			o.err = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			o.Err = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		default:
-			o.err = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+			o.Err = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
 		}
 		return o
 	}
 	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
-		o.err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.rt.Upstream.Name(), o.method)}
+		o.Err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.Route.Upstream.Name(), o.method)}
 		return o
 	}
-	if o.mem != nil && o.rt.Resources && registry.MayHoldURI(res) {
-		o.mem.Learn(res, o.method, o.rt.Upstream.Name())
+	if o.mem != nil && o.Route.Resources && registry.MayHoldURI(res) {
+		o.mem.Learn(res, o.method, o.Route.Upstream.Name())
 	}
-	o.res, o.served = res, served
+	o.Res, o.Served = res, served
 	return o
 }
 
@@ -230,13 +188,13 @@ func metaProgressToken(meta json.RawMessage, metas int) error {
 	if metas == 1 && meta[0] == '{' {
 		tok, toks = onlyMember(meta, "progressToken")
 	}
-	return progressTokenError(metas, tok, toks)
+	return ProgressTokenError(metas, tok, toks)
 }
 
-// progressTokenError is checkProgressToken's verdict on what a scan found:
+// ProgressTokenError is checkProgressToken's verdict on what a scan found:
 // metas _meta members in params, and in the (last) one, toks
 // progressToken members, the last being tok.
-func progressTokenError(metas int, tok json.RawMessage, toks int) error {
+func ProgressTokenError(metas int, tok json.RawMessage, toks int) error {
 	// Twice, the gateway would swap one while the server read the other,
 	// and its progress would reach another client's call (found by an
 	// adversarial review): refused.

@@ -1,4 +1,4 @@
-package aggregator
+package relay
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -23,8 +24,8 @@ import (
 // and the call spine.
 //
 // Nothing here runs on the path of a tools/call of an exported name: the
-// gateway's own tools are reached only where routeName finds no route
-// (routeOwn), and their names are reserved in the merge, so that no
+// gateway's own tools are reached only where Router.ToolName finds no route
+// (own), and their names are reserved in the merge, so that no
 // server's tool shadows them. A call_tool becomes, before anything else
 // reads it, the direct tools/call it names (toolsearch.CallParams): it
 // then takes the spine as that call (progress, cancellation,
@@ -32,6 +33,22 @@ import (
 // and its record names the real tool. Both tools answer in either mode:
 // a client that listed them before the mode changed (auto, past the
 // threshold) can still call them.
+
+// Router routes requests over the registry's generation served now, and
+// holds tool search's setting and its parts per generation
+// (toolsearch.go). One serves every front of a Gateway.
+type Router struct {
+	reg       *registry.Registry
+	mode      ToolSearch // HTTPOptions.ToolSearch
+	threshold int        // HTTPOptions.ToolSearchThreshold; 0: DefaultToolSearchThreshold
+	search    searchCache
+}
+
+// NewRouter makes the router over reg, with tool search's setting mode
+// and auto's threshold (0: DefaultToolSearchThreshold).
+func NewRouter(reg *registry.Registry, mode ToolSearch, threshold int) *Router {
+	return &Router{reg: reg, mode: mode, threshold: threshold}
+}
 
 // ToolSearch is the gateway's tool-search setting (SPEC §4.10,
 // --tool-search): off (tools/list is whole unless the client asks for
@@ -59,52 +76,52 @@ func ParseToolSearch(s string) (ToolSearch, error) {
 	return "", fmt.Errorf("parse tool search %q: want off, on or auto", s)
 }
 
-// toolsChoice is what a client asked of tools/list with /mcp's query
+// ToolsChoice is what a client asked of tools/list with /mcp's query
 // parameter tools (SPEC §4.10): nothing (the gateway's setting decides),
 // all, or search. A legacy session keeps its initialize's; a modern
 // request carries its own.
-type toolsChoice uint8
+type ToolsChoice uint8
 
 const (
-	toolsUnchosen toolsChoice = iota
-	toolsAll
-	toolsSearch
+	ToolsUnchosen ToolsChoice = iota
+	ToolsAll
+	ToolsSearch
 )
 
-// toolsQuery reads the query parameter tools of a request to /mcp: all,
+// ToolsQuery reads the query parameter tools of a request to /mcp: all,
 // search, or absent; any other value is 400 with -32602.
-func toolsQuery(r *http.Request) (toolsChoice, *wire.HTTPError) {
+func ToolsQuery(r *http.Request) (ToolsChoice, *wire.HTTPError) {
 	if r.URL.RawQuery == "" {
-		return toolsUnchosen, nil
+		return ToolsUnchosen, nil
 	}
 	switch v := r.URL.Query().Get("tools"); v {
 	case "":
-		return toolsUnchosen, nil
+		return ToolsUnchosen, nil
 	case "all":
-		return toolsAll, nil
+		return ToolsAll, nil
 	case "search":
-		return toolsSearch, nil
+		return ToolsSearch, nil
 	default:
-		return toolsUnchosen, wire.BadRequest(jsonrpc.CodeInvalidParams,
+		return ToolsUnchosen, wire.BadRequest(jsonrpc.CodeInvalidParams,
 			"Invalid params: query parameter tools="+strconv.Quote(v)+": want tools=all (every tool in tools/list) or tools=search (search_tools and call_tool)")
 	}
 }
 
 // searching reports whether a caller who chose c gets search mode's
 // tools/list from gen: its choice, else the gateway's setting.
-func (g *Gateway) searching(gen *registry.Generation, c toolsChoice) bool {
+func (r *Router) searching(gen *registry.Generation, c ToolsChoice) bool {
 	switch c {
-	case toolsAll:
+	case ToolsAll:
 		return false
-	case toolsSearch:
+	case ToolsSearch:
 		return true
 	}
-	switch g.h.o.ToolSearch {
+	switch r.mode {
 	case ToolSearchOn:
 		return true
 	case ToolSearchAuto:
 		tools, _, _, _ := gen.Counts()
-		threshold := g.h.o.ToolSearchThreshold
+		threshold := r.threshold
 		if threshold <= 0 {
 			threshold = DefaultToolSearchThreshold
 		}
@@ -113,19 +130,19 @@ func (g *Gateway) searching(gen *registry.Generation, c toolsChoice) bool {
 	return false
 }
 
-// toolsPage is one page of tools/list for a caller who chose c: search
+// ToolsPage is one page of tools/list for a caller who chose c: search
 // mode's one page (a cursor is -32602: that list has no second page),
 // or the merged list's.
-func (g *Gateway) toolsPage(c toolsChoice, cursor string) (json.RawMessage, error) {
-	gen := g.reg.Load()
-	if !g.searching(gen, c) {
+func (r *Router) ToolsPage(c ToolsChoice, cursor string) (json.RawMessage, error) {
+	gen := r.reg.Load()
+	if !r.searching(gen, c) {
 		l, _ := gen.List("tools/list")
 		return l.Page(cursor)
 	}
 	if cursor != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
 	}
-	return g.search.of(gen).list, nil
+	return r.search.of(gen).list, nil
 }
 
 // searchCache holds search mode's parts for the generation served last:
@@ -187,57 +204,57 @@ func buildSearch(gen *registry.Generation) *searchParts {
 	return &searchParts{gen: gen, ix: ix, list: list}
 }
 
-// ownAnswer is routeName's "error" for a tools/call of search_tools,
+// Own is Router.ToolName's "error" for a tools/call of search_tools,
 // which the gateway answers itself: the fronts answer result() as the
 // call's result; a front that only probes the route (modernTaskCall,
 // dropLegacyTask) pays nothing for the search.
-type ownAnswer struct {
-	name string // the gateway's tool: search_tools
+type Own struct {
+	Name string // the gateway's tool: search_tools
 	q    toolsearch.Query
 	ix   *toolsearch.Index
 }
 
-// result is search_tools' CallToolResult (toolsearch.Result).
-func (a *ownAnswer) result() json.RawMessage { return toolsearch.Result(a.q, a.ix.Search(a.q)) }
+// Result is search_tools' CallToolResult (toolsearch.Result).
+func (a *Own) Result() json.RawMessage { return toolsearch.Result(a.q, a.ix.Search(a.q)) }
 
-func (a *ownAnswer) Error() string { return "tools/call " + a.name + ": answered by the gateway" }
+func (a *Own) Error() string { return "tools/call " + a.Name + ": answered by the gateway" }
 
-// ownOf reports whether a routing error is the gateway's own answer: a
+// OwnOf reports whether a routing error is the gateway's own answer: a
 // nil check on a routed call's path, nothing more.
-func ownOf(err error) (*ownAnswer, bool) {
+func OwnOf(err error) (*Own, bool) {
 	if err == nil {
 		return nil, false
 	}
-	a, ok := err.(*ownAnswer)
+	a, ok := err.(*Own)
 	return a, ok
 }
 
-// routeOwn routes a tools/call of a name no server exports: call_tool
+// own routes a tools/call of a name no server exports: call_tool
 // becomes the direct call of the tool it names (params rewritten, the
 // route that tool's; -32602 as for a direct call when nobody exports
 // it), search_tools is answered here (ownAnswer), anything else is
 // -32602.
-func (g *Gateway) routeOwn(gen *registry.Generation, name string, params json.RawMessage) (upstreamCall, error) {
+func (r *Router) own(gen *registry.Generation, name string, params json.RawMessage) (Call, error) {
 	switch name {
 	case toolsearch.CallToolName:
 		real, direct, err := toolsearch.CallParams(params)
 		if err != nil {
-			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
+			return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
 		}
 		rt, ok := gen.Tool(real)
 		if !ok { // the call line names the tool asked for (unnamed)
-			return upstreamCall{name: real}, unknownTool(real)
+			return Call{Name: real}, unknownTool(real)
 		}
-		return upstreamCall{method: "tools/call", name: real, route: rt, params: direct, via: toolsearch.CallToolName}, nil
+		return Call{Method: "tools/call", Name: real, Route: rt, Params: direct, Via: toolsearch.CallToolName}, nil
 	case toolsearch.SearchToolsName:
 		args, _ := jsonrpc.Member(params, "arguments")
 		q, err := toolsearch.SearchArgs(args)
 		if err != nil {
-			return upstreamCall{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
+			return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invalidParams(err)}
 		}
-		return upstreamCall{}, &ownAnswer{name: name, q: q, ix: g.search.of(gen).ix}
+		return Call{}, &Own{Name: name, q: q, ix: r.search.of(gen).ix}
 	}
-	return upstreamCall{}, unknownTool(name)
+	return Call{}, unknownTool(name)
 }
 
 // invalidParams is the message of -32602 for toolsearch's err (which
@@ -246,12 +263,12 @@ func invalidParams(err error) string {
 	return "Invalid params: " + strings.TrimPrefix(err.Error(), toolsearch.ErrInvalid.Error()+": ")
 }
 
-// unnamed records, for a routing error, the tool a call_tool asked for
+// Unnamed records, for a routing error, the tool a call_tool asked for
 // that nobody exports: its call line names that tool, as a direct call's
 // does, not call_tool (SPEC §4.10, §11.1).
-func unnamed(rec *record.Record, c upstreamCall, err error) {
-	if err != nil && c.name != "" {
-		rec.Routed(c.name, "", "")
+func Unnamed(rec *record.Record, c Call, err error) {
+	if err != nil && c.Name != "" {
+		rec.Routed(c.Name, "", "")
 	}
 }
 
@@ -260,28 +277,19 @@ func unknownTool(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool: %q", name)}
 }
 
-// modernToolsList answers a modern tools/list: the list the request's
-// query parameter tools chose, else the gateway's setting's.
-func (h *handler) modernToolsList(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	c, herr := toolsQuery(r)
-	if herr != nil {
-		req.rec.HTTPFailed(herr)
-		herr.ID = req.ID
-		wire.WriteError(w, herr)
-		return
-	}
-	page, err := h.g.toolsPage(c, registry.CursorOf(req.Params))
-	modernPage(w, req, page, err)
-}
-
-// paramHeaders are the route's x-mcp-header parameters whose
+// ParamHeaders are the route's x-mcp-header parameters whose
 // Mcp-Param-{Name} headers a modern client must send (SPEC §3.10): none
 // for a call through call_tool, whose client saw only call_tool's
 // schema. The server still gets its headers: the supervisor sets them
 // from the arguments.
-func (c *upstreamCall) paramHeaders() []paramHeader {
-	if c.via != "" {
+func (c *Call) ParamHeaders() []mcpheader.Param {
+	if c.Via != "" {
 		return nil
 	}
-	return c.route.Headers
+	return c.Route.Headers
+}
+
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
 }

@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -21,29 +23,29 @@ type sessions struct {
 	max  int
 	idle time.Duration
 	// onEnd is called once a session has ended, outside the table's lock
-	// (handler.sessionEnded).
-	onEnd func(*session)
+	// (Front.sessionEnded).
+	onEnd func(*Session)
 
 	mu   sync.Mutex
-	byID map[string]*session
+	byID map[string]*Session
 }
 
 func newSessions(max int, idle time.Duration) *sessions {
-	return &sessions{max: max, idle: idle, byID: map[string]*session{}}
+	return &sessions{max: max, idle: idle, byID: map[string]*Session{}}
 }
 
-// session is one client's legacy session. Its requests run on contexts
-// derived from ctx, which ends with the session, so a client that drops a
+// Session is one client's legacy Session. Its requests run on contexts
+// derived from ctx, which ends with the Session, so a client that drops a
 // POST does not end its call (MCP 2025-06-18 Streamable HTTP: disconnection
 // is not cancellation) but DELETE and expiry do.
-type session struct {
+type Session struct {
 	id      string
-	version string          // negotiated protocol version
-	caps    json.RawMessage // the client's capabilities from initialize, raw
-	upCaps  json.RawMessage // caps as modern servers see them (peer.Client): without the tasks extension
-	info    json.RawMessage // the client's clientInfo, raw
-	uris    registry.Memory // the URIs results carried to it (registry.Memory)
-	tools   toolsChoice     // what its initialize's URL chose of tools/list (SPEC §4.10)
+	version string            // negotiated protocol version
+	caps    json.RawMessage   // the client's capabilities from initialize, raw
+	upCaps  json.RawMessage   // caps as modern servers see them (peer.Client): without the tasks extension
+	info    json.RawMessage   // the client's clientInfo, raw
+	uris    registry.Memory   // the URIs results carried to it (registry.Memory)
+	tools   relay.ToolsChoice // what its initialize's URL chose of tools/list (SPEC §4.10)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -68,11 +70,11 @@ type clientAnswer struct {
 
 // open adds a session, unless max are live (then it returns nil). Its idle
 // clock starts when the initialize POST ends (see postEnded).
-func (t *sessions) open(version string, caps, info json.RawMessage, tools toolsChoice) *session {
+func (t *sessions) open(version string, caps, info json.RawMessage, tools relay.ToolsChoice) *Session {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	s := &session{
-		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: withoutTasksExt(caps), info: info,
+	s := &Session{
+		id: hex.EncodeToString(b[:]), version: version, caps: caps, upCaps: taskrun.WithoutTasksExt(caps), info: info,
 		calls: map[string]context.CancelCauseFunc{}, posts: map[*wire.Stream]struct{}{},
 		asks: map[string]chan clientAnswer{}, tools: tools,
 	}
@@ -88,7 +90,7 @@ func (t *sessions) open(version string, caps, info json.RawMessage, tools toolsC
 }
 
 // get returns the live session with id, or nil.
-func (t *sessions) get(id string) *session {
+func (t *sessions) get(id string) *Session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.byID[id]
@@ -102,10 +104,10 @@ func (t *sessions) count() int {
 }
 
 // all returns the live sessions.
-func (t *sessions) all() []*session {
+func (t *sessions) all() []*Session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]*session, 0, len(t.byID))
+	out := make([]*Session, 0, len(t.byID))
 	for _, s := range t.byID {
 		out = append(out, s)
 	}
@@ -116,7 +118,7 @@ func (t *sessions) all() []*session {
 // requests are cancelled (their servers get notifications/cancelled), and
 // its open responses and GET stream are aborted, even one stuck on a client
 // that does not read. It reports whether the session was live.
-func (t *sessions) end(s *session) bool {
+func (t *sessions) end(s *Session) bool {
 	t.mu.Lock()
 	if t.byID[s.id] != s {
 		t.mu.Unlock()
@@ -151,7 +153,7 @@ func (t *sessions) end(s *session) bool {
 // postStarted records an open POST of s, whose response end aborts, and
 // pauses the idle clock while it is open (only POST activity keeps a
 // session alive, as in go-sdk and the TypeScript SDK).
-func (t *sessions) postStarted(s *session, st *wire.Stream) {
+func (t *sessions) postStarted(s *Session, st *wire.Stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.openPost++
@@ -164,7 +166,7 @@ func (t *sessions) postStarted(s *session, st *wire.Stream) {
 }
 
 // postEnded restarts the idle clock when s's last open POST ends.
-func (t *sessions) postEnded(s *session, st *wire.Stream) {
+func (t *sessions) postEnded(s *Session, st *wire.Stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.posts, st)
@@ -193,7 +195,7 @@ func (t *sessions) postEnded(s *session, st *wire.Stream) {
 // startCall registers a running request of s under its raw id, for
 // notifications/cancelled, and returns its context and the function that
 // ends it. A duplicate id in flight is refused (ok false).
-func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func(), ok bool) {
+func (s *Session) startCall(id json.RawMessage) (ctx context.Context, end func(), ok bool) {
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	key := string(id)
 	s.mu.Lock()
@@ -216,7 +218,7 @@ func (s *session) startCall(id json.RawMessage) (ctx context.Context, end func()
 // beginRequest registers a request that may run long (startCall) and
 // starts its answer's SSE clock; a request whose id is already running
 // gets its error response (refused) instead.
-func (s *session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end func(), refused [][]byte) {
+func (s *Session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end func(), refused [][]byte) {
 	ctx, end, ok := s.startCall(m.ID)
 	if !ok {
 		return nil, nil, wire.ErrorParts(m.ID, errDuplicateID)
@@ -231,7 +233,7 @@ var errDuplicateID = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "
 
 // cancelCall cancels the running request with the raw id (the client's
 // notifications/cancelled), if it runs.
-func (s *session) cancelCall(id json.RawMessage) {
+func (s *Session) cancelCall(id json.RawMessage) {
 	s.mu.Lock()
 	cancel := s.calls[string(id)]
 	s.mu.Unlock()
@@ -241,7 +243,7 @@ func (s *session) cancelCall(id json.RawMessage) {
 }
 
 // cancelAll cancels every running request of s with cause.
-func (s *session) cancelAll(cause error) {
+func (s *Session) cancelAll(cause error) {
 	s.mu.Lock()
 	fns := make([]context.CancelCauseFunc, 0, len(s.calls))
 	for _, f := range s.calls {

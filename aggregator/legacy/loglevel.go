@@ -1,9 +1,12 @@
-package aggregator
+package legacy
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file keeps the servers' log level in step with the sessions'
@@ -26,31 +29,31 @@ type levels struct {
 	sent string
 }
 
-// applyLevels asks every server for the most verbose level the sessions
-// hold, if that changed; the servers are asked at once, each bounded.
-func (h *handler) applyLevels() {
-	h.levels.mu.Lock()
-	defer h.levels.mu.Unlock()
+// apply asks every server (ups) for the most verbose level the
+// sessions (all) hold, if that changed; the servers are asked at once, each bounded.
+func (l *levels) apply(all []*Session, ups []*supervisor.Upstream) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	want := ""
-	for _, s := range h.sessions.all() {
+	for _, s := range all {
 		s.mu.Lock()
 		l := s.level
 		s.mu.Unlock()
-		if l != "" && (want == "" || logLevels[l] < logLevels[want]) {
+		if l != "" && (want == "" || relay.LogLevels[l] < relay.LogLevels[want]) {
 			want = l
 		}
 	}
-	if want == "" && h.levels.sent != "" {
+	if want == "" && l.sent != "" {
 		want = "debug"
 	}
-	if want == "" || want == h.levels.sent {
+	if want == "" || want == l.sent {
 		return
 	}
-	h.levels.sent = want
+	l.sent = want
 	ctx, cancel := context.WithTimeout(context.Background(), levelWait)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, u := range h.g.ups {
+	for _, u := range ups {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,4 +1,4 @@
-package aggregator
+package taskrun
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -29,15 +30,15 @@ import (
 // session that created the task ends, the task is dropped and cancelled
 // on its server (bindRelayed).
 
-// relayTimeout bounds the tasks/get tasks/list asks a server per task.
-const relayTimeout = 5 * time.Second
+// RelayTimeout bounds the tasks/get tasks/list asks a server per task.
+const RelayTimeout = 5 * time.Second
 
-// registerRelayed registers the server's own task in obj (its "taskId",
+// RegisterRelayed registers the server's own task in obj (its "taskId",
 // and its TTL in member ttlKey) for owner, made by the call o. At a task
 // limit the task, which nobody could reach, is cancelled on the server
 // and the limit's error returned. Without a string taskId, obj is no task:
 // nil and no error.
-func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o callOutcome, p supervisor.Peer) (*tasks.Task, error) {
+func (tr *Runner) RegisterRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o relay.Outcome, p supervisor.Peer) (*tasks.Task, error) {
 	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
 	if !ok {
 		return nil, nil
@@ -47,32 +48,32 @@ func (tr *taskRunner) registerRelayed(ctx context.Context, owner string, obj []b
 		ttl = tr.table.Lim.TTL(raw)
 	}
 	t := &tasks.Task{ID: tasks.NewID(), Owner: owner, Kind: tasks.KindRelayed, Created: time.Now(), TTL: ttl,
-		Relayed: &tasks.Relayed{Up: o.rt.Upstream, Run: o.served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
+		Relayed: &tasks.Relayed{Up: o.Route.Upstream, Run: o.Served, UpID: upID}, Trace: trace.SpanContextFromContext(ctx)}
 	if err := tr.table.Add(t); err != nil {
-		_, _ = o.rt.Upstream.CallRun(ctx, o.served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
+		_, _ = o.Route.Upstream.CallRun(ctx, o.Served, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(upID))+`}`), p)
 		return nil, err
 	}
 	return t, nil
 }
 
-// relayCreate relays a task-augmented tools/call (routed) to a server
+// RelayCreate relays a task-augmented tools/call (routed) to a server
 // that supports tasks; a CreateTaskResult is registered for owner (ending when
 // bound ends, if non-nil) and its taskId rewritten. Any other result
 // comes back as it is.
-func (tr *taskRunner) relayCreate(ctx context.Context, owner string, bound context.Context, c upstreamCall) (json.RawMessage, error) {
-	if err := c.check(); err != nil {
+func (tr *Runner) RelayCreate(ctx context.Context, owner string, bound context.Context, c relay.Call) (json.RawMessage, error) {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	o := tr.g.call(ctx, c)
-	if o.err != nil {
-		return nil, o.err
+	o := relay.Do(ctx, c)
+	if o.Err != nil {
+		return nil, o.Err
 	}
-	res := o.res
+	res := o.Res
 	obj, ok := jsonrpc.Member(res, "task")
 	if !ok || len(obj) == 0 || obj[0] != '{' {
 		return res, nil
 	}
-	t, err := tr.registerRelayed(ctx, owner, obj, "ttl", o, c.peer)
+	t, err := tr.RegisterRelayed(ctx, owner, obj, "ttl", o, c.Peer)
 	if t == nil {
 		return res, err
 	}
@@ -92,10 +93,10 @@ func (tr *taskRunner) relayCreate(ctx context.Context, owner string, bound conte
 // can reach it through the gateway again; left alone, it would run on and
 // hold the server's resources until its ttl for a result nobody can read.
 // CancelAll waits for a tasks/cancel in flight (bindTask).
-func (tr *taskRunner) bindRelayed(t *tasks.Task, bound context.Context) {
+func (tr *Runner) bindRelayed(t *tasks.Task, bound context.Context) {
 	tr.bindTask(t, bound, func() {
 		tr.table.Remove(t, nil)
-		ctx, cancel := context.WithTimeout(tr.base, relayTimeout)
+		ctx, cancel := context.WithTimeout(tr.base, RelayTimeout)
 		defer cancel()
 		_, _ = t.Up.CallRun(ctx, t.Run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.UpID))+`}`), nil)
 	})
@@ -106,11 +107,11 @@ func mustMember(obj []byte, key string) []byte {
 	return v
 }
 
-// relayTask sends a task method to the process that owns t, with the
+// RelayTask sends a task method to the process that owns t, with the
 // server's task id, and returns the result with the gateway's task id:
 // taskId for tasks/get and tasks/cancel, _meta's related-task for
 // tasks/result.
-func (tr *taskRunner) relayTask(ctx context.Context, t *tasks.Task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+func (tr *Runner) RelayTask(ctx context.Context, t *tasks.Task, method string, params json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	if len(params) == 0 || params[0] != '{' {
 		params = []byte("{}")
 	}
@@ -147,11 +148,11 @@ func (tr *taskRunner) relayTask(ctx context.Context, t *tasks.Task, method strin
 	return res, nil
 }
 
-// relayTaskGet is tasks/get of a relayed task, within relayTimeout.
-func (tr *taskRunner) relayTaskGet(ctx context.Context, t *tasks.Task, p supervisor.Peer) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
+// RelayTaskGet is tasks/get of a relayed task, within relayTimeout.
+func (tr *Runner) RelayTaskGet(ctx context.Context, t *tasks.Task, p supervisor.Peer) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, RelayTimeout)
 	defer cancel()
-	return tr.relayTask(ctx, t, "tasks/get", nil, p)
+	return tr.RelayTask(ctx, t, "tasks/get", nil, p)
 }
 
 // relatedPeer carries what a relayed task's server sends its client while
@@ -183,4 +184,11 @@ func (rp relatedPeer) rewrite(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	return tasks.WithRelatedTask(params, rp.t.ID)
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }

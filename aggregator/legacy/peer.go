@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -17,8 +18,7 @@ import (
 // the server wrote them; the client's answers go back as the client wrote
 // them.
 type peer struct {
-	h   *handler
-	s   *session
+	s   *Session
 	out *wire.Stream
 }
 
@@ -43,7 +43,7 @@ func (p *peer) wantsLevel(params json.RawMessage) bool {
 	}
 	raw, _ := jsonrpc.Member(params, "level")
 	level, _ := jsonrpc.Text(raw)
-	return logLevels[level] >= logLevels[min]
+	return relay.LogLevels[level] >= relay.LogLevels[min]
 }
 
 // ClientID is the session's id: a legacy client is its session.
@@ -53,7 +53,7 @@ func (p *peer) ClientID() string { return p.s.id }
 // request _meta (SPEC §7.8): the capabilities and clientInfo it sent at
 // initialize, raw but for the tasks extension (a legacy client cannot use
 // a modern server's task; the gateway declares it only for a call whose
-// task it follows, taskfollow.go), and its logging/setLevel: a session
+// task it follows, taskrun/follow.go), and its logging/setLevel: a session
 // that set none gets every message, as a legacy server sends them without
 // one, so a modern server is asked for "debug" (it sends none to a request
 // without a level). Modern is false: the supervisor asks this client
@@ -74,7 +74,7 @@ func (p *peer) Client() supervisor.ClientInfo {
 // declare the capability gets no request: the server gets -32601 (SPEC
 // §4.6). The client's error comes back as a *jsonrpc.Error, unchanged.
 func (p *peer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !clientCan(p.s.caps, method) {
+	if !relay.ClientCan(p.s.caps, method) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s: the calling client did not declare this capability", method)}
 	}
@@ -107,17 +107,4 @@ func (p *peer) Request(ctx context.Context, method string, params json.RawMessag
 			[]byte(`{"requestId":`+string(id)+`,"reason":"the call that asked has ended"}`)))
 		return nil, ctx.Err()
 	}
-}
-
-// clientCan reports whether the client's capabilities (raw: initialize's,
-// or a modern request's _meta clientCapabilities) declare what a
-// server-to-client request needs (MCP 2025-06-18, Client features):
-// sampling, elicitation or roots.
-func clientCan(caps json.RawMessage, method string) bool {
-	need := capabilityOf(method)
-	if need == method || len(caps) == 0 || caps[0] != '{' {
-		return false
-	}
-	v, ok := jsonrpc.Member(caps, need)
-	return ok && string(v) != "null"
 }

@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -24,6 +26,14 @@ import (
 // notifications/cancelled), a relayed task gets tasks/cancel
 // (bindRelayed).
 
+// sessionTasks serves a session's task methods, over the task runner and
+// table; the router routes a task-augmented tools/call.
+type sessionTasks struct {
+	router *relay.Router
+	runner *taskrun.Runner
+	table  *tasks.Table
+}
+
 // taskCapability is the gateway's capabilities.tasks at initialize: it
 // lists, cancels and takes task-augmented tools/call (for any tool; see
 // callTask).
@@ -33,44 +43,37 @@ var taskCapability = map[string]any{"list": struct{}{}, "cancel": struct{}{},
 // taskListPage is how many tasks one tasks/list page holds.
 const taskListPage = 100
 
-func sessionOwner(s *session) string { return "session:" + s.id }
-
-// taskParams reports whether tools/call params ask for a task: a "task"
-// member that is an object (TaskMetadata, MCP 2025-11-25).
-func taskParams(params json.RawMessage) bool {
-	v, ok := jsonrpc.Member(params, "task")
-	return ok && len(v) > 0 && v[0] == '{'
-}
+func sessionOwner(s *Session) string { return "session:" + s.id }
 
 // callTask answers a tools/call with "task" params: relayed to a legacy
 // server if it marked the tool execution.taskSupport "optional" or
-// "required" (taskrelay.go), else a gateway-made task ({"task": Task} at
+// "required" (taskrun/relayed.go), else a gateway-made task ({"task": Task} at
 // once). A modern server ignores 2025-11-25 "task" params, so its calls
 // are always gateway-made tasks, whose call declares the tasks extension:
-// a task the server makes of it is followed (taskfollow.go).
-func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	c, err := h.g.routeTool(m.Params)
-	if own, ok := ownOf(err); ok { // search_tools answers at once, no task made (toolsearch.go)
-		rec.Routed(own.name, "", own.name)
-		return rec.ResultParts(m.ID, own.result())
+// a task the server makes of it is followed (taskrun/follow.go).
+func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	c, err := st.router.Tool(m.Params)
+	if own, ok := relay.OwnOf(err); ok { // search_tools answers at once, no task made (relay/toolsearch.go)
+		rec.Routed(own.Name, "", own.Name)
+		return rec.ResultParts(m.ID, own.Result())
 	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-	c.mem = &s.uris // its result's URIs are the session's (registry.Memory)
+	rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+	c.Mem = &s.uris // its result's URIs are the session's (registry.Memory)
 	ttlRaw, _ := jsonrpc.Member(m.Params, "task")
 	ttlRaw, _ = jsonrpc.Member(ttlRaw, "ttl")
-	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
-	if !modernUp && (c.route.TaskSupport == "optional" || c.route.TaskSupport == "required") {
+	modernUp := c.Route.Upstream.Status().Era == supervisor.EraModern
+	if !modernUp && (c.Route.TaskSupport == "optional" || c.Route.TaskSupport == "required") {
 		ctx, end, refused := s.beginRequest(m, out)
 		if refused != nil {
 			rec.Failed(errDuplicateID)
 			return refused
 		}
 		defer end()
-		c.peer = &peer{h: h, s: s, out: out}
-		res, err := h.runner.relayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
+		c.Peer = &peer{s: s, out: out}
+		res, err := st.runner.RelayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -83,17 +86,17 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 		}
 		return rec.ResultParts(m.ID, res)
 	}
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	t := tasks.NewLegacy(sessionOwner(s), h.tasks.Lim.TTL(ttlRaw))
+	t := tasks.NewLegacy(sessionOwner(s), st.table.Lim.TTL(ttlRaw))
 	t.Trace = rec.SpanContext() // its calls and methods join the call's trace
-	var base supervisor.Peer = &peer{h: h, s: s}
+	var base supervisor.Peer = &peer{s: s}
 	if modernUp {
-		base = tasksExtPeer{base} // the server may make a task; the gateway follows it (taskfollow.go)
+		base = taskrun.TasksExtPeer{Peer: base} // the server may make a task; the gateway follows it (taskrun/follow.go)
 	}
-	c.params = withoutMember(c.params, "task")
-	if err := h.runner.startTask(t, c, s.ctx, base); err != nil {
+	c.Params = withoutMember(c.Params, "task")
+	if err := st.runner.StartTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
 	res := []byte(`{"task":` + string(t.Snapshot()) + `}`)
@@ -103,23 +106,23 @@ func (h *handler) callTask(s *session, m *wire.Message, out *wire.Stream, rec *r
 
 // taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
 // of a session.
-func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+func (st *sessionTasks) taskMethod(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	owner := sessionOwner(s)
 	if m.Method == "tasks/list" {
-		return h.listTasks(s, m)
+		return st.listTasks(s, m)
 	}
 	raw, _ := jsonrpc.Member(m.Params, "taskId")
 	id, ok := jsonrpc.Text(raw)
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + m.Method + " needs a string \"taskId\""})
 	}
-	t, err := h.tasks.Get(id, owner)
+	t, err := st.table.Get(id, owner)
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}
 	rec.Follows(t.Trace) // the task's methods join the trace of the call that made it
 	if t.Kind == tasks.KindRelayed {
-		return h.relayTaskMethod(s, m, out, t, rec)
+		return st.relayTaskMethod(s, m, out, t, rec)
 	}
 	switch m.Method {
 	case "tasks/get":
@@ -131,14 +134,14 @@ func (h *handler) taskMethod(s *session, m *wire.Message, out *wire.Stream, rec 
 		}
 		return wire.ResultParts(m.ID, res)
 	}
-	return h.taskResult(s, m, out, t)
+	return st.taskResult(s, m, out, t)
 }
 
 // taskResult is tasks/result of a gateway-made task: it waits for the
 // task to end, carrying the call's server-to-client requests to the
 // client on its own response (with related-task _meta) meanwhile, and
 // answers exactly what the call would have answered.
-func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {
+func (st *sessionTasks) taskResult(s *Session, m *wire.Message, out *wire.Stream, t *tasks.Task) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
@@ -154,7 +157,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 		}
 		t.Mu.Unlock()
 	}()
-	p := &peer{h: h, s: s, out: out}
+	p := &peer{s: s, out: out}
 	for {
 		select {
 		case <-t.Done:
@@ -164,7 +167,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 			}
 			return wire.ResultParts(m.ID, res)
 		case a := <-t.Asks:
-			a.Reply <- h.askForTask(ctx, t, p, a)
+			a.Reply <- st.askForTask(ctx, t, p, a)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errClientCancelled) {
 				return nil
@@ -179,7 +182,7 @@ func (h *handler) taskResult(s *session, m *wire.Message, out *wire.Stream, t *t
 // withdrawn when the task's call ends (cancelled, its server gone, its
 // TTL): a tasks/result waiting on it hung after the task had ended (found
 // by an adversarial review).
-func (h *handler) askForTask(ctx context.Context, t *tasks.Task, p *peer, a *tasks.Ask) tasks.Reply {
+func (st *sessionTasks) askForTask(ctx context.Context, t *tasks.Task, p *peer, a *tasks.Ask) tasks.Reply {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(t.Ctx, cancel)
@@ -203,7 +206,7 @@ func withRelatedMeta(params json.RawMessage, id string) json.RawMessage {
 // answer is left out, as tasks/get would fail for it too; the servers
 // have relayTimeout (5 s) for the whole page, not each task (six tasks of
 // a stalled server took 30 s, found by an adversarial review).
-func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
+func (st *sessionTasks) listTasks(s *Session, m *wire.Message) [][]byte {
 	start := 0
 	if c, ok := jsonrpc.Member(m.Params, "cursor"); ok {
 		text, _ := jsonrpc.Text(c)
@@ -213,10 +216,10 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		}
 		start = n
 	}
-	all := h.tasks.Owned(sessionOwner(s))
+	all := st.table.Owned(sessionOwner(s))
 	start = min(start, len(all))
 	end := min(start+taskListPage, len(all))
-	ctx, cancel := context.WithTimeout(s.ctx, relayTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, taskrun.RelayTimeout)
 	defer cancel()
 	b := []byte(`{"tasks":[`)
 	n := 0
@@ -224,7 +227,7 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 		var item json.RawMessage
 		if t.Kind == tasks.KindRelayed {
 			var err error
-			if item, err = h.runner.relayTaskGet(ctx, t, &peer{h: h, s: s}); err != nil {
+			if item, err = st.runner.RelayTaskGet(ctx, t, &peer{s: s}); err != nil {
 				continue
 			}
 		} else {
@@ -246,13 +249,13 @@ func (h *handler) listTasks(s *session, m *wire.Message) [][]byte {
 // relayTaskMethod answers a legacy session's tasks/get, tasks/result or
 // tasks/cancel of a relayed task; the client may cancel a waiting
 // tasks/result with notifications/cancelled.
-func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
+func (st *sessionTasks) relayTaskMethod(s *Session, m *wire.Message, out *wire.Stream, t *tasks.Task, rec *record.Record) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		return refused
 	}
 	defer end()
-	res, err := h.runner.relayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{h: h, s: s, out: out})
+	res, err := st.runner.RelayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
@@ -260,4 +263,24 @@ func (h *handler) relayTaskMethod(s *session, m *wire.Message, out *wire.Stream,
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, res)
+}
+
+func mustMember(obj []byte, key string) []byte {
+	v, _ := jsonrpc.Member(obj, key)
+	return v
+}
+
+// withoutMember returns obj without its member key (compact).
+func withoutMember(obj json.RawMessage, key string) json.RawMessage {
+	fields, err := jsonrpc.Fields(obj)
+	if err != nil {
+		return obj
+	}
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return jsonrpc.Encode(out)
 }

@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):
 // what the gateway answers itself (initialize, ping, logging/setLevel, the
-// merged lists) and what it relays (tools/call, call.go; prompts/get,
+// merged lists) and what it relays (tools/call, package relay; prompts/get,
 // resources/read, completion/complete and the resource subscriptions,
 // surface.go). Any other method is -32601.
 
@@ -26,27 +28,24 @@ import (
 // its record is cancelled.
 var errClientCancelled = record.ErrClientCancelled
 
-// logLevels orders the MCP logging levels (RFC 5424 severities).
-var logLevels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
-
-// maxInitializeParams bounds what a session keeps of its initialize
+// MaxInitializeParams bounds what a session keeps of its initialize
 // (capabilities, clientInfo) for its life: 64 KiB, where the body limit
 // would let 100 sessions hold 6 GB.
-const maxInitializeParams = 64 << 10
+const MaxInitializeParams = 64 << 10
 
 // initialize answers initialize and opens the session (SPEC §3.5): a
 // supported requested protocolVersion is echoed, any other gets the newest
 // legacy one. Past MaxSessions it is 503 with Retry-After. tools is what
 // its URL chose of tools/list, kept for the session's life (SPEC §4.10).
-func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool, tools toolsChoice) {
+func (f *Front) initialize(w http.ResponseWriter, m *wire.Message, sseOnly bool, tools relay.ToolsChoice) {
 	var p struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      json.RawMessage `json:"clientInfo"`
 	}
-	if len(m.Params) > maxInitializeParams {
+	if len(m.Params) > MaxInitializeParams {
 		wire.WriteRPCError(w, http.StatusOK, m.ID, jsonrpc.CodeInvalidParams,
-			fmt.Sprintf("Invalid params: initialize params of %d bytes; the gateway keeps a session's at most %d", len(m.Params), maxInitializeParams), nil)
+			fmt.Sprintf("Invalid params: initialize params of %d bytes; the gateway keeps a session's at most %d", len(m.Params), MaxInitializeParams), nil)
 		return
 	}
 	if m.Params == nil || m.Params[0] != '{' || json.Unmarshal(m.Params, &p) != nil || p.ProtocolVersion == nil {
@@ -54,35 +53,35 @@ func (h *handler) initialize(w http.ResponseWriter, m *wire.Message, sseOnly boo
 			`Invalid params: initialize needs {"protocolVersion": "...", "capabilities": {...}, "clientInfo": {...}}`, nil)
 		return
 	}
-	version := legacyVersions[0]
-	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
+	version := Versions[0]
+	if slices.Contains(Versions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion
 	}
-	s := h.sessions.open(version, p.Capabilities, p.ClientInfo, tools)
+	s := f.sessions.open(version, p.Capabilities, p.ClientInfo, tools)
 	if s == nil {
 		w.Header().Set("Retry-After", "5")
 		wire.WriteRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "too many sessions: the gateway serves at most "+
-			strconv.Itoa(h.sessions.max)+"; end one with DELETE /mcp or retry later", nil)
+			strconv.Itoa(f.sessions.max)+"; end one with DELETE /mcp or retry later", nil)
 		return
 	}
-	h.sessions.postStarted(s, nil)
-	defer h.sessions.postEnded(s, nil)
+	f.sessions.postStarted(s, nil)
+	defer f.sessions.postEnded(s, nil)
 	w.Header().Set("Mcp-Session-Id", s.id)
 	out := wire.NewStream(w, true)
 	defer out.Done()
 	if sseOnly && out.OpenSSE() != nil {
 		return
 	}
-	out.Finish(jsonrpc.Response(m.ID, h.g.initializeResult(version)))
+	out.Finish(jsonrpc.Response(m.ID, f.initializeResult(version)))
 }
 
 // initializeResult is the gateway's InitializeResult: the capabilities it
 // offers (registry.Offered; SPEC §3.8) and the 2025-11-25 tasks.
-func (g *Gateway) initializeResult(version string) json.RawMessage {
+func (f *Front) initializeResult(version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    g.reg.Capabilities().Object(map[string]any{"tasks": taskCapability}),
-		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": g.version},
+		"capabilities":    f.reg.Capabilities().Object(map[string]any{"tasks": taskCapability}),
+		"serverInfo":      map[string]string{"name": "mcp-gateway", "version": f.version},
 	})
 	return b
 }
@@ -90,52 +89,52 @@ func (g *Gateway) initializeResult(version string) json.RawMessage {
 // request answers one request of a session and returns the response as
 // the parts of one message, or nil when the client cancelled it; rec is
 // its record (package record), told what the call does.
-func (h *handler) request(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
 	switch m.Method {
 	case "ping":
 		return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 	case "logging/setLevel":
-		return h.setLevel(s, m)
+		return f.setLevel(s, m)
 	case "tools/list":
-		page, err := h.g.toolsPage(s.tools, registry.CursorOf(m.Params)) // toolsearch.go (SPEC §4.10)
+		page, err := f.router.ToolsPage(s.tools, registry.CursorOf(m.Params)) // relay/toolsearch.go (SPEC §4.10)
 		if err != nil {
 			return wire.ErrorParts(m.ID, err)
 		}
 		return wire.ResultParts(m.ID, page)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
-		return h.surface(s, m, out, rec) // surface.go
+		return f.surface(s, m, out, rec) // surface.go
 	case "tools/call":
-		if taskParams(m.Params) {
-			return h.callTask(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
+		if taskrun.TaskParams(m.Params) {
+			return f.tasks.callTask(s, m, out, rec) // tasks.go (SPEC §4.7)
 		}
-		return h.toolsCall(s, m, out, rec)
+		return f.toolsCall(s, m, out, rec)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
-		return h.taskMethod(s, m, out, rec) // tasklegacy.go (SPEC §4.7)
+		return f.tasks.taskMethod(s, m, out, rec) // tasks.go (SPEC §4.7)
 	case "initialize":
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
 	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s", m.Method)})
 }
 
-// toolsCall is a legacy session's tools/call (call.go): routed and
+// toolsCall is a legacy session's tools/call (package relay): routed and
 // checked, it runs with the session's peer (peer.go) until it ends; a
 // modern server's task made of it is followed to its end (follow).
-func (h *handler) toolsCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (upstreamCall, error) { return h.g.routeTool(m.Params) }
-	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
-		c.mem = &s.uris
-		return h.runner.follow(ctx, c, false) // taskfollow.go
+func (f *Front) toolsCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	route := func() (relay.Call, error) { return f.router.Tool(m.Params) }
+	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		c.Mem = &s.uris
+		return f.runner.Follow(ctx, c, false) // taskrun/follow.go
 	})
 }
 
-// sessionCall is the one course of a session's routed request (call.go's
+// sessionCall is the one course of a session's routed request (package relay's
 // spine): begun (a duplicate id refused), routed, checked, run
 // with the session's peer until it ends, and answered; rec is its record
 // (package record). A request the client cancelled gets no answer (MCP,
 // Cancellation).
-func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec *record.Record,
-	route func() (upstreamCall, error), run func(context.Context, upstreamCall) (json.RawMessage, error)) [][]byte {
+func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record,
+	route func() (relay.Call, error), run func(context.Context, relay.Call) (json.RawMessage, error)) [][]byte {
 	ctx, end, refused := s.beginRequest(m, out)
 	if refused != nil {
 		rec.Failed(errDuplicateID)
@@ -143,20 +142,20 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 	}
 	defer end()
 	c, err := route()
-	if own, ok := ownOf(err); ok { // search_tools (toolsearch.go)
-		rec.Routed(own.name, "", own.name)
-		return rec.ResultParts(m.ID, own.result())
+	if own, ok := relay.OwnOf(err); ok { // search_tools (relay/toolsearch.go)
+		rec.Routed(own.Name, "", own.Name)
+		return rec.ResultParts(m.ID, own.Result())
 	}
 	if err == nil {
-		rec.Routed(c.name, c.route.Upstream.Name(), c.route.Name)
-		err = c.check()
+		rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+		err = c.Check()
 	} else {
-		unnamed(rec, c, err) // toolsearch.go
+		relay.Unnamed(rec, c, err) // relay/toolsearch.go
 	}
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	c.peer = &peer{h: h, s: s, out: out}
+	c.Peer = &peer{s: s, out: out}
 	res, err := run(rec.Context(ctx), c)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
@@ -170,24 +169,24 @@ func (h *handler) sessionCall(s *session, m *wire.Message, out *wire.Stream, rec
 // setLevel is logging/setLevel: the session's minimum level for the
 // servers' log messages relayed to it. An invalid level is -32602 (MCP,
 // Logging).
-func (h *handler) setLevel(s *session, m *wire.Message) [][]byte {
+func (f *Front) setLevel(s *Session, m *wire.Message) [][]byte {
 	raw, _ := jsonrpc.Member(m.Params, "level")
 	level, _ := jsonrpc.Text(raw)
-	if _, ok := logLevels[level]; !ok {
+	if _, ok := relay.LogLevels[level]; !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("invalid log level %s; want debug, info, notice, warning, error, critical, alert or emergency", orNull(raw))})
 	}
 	s.mu.Lock()
 	s.level = level
 	s.mu.Unlock()
-	h.applyLevels() // loglevel.go
+	f.levels.apply(f.sessions.all(), f.ups) // loglevel.go
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 }
 
 // notification handles a client's notification: notifications/cancelled
 // cancels the running request it names (its server gets
 // notifications/cancelled); the others need nothing.
-func (h *handler) notification(s *session, m *wire.Message) {
+func (f *Front) notification(s *Session, m *wire.Message) {
 	if m.Method == "notifications/cancelled" {
 		if id, ok := jsonrpc.Member(m.Params, "requestId"); ok {
 			s.cancelCall(id)
@@ -197,7 +196,7 @@ func (h *handler) notification(s *session, m *wire.Message) {
 
 // answer delivers a client's response to the server-to-client request it
 // answers (peer.go); an answer nobody waits for is dropped.
-func (s *session) answer(m *wire.Message) {
+func (s *Session) answer(m *wire.Message) {
 	s.mu.Lock()
 	ch := s.asks[string(m.ID)]
 	delete(s.asks, string(m.ID))

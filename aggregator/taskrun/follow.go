@@ -1,4 +1,4 @@
-package aggregator
+package taskrun
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -42,24 +42,24 @@ import (
 var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task asks for input " +
 	"(input_required), which the gateway does not relay for a task it follows on behalf of a caller of the other era; the task was cancelled"}
 
-// follow runs c (routed and checked), for a caller of either era
+// Follow runs c (routed and checked), for a caller of either era
 // (modernCaller), to an end without a server task of the other era: see
 // the file comment.
-func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller bool) (json.RawMessage, error) {
-	modernUp := c.route.Upstream.Status().Era == supervisor.EraModern
-	asked := modernCaller && !modernUp && c.route.TaskSupport == "required" && !taskParams(c.params)
+func (tr *Runner) Follow(ctx context.Context, c relay.Call, modernCaller bool) (json.RawMessage, error) {
+	modernUp := c.Route.Upstream.Status().Era == supervisor.EraModern
+	asked := modernCaller && !modernUp && c.Route.TaskSupport == "required" && !TaskParams(c.Params)
 	if asked {
 		var err error
-		if c.params, err = jsonrpc.Replace(c.params, "task", []byte("{}")); err != nil {
+		if c.Params, err = jsonrpc.Replace(c.Params, "task", []byte("{}")); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 	}
-	o := tr.g.call(ctx, c)
-	if o.err != nil {
-		return nil, o.err
+	o := relay.Do(ctx, c)
+	if o.Err != nil {
+		return nil, o.Err
 	}
-	res := o.res
-	f := &follower{tr: tr, up: c.route.Upstream, run: o.served, p: c.peer}
+	res := o.Res
+	f := &follower{tr: tr, up: c.Route.Upstream, run: o.Served, p: c.Peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
@@ -68,7 +68,7 @@ func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller b
 		}
 		return f.legacy(ctx)
 	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
-		f.p = tasksExtPeer{c.peer}
+		f.p = TasksExtPeer{c.Peer}
 		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
 		}
@@ -79,14 +79,15 @@ func (tr *taskRunner) follow(ctx context.Context, c upstreamCall, modernCaller b
 
 // isTask reports whether a result is a modern CreateTaskResult.
 func isTask(res json.RawMessage) bool {
-	kind, _ := resultType(res)
+	raw, _ := jsonrpc.Member(res, "resultType")
+	kind, _ := jsonrpc.Text(raw)
 	return kind == "task"
 }
 
 // follower is one server task the gateway follows: its server, the
 // process (run) that made it, its id there, and the peer to ask with.
 type follower struct {
-	tr  *taskRunner
+	tr  *Runner
 	up  *supervisor.Upstream
 	run uint64
 	id  string
@@ -105,7 +106,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 	wait := time.NewTimer(0)
 	defer wait.Stop()
 	if res != nil {
-		wait.Reset(pollEvery(res, key))
+		wait.Reset(PollEvery(res, key))
 	}
 	for {
 		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != tasks.Working {
@@ -121,7 +122,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 			return nil, "", f.abandon(ctx, err)
 		}
 		res = rep.Result
-		wait.Reset(pollEvery(res, key))
+		wait.Reset(PollEvery(res, key))
 	}
 }
 
@@ -129,7 +130,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 // its answer ignored: a task already ended answers -32602) and returns
 // the error to fail the call with: the cause ctx ended with, or err.
 func (f *follower) abandon(ctx context.Context, err error) error {
-	cctx, cancel := context.WithTimeout(f.tr.base, relayTimeout)
+	cctx, cancel := context.WithTimeout(f.tr.base, RelayTimeout)
 	defer cancel()
 	_, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
 	if ctx.Err() != nil {
@@ -196,14 +197,14 @@ func withoutRelatedTask(res json.RawMessage) json.RawMessage {
 	return withoutNested(res, "_meta", tasks.MetaRelatedTask)
 }
 
-// tasksExtPeer is a peer whose capabilities declare the tasks extension:
+// TasksExtPeer is a peer whose capabilities declare the tasks extension:
 // a gateway-made task's call to a modern server (the gateway follows the
 // task the server may make), and the follower's tasks/get and
 // tasks/cancel (a server answers them only to a caller with the
 // extension).
-type tasksExtPeer struct{ supervisor.Peer }
+type TasksExtPeer struct{ supervisor.Peer }
 
-func (e tasksExtPeer) Client() supervisor.ClientInfo {
+func (e TasksExtPeer) Client() supervisor.ClientInfo {
 	c := e.Peer.Client()
 	c.Capabilities = withTasksExt(c.Capabilities)
 	return c
@@ -219,7 +220,7 @@ func withTasksExt(caps json.RawMessage) json.RawMessage {
 	if !ok || len(ext) == 0 || ext[0] != '{' {
 		ext = []byte("{}")
 	}
-	ext, err := jsonrpc.Replace(ext, extTasks, []byte("{}"))
+	ext, err := jsonrpc.Replace(ext, tasks.Extension, []byte("{}"))
 	if err != nil {
 		return caps
 	}
@@ -229,24 +230,40 @@ func withTasksExt(caps json.RawMessage) json.RawMessage {
 	return caps
 }
 
-// withoutTasksExt is caps without extensions["io.modelcontextprotocol/
+// WithoutTasksExt is caps without extensions["io.modelcontextprotocol/
 // tasks"]: what a legacy session declares to a modern server, whose task
 // the legacy client could not use (see peer.Client).
-func withoutTasksExt(caps json.RawMessage) json.RawMessage {
-	return withoutNested(caps, "extensions", extTasks)
+func WithoutTasksExt(caps json.RawMessage) json.RawMessage {
+	return withoutNested(caps, "extensions", tasks.Extension)
 }
 
-// taskRequired refuses a modern call without the tasks extension to a
-// legacy tool (exported as name) marked execution.taskSupport "required"
-// with -32021, as the extension has a server refuse such a caller; the
-// legacy server would answer a plain call -32601. A caller with the
-// extension gets a gateway-made task (modernTaskCall), or, past a task
-// limit, the limit's error (modernTaskCall).
-func taskRequired(caps json.RawMessage, name string, rt registry.Route) error {
-	if rt.TaskSupport != "required" || wantsTasks(caps) || rt.Upstream.Status().Era == supervisor.EraModern {
-		return nil
+// TaskParams reports whether tools/call params ask for a task: a "task"
+// member that is an object (TaskMetadata, MCP 2025-11-25).
+func TaskParams(params json.RawMessage) bool {
+	v, ok := jsonrpc.Member(params, "task")
+	return ok && len(v) > 0 && v[0] == '{'
+}
+
+// The bounds of the interval between two polls of a relayed task.
+const (
+	MinPoll = 100 * time.Millisecond
+	MaxPoll = 10 * time.Second
+)
+
+// PollEvery is the poll interval of a tasks/get answer (member key, ms:
+// pollIntervalMs in the extension, pollInterval in 2025-11-25), within
+// [MinPoll, MaxPoll]; tasks.PollInterval without one.
+func PollEvery(res json.RawMessage, key string) time.Duration {
+	var ms *float64
+	if raw, ok := jsonrpc.Member(res, key); !ok || json.Unmarshal(raw, &ms) != nil || ms == nil {
+		return tasks.PollInterval * time.Millisecond
 	}
-	return &jsonrpc.Error{Code: codeMissingCapability,
-		Message: "Missing required client capability: tool " + name + " requires a task, which needs the " + extTasks + " extension",
-		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
+	return min(max(time.Duration(*ms*float64(time.Millisecond)), MinPoll), MaxPoll)
+}
+
+func orNull(raw []byte) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	return string(raw)
 }

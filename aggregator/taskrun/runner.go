@@ -1,4 +1,4 @@
-package aggregator
+package taskrun
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -31,26 +32,32 @@ import (
 // the client's tasks/result), completed, failed (a JSON-RPC error, or a
 // result with isError true), cancelled.
 
-// taskRunner runs the calls of tasks for callers of both eras: the
+// Runner runs the calls of tasks for callers of both eras: the
 // gateway-made ones (this file), a server's own task followed for a
-// caller of the other era (taskfollow.go), and a server's own task
-// relayed to its caller (taskrelay.go). It holds the task table; it tells
-// the fronts of a task's new state through changed (handler.taskChanged,
-// tasknotify.go), and reaches servers through g.
-type taskRunner struct {
-	g     *Gateway
+// caller of the other era (follow.go), and a server's own task relayed
+// to its caller (relayed.go). It holds the task table; it tells the
+// fronts of a task's new state through changed, and reaches servers
+// through package relay.
+type Runner struct {
 	table *tasks.Table
-	base  context.Context // every task's call's parent; shutdown ends them (handler.cancelBase)
+	base  context.Context // every task's call's parent; shutdown ends them
 	// changed is told of every task whose state a call moved.
 	changed func(*tasks.Task)
 }
 
-// startTask registers t, a gateway-made task (newTask), and starts its
+// New makes the runner of table's tasks: their calls run under base
+// (shutdown cancels it), and changed is told of every task whose state a
+// call moved (it must not block).
+func New(table *tasks.Table, base context.Context, changed func(*tasks.Task)) *Runner {
+	return &Runner{table: table, base: base, changed: changed}
+}
+
+// StartTask registers t, a gateway-made task (newTask), and starts its
 // call c (routed and checked) on a context of its own, with a taskPeer
 // over base; bound, if non-nil, ends the task when it ends (a legacy
 // session). A task the server makes of the call, in the other era, is
 // followed (follow).
-func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Context, base supervisor.Peer) error {
+func (tr *Runner) StartTask(t *tasks.Task, c relay.Call, bound context.Context, base supervisor.Peer) error {
 	ctx, cancel := context.WithCancelCause(tr.base)
 	t.Ctx, t.Cancel = ctx, cancel
 	if t.Trace.IsValid() {
@@ -68,8 +75,8 @@ func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Con
 		defer tr.table.WG.Done()
 		defer close(t.Done)
 		defer cancel(nil)
-		c.peer = &taskPeer{t: t, base: base}
-		res, err := tr.follow(ctx, c, t.Kind == tasks.KindModern) // taskfollow.go
+		c.Peer = &taskPeer{t: t, base: base}
+		res, err := tr.Follow(ctx, c, t.Kind == tasks.KindModern) // follow.go
 		tr.finishTask(t, res, err)
 	}()
 	return nil
@@ -80,7 +87,7 @@ func (tr *taskRunner) startTask(t *tasks.Task, c upstreamCall, bound context.Con
 // counts in tr.table.wg until it has run or been stopped, so cancelAll
 // waits for it; it waits for t.unbind to be set, since with bound ended
 // already it starts at once (a data race, found by go test -race).
-func (tr *taskRunner) bindTask(t *tasks.Task, bound context.Context, end func()) {
+func (tr *Runner) bindTask(t *tasks.Task, bound context.Context, end func()) {
 	tr.table.WG.Add(1)
 	ready := make(chan struct{})
 	stop := context.AfterFunc(bound, func() {
@@ -134,7 +141,7 @@ func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 // finishTask records the call's outcome, unless the task was cancelled
 // (it stays cancelled, MCP Task Cancellation). A result that does not fit
 // TaskLimits.ResultBytes fails the task with a JSON-RPC error saying so.
-func (tr *taskRunner) finishTask(t *tasks.Task, res json.RawMessage, err error) {
+func (tr *Runner) finishTask(t *tasks.Task, res json.RawMessage, err error) {
 	var rpcErr *jsonrpc.Error
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
@@ -188,7 +195,7 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 		level = modern.Level
 	}
 	p.t.Mu.Unlock()
-	if out == nil || (modern != nil && !logPasses(method, params, level)) {
+	if out == nil || (modern != nil && !relay.LogPasses(method, params, level)) {
 		return
 	}
 	_ = out.Event(jsonrpc.Notification(method, params))
@@ -197,11 +204,11 @@ func (p *taskPeer) Notify(_ context.Context, method string, params json.RawMessa
 func (p *taskPeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	a := &tasks.Ask{Method: method, Params: params, Reply: make(chan tasks.Reply, 1)}
 	if p.t.Kind == tasks.KindModern {
-		if !clientCan(p.t.Caps, a.Method) {
+		if !relay.ClientCan(p.t.Caps, a.Method) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-				Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.Method, capabilityOf(a.Method))}
+				Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", a.Method, relay.CapabilityOf(a.Method))}
 		}
-		return p.t.AskModern(ctx, a, capabilityOf(a.Method))
+		return p.t.AskModern(ctx, a, relay.CapabilityOf(a.Method))
 	}
 	p.t.SetStatus(tasks.InputRequired)
 	defer p.t.SetStatus(tasks.Working)

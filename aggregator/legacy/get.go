@@ -1,10 +1,12 @@
-package aggregator
+package legacy
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sync"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
@@ -44,16 +46,16 @@ func (g *getStream) stop() {
 	})
 }
 
-// serveGET opens s's GET stream. A session has one at a time: a new GET
+// ServeGET opens s's GET stream. A session has one at a time: a new GET
 // replaces the old one, which ends (a client that reconnects is served at
 // once, instead of waiting for the old stream to be noticed as dead).
-func (s *session) serveGET(w http.ResponseWriter, r *http.Request) {
+func (s *Session) ServeGET(w http.ResponseWriter, r *http.Request) {
 	g := &getStream{out: wire.NewStream(w, true), queue: make(chan []byte, getQueue), stopped: make(chan struct{})}
 	defer g.out.Done()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
-		wire.WriteError(w, errUnknownSession)
+		wire.WriteError(w, ErrUnknownSession)
 		return
 	}
 	old := s.get
@@ -97,5 +99,30 @@ func (ss *sessions) notifyAll(msg []byte, log *slog.Logger) {
 		if g != nil && !g.send(msg) {
 			log.Warn("GET stream full; notification dropped", "session", s.id[:8])
 		}
+	}
+}
+
+// notifySession queues msg on a legacy session's GET stream, if open.
+func (ss *sessions) notifySession(id string, msg []byte) {
+	s := ss.get(id)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	g := s.get
+	s.mu.Unlock()
+	if g != nil {
+		g.send(msg)
+	}
+}
+
+// Updated queues a resource update on the session's GET stream; a session
+// without one misses it, as the transport allows.
+func (s *Session) Updated(params json.RawMessage) {
+	s.mu.Lock()
+	g := s.get
+	s.mu.Unlock()
+	if g != nil {
+		g.send(registry.TaggedUpdate(params, nil))
 	}
 }

@@ -1,4 +1,4 @@
-package aggregator
+package legacy
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -14,23 +15,23 @@ import (
 // This file serves a legacy session the server surface beyond tools (SPEC
 // §3.8, §4.8): the merged lists of prompts, resources and templates, the
 // relayed prompts/get, resources/read and completion/complete (through
-// the spine, call.go), and resource subscriptions (registry.Subscriptions).
+// the spine, package relay), and resource subscriptions (registry.Subscriptions).
 
 // surface answers a session's request of the surface beyond tools; a
 // method whose capability no server offers is -32601.
-func (h *handler) surface(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	if !h.g.reg.Capabilities().Serves(m.Method) {
+func (f *Front) surface(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	if !f.reg.Capabilities().Serves(m.Method) {
 		return rec.ErrorParts(m.ID, registry.NotOffered(m.Method))
 	}
 	switch m.Method {
 	case "resources/subscribe":
-		return h.subscribe(s, m)
+		return f.subscribe(s, m)
 	case "resources/unsubscribe":
-		return h.unsubscribe(s, m)
+		return f.unsubscribe(s, m)
 	case "prompts/get", "resources/read", "completion/complete":
-		return h.relay(s, m, out, rec)
+		return f.relay(s, m, out, rec)
 	}
-	l, _ := h.g.reg.Load().List(m.Method)
+	l, _ := f.reg.Load().List(m.Method)
 	return listPage(m, l)
 }
 
@@ -47,27 +48,27 @@ func listPage(m *wire.Message, l registry.List) [][]byte {
 // completion/complete: routed and checked, it runs with the session's
 // peer (peer.go) until it ends, as a tools/call does; rec is its record
 // (package record).
-func (h *handler) relay(s *session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (upstreamCall, error) { return h.g.routeRequest(m.Method, m.Params, &s.uris) }
-	return h.sessionCall(s, m, out, rec, route, func(ctx context.Context, c upstreamCall) (json.RawMessage, error) {
-		o := h.g.call(ctx, c)
-		return o.res, o.err
+func (f *Front) relay(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	route := func() (relay.Call, error) { return f.router.Request(m.Method, m.Params, &s.uris) }
+	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		o := relay.Do(ctx, c)
+		return o.Res, o.Err
 	})
 }
 
 // subscribe is resources/subscribe: the URI is routed as resources/read
 // is, and the session subscribed to it there (one upstream subscription
 // per URI, registry.Subscriptions).
-func (h *handler) subscribe(s *session, m *wire.Message) [][]byte {
+func (f *Front) subscribe(s *Session, m *wire.Message) [][]byte {
 	uri, ok := stringMember(m.Params, "uri")
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/subscribe needs a string "uri"`})
 	}
-	u := h.g.reg.Owner(uri, &s.uris)
+	u := f.reg.Owner(uri, &s.uris)
 	if u == nil {
 		return wire.ErrorParts(m.ID, registry.ResourceNotFound(uri))
 	}
-	if err := h.subs.Add(s.ctx, u, uri, s); err != nil {
+	if err := f.subs.Add(s.ctx, u, uri, s); err != nil {
 		return wire.ErrorParts(m.ID, asRPCError(err))
 	}
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
@@ -75,12 +76,12 @@ func (h *handler) subscribe(s *session, m *wire.Message) [][]byte {
 
 // unsubscribe is resources/unsubscribe; a URI the session is not
 // subscribed to is fine.
-func (h *handler) unsubscribe(s *session, m *wire.Message) [][]byte {
+func (f *Front) unsubscribe(s *Session, m *wire.Message) [][]byte {
 	uri, ok := stringMember(m.Params, "uri")
 	if !ok {
 		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/unsubscribe needs a string "uri"`})
 	}
-	h.subs.RemoveURI(s.ctx, uri, s)
+	f.subs.RemoveURI(s.ctx, uri, s)
 	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
 }
 
@@ -97,12 +98,21 @@ func asRPCError(err error) *jsonrpc.Error {
 // sessionEnded lets go of what an ended session held (sessions.onEnd):
 // its resource subscriptions (an upstream one it was the last client of
 // ends) and its log level.
-func (h *handler) sessionEnded(s *session) {
-	h.subs.DropAll(s)
+func (f *Front) sessionEnded(s *Session) {
+	f.subs.DropAll(s)
 	s.mu.Lock()
 	leveled := s.level != ""
 	s.mu.Unlock()
 	if leveled {
-		h.applyLevels()
+		f.levels.apply(f.sessions.all(), f.ups)
 	}
+}
+
+// stringMember reads obj's member key as a string.
+func stringMember(obj []byte, key string) (string, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return "", false
+	}
+	raw, _ := jsonrpc.Member(obj, key)
+	return jsonrpc.Text(raw)
 }

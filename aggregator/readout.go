@@ -1,9 +1,15 @@
 package aggregator
 
 import (
+	"encoding/json"
+
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
+
+// This file is what the daemon reads of the gateway: the /health document
+// (SPEC §3.3), the counts, and the merged tool list it writes the code API
+// from (SPEC §12).
 
 // Health is the /health document (SPEC §3.3):
 //
@@ -61,4 +67,47 @@ func (g *Gateway) Health() Health {
 		h.Servers = append(h.Servers, ServerHealth{Status: st, Chosen: gen.Chosen(st.Name)})
 	}
 	return h
+}
+
+// ToolCount returns the number of exported tools.
+func (g *Gateway) ToolCount() int {
+	tools, _, _, _ := g.reg.Load().Counts()
+	return tools
+}
+
+// SessionCount returns the number of live legacy sessions.
+func (g *Gateway) SessionCount() int { return g.h.legacy.Count() }
+
+// ServerTools is one server's part of the merged tool list: its config
+// key and its tools, each with its exported name and its definition as
+// tools/list gives it (SPEC §4.2).
+type ServerTools struct {
+	Server string
+	// Instructions is what the server said to read first (its
+	// instructions, else its description; supervisor.Upstream.Instructions).
+	Instructions string
+	Tools        []NamedTool
+}
+
+// NamedTool is one merged tool: exported name and definition (not to be
+// modified).
+type NamedTool struct {
+	Name       string
+	Definition json.RawMessage
+}
+
+// MergedTools returns the tool list served now, by server, in config-key
+// order and each server's tools in its order: what the daemon writes the
+// code API from (SPEC §12). A server with no tool served is left out.
+func (g *Gateway) MergedTools() []ServerTools {
+	var out []ServerTools
+	for _, t := range g.reg.Load().Tools() {
+		name := t.Upstream.Name()
+		if len(out) == 0 || out[len(out)-1].Server != name {
+			out = append(out, ServerTools{Server: name, Instructions: t.Upstream.Instructions()})
+		}
+		s := &out[len(out)-1]
+		s.Tools = append(s.Tools, NamedTool{Name: t.Name, Definition: t.Definition})
+	}
+	return out
 }

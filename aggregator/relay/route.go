@@ -1,0 +1,159 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+)
+
+// This file is step 1 of the spine (call.go), routing: a tools/call by
+// its exported tool name (or the gateway's own tools, toolsearch.go), and
+// the requests other than tools/call (SPEC §4.8): prompts/get by its
+// exported prompt name, resources/read by its URI
+// (registry.Registry.Owner has the rules), completion/complete by its
+// ref. mem is the calling client's URI memory (registry.Memory). The
+// Router itself is toolsearch.go's, whose setting it holds.
+
+// Tool is step 1 for a tools/call's params: the route of
+// params.name; -32602 if params are not an object with a string name
+// that the registry exports.
+func (r *Router) Tool(params json.RawMessage) (Call, error) {
+	if params == nil || params[0] != '{' {
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
+	}
+	// One scan for the name and for check's _meta: the arguments, 8 MiB
+	// of them perhaps, are skipped once, not once for each.
+	var (
+		rawName, meta json.RawMessage
+		metas         int
+	)
+	_ = jsonrpc.Members(params, func(k, v []byte) bool {
+		switch {
+		case jsonrpc.KeyIs(k, "name"):
+			rawName = v
+		case jsonrpc.KeyIs(k, "_meta"):
+			meta, metas = v, metas+1
+		}
+		return true
+	})
+	name, ok := jsonrpc.Text(rawName)
+	if !ok {
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
+	}
+	c, err := r.ToolName(name, params)
+	c.metaRead, c.meta, c.metas = true, meta, metas
+	return c, err
+}
+
+// ToolName is Tool for a name already read from params (a modern
+// request's, in validateModern's one scan).
+func (r *Router) ToolName(name string, params json.RawMessage) (Call, error) {
+	gen := r.reg.Load()
+	rt, ok := gen.Tool(name)
+	if !ok {
+		return r.own(gen, name, params) // toolsearch.go: search_tools, call_tool, else -32602
+	}
+	return Call{Method: "tools/call", Name: name, Route: rt, Params: params}, nil
+}
+
+// Request routes one of the relayed methods other than tools/call.
+func (r *Router) Request(method string, params json.RawMessage, mem *registry.Memory) (Call, error) {
+	var (
+		c   Call
+		err error
+	)
+	switch method {
+	case "prompts/get":
+		c, err = r.prompt(params)
+	case "resources/read":
+		c, err = r.read(params, mem)
+	case "completion/complete":
+		c, err = r.complete(params, mem)
+	default:
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + method}
+	}
+	c.Params, c.Mem = params, mem
+	return c, err
+}
+
+// prompt routes params.name, an exported prompt name, to its server
+// under the prompt's original name.
+func (r *Router) prompt(params json.RawMessage) (Call, error) {
+	name, ok := stringMember(params, "name")
+	if !ok {
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: prompts/get needs a string "name"`}
+	}
+	return r.promptCall("prompts/get", name)
+}
+
+func (r *Router) promptCall(method, name string) (Call, error) {
+	rt, ok := r.reg.Load().Prompt(name)
+	if !ok {
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt: %q", name)}
+	}
+	return Call{Method: method, Name: name, Route: rt}, nil
+}
+
+// read routes params.uri to the server it belongs to; an unroutable
+// URI is -32602 with the URI in data (MCP 2026-07-28 resources,
+// "Error Handling": resource not found).
+func (r *Router) read(params json.RawMessage, mem *registry.Memory) (Call, error) {
+	uri, ok := stringMember(params, "uri")
+	if !ok {
+		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/read needs a string "uri"`}
+	}
+	u := r.reg.Owner(uri, mem)
+	if u == nil {
+		return Call{}, registry.ResourceNotFound(uri)
+	}
+	return Call{Method: "resources/read", Name: uri, Route: registry.Route{Upstream: u, Name: uri, Resources: true}}, nil
+}
+
+// complete routes by params.ref (MCP completion): a ref/prompt by its
+// exported name (the original upstream); a ref/resource by its URI
+// template, or, for 2026-07-28 where it may be a URI, as a URI is routed.
+func (r *Router) complete(params json.RawMessage, mem *registry.Memory) (Call, error) {
+	ref, _ := jsonrpc.Member(params, "ref")
+	typ, _ := stringMember(ref, "type")
+	switch typ {
+	case "ref/prompt":
+		if name, ok := stringMember(ref, "name"); ok {
+			return r.promptCall("completion/complete", name)
+		}
+	case "ref/resource":
+		if uri, ok := stringMember(ref, "uri"); ok {
+			u := r.reg.Load().Template(uri)
+			if u == nil {
+				u = r.reg.Owner(uri, mem)
+			}
+			if u == nil {
+				return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource template or URI: %q", uri)}
+			}
+			return Call{Method: "completion/complete", Name: uri, Route: registry.Route{Upstream: u, Name: uri}}, nil
+		}
+	}
+	return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		Message: `Invalid params: completion/complete needs "ref": {"type": "ref/prompt", "name": ...} or {"type": "ref/resource", "uri": ...}`}
+}
+
+// StateKey names the call in a requestState (MRTR, SPEC §4.6): the
+// exported tool name for tools/call, and the method with the prompt's
+// name or the URI for the others, so that one kind's state cannot resume
+// another's.
+func (c *Call) StateKey() string {
+	if c.Method == "tools/call" {
+		return c.Name
+	}
+	return c.Method + " " + c.Name
+}
+
+// stringMember reads obj's member key as a string.
+func stringMember(obj []byte, key string) (string, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return "", false
+	}
+	raw, _ := jsonrpc.Member(obj, key)
+	return jsonrpc.Text(raw)
+}
