@@ -169,7 +169,7 @@ func (h *handler) dropLegacyTask(req *modernReq) {
 	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
-	req.Params = withoutMember(req.Params, "task")
+	req.Params = jsonrpc.Without(req.Params, "task")
 }
 
 // modernBase is the ClientID and Client of a modern gateway-made task (or

@@ -111,7 +111,7 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 	}
 	if status != rp.last {
 		rp.last = status
-		ls.queueTask(l, withoutMember(res, "resultType"))
+		ls.queueTask(l, jsonrpc.Without(res, "resultType"))
 	}
 	switch status {
 	case tasks.Completed, tasks.Failed, tasks.Cancelled:
@@ -123,19 +123,4 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 func mustMember(obj []byte, key string) []byte {
 	v, _ := jsonrpc.Member(obj, key)
 	return v
-}
-
-// withoutMember returns obj without its member key (compact).
-func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	fields, err := jsonrpc.Fields(obj)
-	if err != nil {
-		return obj
-	}
-	out := fields[:0]
-	for _, f := range fields {
-		if f.Key != key {
-			out = append(out, f)
-		}
-	}
-	return jsonrpc.Encode(out)
 }

@@ -123,3 +123,19 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// Without returns obj without its member key, compacted (Fields, then
+// Encode); obj as it is when it is not an object.
+func Without(obj json.RawMessage, key string) json.RawMessage {
+	fields, err := Fields(obj)
+	if err != nil {
+		return obj
+	}
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return Encode(out)
+}

@@ -23,3 +23,15 @@ func TestFieldsEncodeKeepsKeysAndValues(t *testing.T) {
 		t.Errorf("after Set: %s, want %s", got, want)
 	}
 }
+
+func TestWithout(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"task":{"ttl":5},"b":[2]}`: `{"a":1,"b":[2]}`,
+		`{"a":1}`:                          `{"a":1}`,
+		`[1]`:                              `[1]`,
+	} {
+		if got := string(Without([]byte(in), "task")); got != want {
+			t.Errorf("Without(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

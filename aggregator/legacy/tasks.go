@@ -95,7 +95,7 @@ func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, 
 	if modernUp {
 		base = taskrun.TasksExtPeer{Peer: base} // the server may make a task; the gateway follows it (taskrun/follow.go)
 	}
-	c.Params = withoutMember(c.Params, "task")
+	c.Params = jsonrpc.Without(c.Params, "task")
 	if err := st.runner.StartTask(t, c, s.ctx, base); err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
@@ -268,19 +268,4 @@ func (st *sessionTasks) relayTaskMethod(s *Session, m *wire.Message, out *wire.S
 func mustMember(obj []byte, key string) []byte {
 	v, _ := jsonrpc.Member(obj, key)
 	return v
-}
-
-// withoutMember returns obj without its member key (compact).
-func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	fields, err := jsonrpc.Fields(obj)
-	if err != nil {
-		return obj
-	}
-	out := fields[:0]
-	for _, f := range fields {
-		if f.Key != key {
-			out = append(out, f)
-		}
-	}
-	return jsonrpc.Encode(out)
 }

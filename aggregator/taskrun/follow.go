@@ -158,7 +158,7 @@ func (f *follower) modern(ctx context.Context, created json.RawMessage) (json.Ra
 	switch status {
 	case tasks.Completed:
 		if out, ok := jsonrpc.Member(res, "result"); ok && len(out) > 0 && out[0] == '{' {
-			return withoutMember(out, "resultType"), nil
+			return jsonrpc.Without(out, "resultType"), nil
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's completed task has no result object"}
 	case tasks.Failed:

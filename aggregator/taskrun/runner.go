@@ -116,26 +116,11 @@ func withoutNested(obj json.RawMessage, outer, inner string) json.RawMessage {
 	if _, ok := jsonrpc.Member(in, inner); !ok {
 		return obj
 	}
-	out, err := jsonrpc.Replace(obj, outer, withoutMember(in, inner))
+	out, err := jsonrpc.Replace(obj, outer, jsonrpc.Without(in, inner))
 	if err != nil {
 		return obj
 	}
 	return out
-}
-
-// withoutMember returns obj without its member key (compact).
-func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	fields, err := jsonrpc.Fields(obj)
-	if err != nil {
-		return obj
-	}
-	out := fields[:0]
-	for _, f := range fields {
-		if f.Key != key {
-			out = append(out, f)
-		}
-	}
-	return jsonrpc.Encode(out)
 }
 
 // finishTask records the call's outcome, unless the task was cancelled
