@@ -147,7 +147,7 @@ func listAll(ctx context.Context, c *rpc.Conn, spec listSpec, name string, log *
 		for _, raw := range items {
 			key, _ := jsonrpc.Text(mustGet(raw, spec.key))
 			if key == "" {
-				log.Line(name, "[gateway] entry without a "+spec.key+" in "+spec.method+"; dropped: "+truncate(log.Mask(string(raw)), 200))
+				log.Line(name, "[gateway] entry without a "+spec.key+" in "+spec.method+"; dropped: "+log.Clip(string(raw), 200))
 				continue
 			}
 			entries = append(entries, Entry{Key: key, Raw: raw})
@@ -292,12 +292,4 @@ func (s *surface) relistOnce(r *run) (again bool) {
 		s.opts.OnListChanged(s.name)
 	}
 	return again
-}
-
-// truncate shortens s for a log line to n bytes, saying how long it was.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -2,11 +2,13 @@ package logfile
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestLogIsRotated(t *testing.T) {
@@ -108,5 +110,25 @@ func TestSecretsSurviveLongLineSplits(t *testing.T) {
 				t.Fatalf("%s, offset %d: %d of the line's bytes logged, some were lost", name, off, got)
 			}
 		}
+	}
+}
+
+// TestClipMasksBeforeItCuts: a secret that straddles the cut is masked
+// whole, not cut in two with its first half in the line (a plain cut
+// followed by Mask would leak "sk-live-12"), and a cut never splits a
+// UTF-8 character.
+func TestClipMasksBeforeItCuts(t *testing.T) {
+	l := New(io.Discard)
+	l.AddSecrets("sk-live-1234567890")
+	got := l.Clip("uri=https://x/?key=sk-live-1234567890&more", 30)
+	if strings.Contains(got, "sk-live") || !strings.HasPrefix(got, "uri=https://x/?key=[REDACTED]") {
+		t.Errorf("Clip = %q: want the secret masked before the cut", got)
+	}
+	if got, want := l.Clip("short", 30), "short"; got != want {
+		t.Errorf("Clip(short) = %q, want %q", got, want)
+	}
+	got = l.Clip("ééééé", 3) // 10 bytes; byte 3 is inside the second é
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "é… (10 bytes)") {
+		t.Errorf("Clip(ééééé, 3) = %q: want one whole é, then the length", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Masking (SPEC §7.5): a secret registered with AddSecrets is replaced by
@@ -185,4 +186,20 @@ func asciiJSON(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Clip returns text masked (Mask) and, past n bytes, cut to at most n at
+// a UTF-8 boundary and followed by "… (N bytes)", N the masked text's
+// length: a piece of what a server sent, quoted in one log line. Masked
+// before it is cut, a secret can never be cut in two and escape the mask.
+func (l *Log) Clip(text string, n int) string {
+	text = l.Mask(text)
+	if len(text) <= n {
+		return text
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "… (" + strconv.Itoa(len(text)) + " bytes)"
 }

@@ -238,6 +238,15 @@ type Inliner interface {
 	Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error
 }
 
+// networkOf is network.transport for a connection's transport: "pipe"
+// for stdio; a transport that says otherwise has a network method.
+func networkOf(t Transport) string {
+	if n, ok := t.(interface{ Network() string }); ok {
+		return n.Network()
+	}
+	return "pipe"
+}
+
 // await waits for the reply to call id: the server's, or ctx's end or
 // gone closing (the server then gets notifications/cancelled). When
 // detach closes first, it returns w at once, and the call stays pending:
@@ -260,6 +269,21 @@ func (c *Conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gon
 	return r.result, nil, r.err
 }
 
+// DetachedWait is Conn.RoundTrip's side of a detached call: what its
+// wait needs to go on.
+type DetachedWait struct {
+	c  *Conn
+	id int64
+	pc *pendingCall
+}
+
+// Wait waits for the detached call's reply, ctx's end or the death of
+// the connection, as RoundTrip would have; call it once.
+func (w *DetachedWait) Wait(ctx context.Context) (json.RawMessage, error) {
+	res, _, err := w.c.await(ctx, w.id, w.pc, nil, nil)
+	return res, err
+}
+
 // cancelCall drops call id and, if it was still pending, tells the server
 // (notifications/cancelled, or as the transport cancels).
 func (c *Conn) cancelCall(id int64) {
@@ -279,12 +303,35 @@ func (c *Conn) Notify(method string, params json.RawMessage) error {
 func (c *Conn) InFlight() int    { return c.calls.count(false) }
 func (c *Conn) ClientCalls() int { return c.calls.count(true) }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
-}
-
 // Failure returns why the connection died (nil while it lives).
 func (c *Conn) Failure() error { return c.calls.failure() }
+
+// Listen sends subscriptions/listen with params (request _meta added) and
+// keeps the subscription, for resource uri ("": the list changes, the
+// connection's main one). It does not wait for the acknowledgment.
+func (c *Conn) Listen(params, uri string) (*Subscription, error) {
+	stamped, _, err := c.modern.Load().stamp(json.RawMessage(params), nil)
+	if err != nil {
+		return nil, err
+	}
+	sub := &Subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
+	c.listens.add(sub)
+	if err := c.transport.Request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
+		c.listens.drop(sub.id)
+		return nil, err
+	}
+	return sub, nil
+}
+
+// CancelListen ends one of the gateway's subscriptions itself (MCP
+// 2026-07-28: on stdio, notifications/cancelled referencing the listen;
+// over HTTP, closing its stream: Transport.Cancel).
+func (c *Conn) CancelListen(sub *Subscription) {
+	if c.listens.drop(sub.id) {
+		c.transport.Cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
+			[]byte(`{"requestId":`+string(jsonrpc.IntID(sub.id))+`,"reason":"the gateway's last client of this resource unsubscribed"}`)))
+	}
+}
+
+// ListenByID returns the live Subscription with id, or nil.
+func (c *Conn) ListenByID(id int64) *Subscription { return c.listens.get(id) }

@@ -1,10 +1,5 @@
 package rpc
 
-import (
-	"context"
-	"encoding/json"
-)
-
 // This file lets a caller stop waiting for a call that goes on: a modern
 // client's call that a legacy server's request parks (MRTR, SPEC §4.6)
 // outlives the HTTP request that started it. The call runs on its
@@ -25,21 +20,6 @@ import (
 type Detacher interface {
 	Detach() <-chan struct{}
 	Gone() <-chan struct{}
-}
-
-// DetachedWait is Conn.RoundTrip's side of a detached call: what its
-// wait needs to go on.
-type DetachedWait struct {
-	c  *Conn
-	id int64
-	pc *pendingCall
-}
-
-// Wait waits for the detached call's reply, ctx's end or the death of
-// the connection, as RoundTrip would have; call it once.
-func (w *DetachedWait) Wait(ctx context.Context) (json.RawMessage, error) {
-	res, _, err := w.c.await(ctx, w.id, w.pc, nil, nil)
-	return res, err
 }
 
 // startedAttached is detach, or nil when it is closed already (see

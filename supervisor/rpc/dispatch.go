@@ -88,7 +88,7 @@ func (c *Conn) notification(msg *jsonrpc.Message, from int64) {
 		// logLevel (MCP 2026-07-28 server/utilities/logging), and stdio
 		// ties them to no request id: only calls that asked are candidates.
 		if !c.calls.queueFor(from, c.modern.Load() != nil, note{msg.Method, msg.Params}) {
-			c.log.Output(c.name, "[notifications/message] "+truncate(c.log.Mask(string(msg.Params)), 2048))
+			c.log.Output(c.name, "[notifications/message] "+c.log.Clip(string(msg.Params), 2048))
 		}
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		if c.modern.Load() != nil && !c.listens.onMain(msg.Params) {

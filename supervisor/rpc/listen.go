@@ -40,36 +40,6 @@ func (s *Subscription) Acked() <-chan struct{}  { return s.acked }
 func (s *Subscription) Agreed() json.RawMessage { return s.agreed }
 func (s *Subscription) Ended() <-chan struct{}  { return s.ended }
 
-// Listen sends subscriptions/listen with params (request _meta added) and
-// keeps the subscription, for resource uri ("": the list changes, the
-// connection's main one). It does not wait for the acknowledgment.
-func (c *Conn) Listen(params, uri string) (*Subscription, error) {
-	stamped, _, err := c.modern.Load().stamp(json.RawMessage(params), nil)
-	if err != nil {
-		return nil, err
-	}
-	sub := &Subscription{id: c.nextID.Add(1), uri: uri, acked: make(chan struct{}), ended: make(chan struct{})}
-	c.listens.add(sub)
-	if err := c.transport.Request(sub.id, "subscriptions/listen", stamped, jsonrpc.Request(jsonrpc.IntID(sub.id), "subscriptions/listen", stamped)); err != nil {
-		c.listens.drop(sub.id)
-		return nil, err
-	}
-	return sub, nil
-}
-
-// CancelListen ends one of the gateway's subscriptions itself (MCP
-// 2026-07-28: on stdio, notifications/cancelled referencing the listen;
-// over HTTP, closing its stream: Transport.Cancel).
-func (c *Conn) CancelListen(sub *Subscription) {
-	if c.listens.drop(sub.id) {
-		c.transport.Cancel(sub.id, jsonrpc.Notification("notifications/cancelled",
-			[]byte(`{"requestId":`+string(jsonrpc.IntID(sub.id))+`,"reason":"the gateway's last client of this resource unsubscribed"}`)))
-	}
-}
-
-// ListenByID returns the live Subscription with id, or nil.
-func (c *Conn) ListenByID(id int64) *Subscription { return c.listens.get(id) }
-
 // listenSet is a connection's live Subscriptions by request id, and what
 // the server says of them: acknowledged, ended, and the notifications
 // tagged with one (dispatch.go hands them here).
@@ -112,9 +82,9 @@ func (l *listenSet) end(sub *Subscription, why string) {
 		l.drop(sub.id)
 		what := "its list changes are not followed until it restarts"
 		if sub.uri != "" {
-			what = "updates of " + truncate(sub.uri, 256) + " do not reach its subscribers until it restarts"
+			what = "updates of " + l.log.Clip(sub.uri, 256) + " do not reach its subscribers until it restarts"
 		}
-		l.log.Line(l.name, "[gateway] the server ended the gateway's subscriptions/listen ("+truncate(l.log.Mask(why), 512)+"); "+what)
+		l.log.Line(l.name, "[gateway] the server ended the gateway's subscriptions/listen ("+l.log.Clip(why, 512)+"); "+what)
 	})
 }
 

@@ -93,15 +93,6 @@ func (c *telemetryHooks) newPendingCall() *pendingCall {
 	return &tc.pendingCall
 }
 
-// networkOf is network.transport for a connection's transport: "pipe"
-// for stdio; a transport that says otherwise has a network method.
-func networkOf(t Transport) string {
-	if n, ok := t.(interface{ Network() string }); ok {
-		return n.Network()
-	}
-	return "pipe"
-}
-
 func memberOf(obj json.RawMessage, key string) json.RawMessage {
 	v, _ := jsonrpc.Member(obj, key)
 	return v

@@ -108,7 +108,7 @@ func (t *Transport) Read(r io.Reader) {
 		}
 		msg, err := jsonrpc.DecodeOwned(line)
 		if err != nil {
-			t.log.Output(t.name, "[stdout, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(line)), 512))
+			t.log.Output(t.name, "[stdout, not JSON-RPC; skipped] "+t.log.Clip(string(line), 512))
 			t.undecodable(line, err)
 			continue
 		}
@@ -175,12 +175,4 @@ func findID(fragment []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(m[1]), 10, 64)
 	return n, err == nil
-}
-
-// truncate shortens s for a log line to n bytes, saying how long it was.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }
