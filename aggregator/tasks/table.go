@@ -1,20 +1,13 @@
 package tasks
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file is the gateway's table of tasks (MCP 2025-11-25
@@ -54,9 +47,6 @@ const (
 	DefaultMaxTTL      = time.Hour
 )
 
-// PollInterval is the pollInterval (ms) of gateway-made tasks.
-const PollInterval = 500
-
 func (l Limits) withDefaults() Limits {
 	l.PerCaller = positiveOr(l.PerCaller, DefaultPerCaller)
 	l.Total = positiveOr(l.Total, DefaultTotal)
@@ -93,98 +83,6 @@ func (l Limits) TTL(raw json.RawMessage) time.Duration {
 	return time.Duration(*ms * float64(time.Millisecond))
 }
 
-// Kind says which of the gateway's kinds of task an entry is; it
-// decides which of task's parts it has.
-type Kind int
-
-const (
-	// KindRelayed is a server's own task (either era), relayed: the
-	// gateway knows only which process owns it (Relayed) and asks it.
-	KindRelayed Kind = iota + 1
-	// KindMade is a task the gateway made of a legacy session's call
-	// (MCP 2025-11-25): it runs the call itself (Made), and its
-	// server-to-client requests wait for a tasks/result to carry them.
-	KindMade
-	// KindModern is a task the gateway made of a modern caller's call
-	// (the 2026-07-28 tasks extension): a Made task whose requests wait in
-	// inputRequests for tasks/update (Modern). It starts inline (its
-	// caller still waits on the call's own response) and is announced
-	// when the call runs past taskAfter or asks for input.
-	KindModern
-)
-
-// Task is one entry of the table: what every kind has, and the part its
-// kind needs (embedded, so that the kind's code reads t.Status, t.UpID;
-// the other kind's part is nil). mu guards ttl and the Made part's
-// mutable fields.
-type Task struct {
-	ID      string
-	Owner   string // "session:<id>" or "token:<digest>"
-	Kind    Kind
-	Created time.Time
-	timer   *time.Timer // expiry
-	Unbind  func() bool // stops the session-end hook
-	// trace is the server span of the call that made the task: its
-	// calls and methods join that trace (SPEC §11.3); invalid when
-	// tracing is off.
-	Trace trace.SpanContext
-
-	*Relayed // KindRelayed
-	*Made    // KindMade, KindModern
-
-	Mu  sync.Mutex
-	TTL time.Duration // grows for a modern task whose call still runs (expire)
-}
-
-// Relayed is a server's own task: the server, the process (run) that
-// made it, and the server's own task id.
-type Relayed struct {
-	Up   *supervisor.Upstream
-	Run  uint64
-	UpID string
-}
-
-// Made is a task the gateway made and whose call it runs. ctx is the
-// call's, done closes when the call has ended; the rest is under task.Mu.
-type Made struct {
-	Ctx    context.Context
-	Cancel context.CancelCauseFunc
-	Done   chan struct{}
-	Asks   chan *Ask // KindMade: requests waiting for tasks/result
-
-	Status  string // working, input_required, completed, failed, cancelled
-	Message string // statusMessage
-	Updated time.Time
-	Result  json.RawMessage // the call's result, or nil
-	RPCErr  *jsonrpc.Error  // the call's error, or nil
-	kept    int64           // bytes of result counted in the table
-	// out is the response that carries the call's progress and log
-	// messages: KindMade, the tasks/result attached; KindModern, the
-	// call's own response while it is inline.
-	Out *wire.Stream
-
-	*Modern // KindModern
-}
-
-// Modern is what a modern caller's task adds (modern.go): the
-// caller's capabilities, its requests pending for tasks/update, and its
-// inline phase. Under task.mu but for caps, asked and onAsk, which are
-// set once.
-type Modern struct {
-	Caps  json.RawMessage // the caller's clientCapabilities
-	Asked chan struct{}   // buffered 1; signalled at each ask
-	OnAsk func(*Task)     // told when an ask makes the task input_required
-
-	// inline: the caller still waits on the call's own response and has
-	// not been told of the task (modernTaskCall); level filters the log
-	// messages out carries meanwhile.
-	Inline  bool
-	Level   string
-	Pending []*Ask          // asks waiting for tasks/update, in order
-	Keys    int             // input request keys issued
-	Ended   json.RawMessage // the ended task's DetailedTask, rendered once (endedModern)
-}
-
 // upKey names a relayed task as its server knows it.
 type upKey struct {
 	server string
@@ -207,13 +105,6 @@ type Table struct {
 
 func NewTable(l Limits) *Table {
 	return &Table{Lim: l.withDefaults(), byID: map[string]*Task{}, byOwner: map[string]int{}, byUp: map[upKey]*Task{}}
-}
-
-// NewID is 128 random bits, base64url (22 characters).
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // Add registers t, unless a count limit is reached; its expiry clock
@@ -265,11 +156,6 @@ var (
 	ErrExpired      = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task reached its ttl and was dropped"}
 	ErrSessionEnded = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the session that created the task ended"}
 )
-
-func ErrGone(id string) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-		"Failed to retrieve task: task %q not found (unknown, expired, or created by another session or caller)", id)}
-}
 
 // Lookup returns task id, whoever owns it, or nil: for the gateway's own
 // use (a listen's tasks, agreed on for their owner), never a caller's.
