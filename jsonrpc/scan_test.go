@@ -181,3 +181,17 @@ func BenchmarkValidLongString(b *testing.B) {
 		}
 	}
 }
+
+func TestValue(t *testing.T) {
+	for _, c := range []struct{ obj, key, want string }{
+		{`{"a":1,"b":{"c":2}}`, "b", `{"c":2}`},
+		{`{"a":1,"a":2}`, "a", `2`}, // the last, as Member
+		{`{"a":1}`, "z", ``},
+		{`[{"a":1}]`, "a", ``},
+		{``, "a", ``},
+	} {
+		if got := string(Value([]byte(c.obj), c.key)); got != c.want {
+			t.Errorf("Value(%s, %q) = %q, want %q", c.obj, c.key, got, c.want)
+		}
+	}
+}

@@ -145,7 +145,7 @@ func listAll(ctx context.Context, c *rpc.Conn, spec listSpec, name string, log *
 			return nil, fmt.Errorf("decode result: want an object with a %q array", spec.member)
 		}
 		for _, raw := range items {
-			key, _ := jsonrpc.Text(mustGet(raw, spec.key))
+			key, _ := jsonrpc.Text(jsonrpc.Value(raw, spec.key))
 			if key == "" {
 				log.Line(name, "[gateway] entry without a "+spec.key+" in "+spec.method+"; dropped: "+log.Clip(string(raw), 200))
 				continue
@@ -165,14 +165,6 @@ func orNull(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return raw
-}
-
-func mustGet(obj json.RawMessage, key string) json.RawMessage {
-	if len(obj) == 0 || obj[0] != '{' {
-		return nil
-	}
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 // declared is the lists other than tools that caps say the server has.

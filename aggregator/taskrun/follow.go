@@ -42,10 +42,9 @@ import (
 var errFollowInput = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task asks for input " +
 	"(input_required), which the gateway does not relay for a task it follows on behalf of a caller of the other era; the task was cancelled"}
 
-// Follow runs c (routed and checked), for a caller of either era
-// (modernCaller), to an end without a server task of the other era: see
-// the file comment.
-func (tr *Runner) Follow(ctx context.Context, c relay.Call, modernCaller bool) (json.RawMessage, error) {
+// follow is Runner.Follow, its server tasks' tasks/cancel sent within
+// base (the runner's: the gateway's lifetime) when ctx ends first.
+func follow(ctx, base context.Context, c relay.Call, modernCaller bool) (json.RawMessage, error) {
 	modernUp := c.Route.Upstream.Status().Era == supervisor.EraModern
 	asked := modernCaller && !modernUp && c.Route.TaskSupport == "required" && !TaskParams(c.Params)
 	if asked {
@@ -59,17 +58,17 @@ func (tr *Runner) Follow(ctx context.Context, c relay.Call, modernCaller bool) (
 		return nil, o.Err
 	}
 	res := o.Res
-	f := &follower{tr: tr, up: c.Route.Upstream, run: o.Served, p: c.Peer}
+	f := &follower{base: base, up: c.Route.Upstream, run: o.Served, p: c.Peer}
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
-		if f.id, _ = jsonrpc.Text(mustMember(obj, "taskId")); f.id == "" {
+		if f.id, _ = jsonrpc.Text(jsonrpc.Value(obj, "taskId")); f.id == "" {
 			return res, nil // answered without a task
 		}
 		return f.legacy(ctx)
 	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
 		f.p = TasksExtPeer{c.Peer}
-		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
+		if f.id, _ = jsonrpc.Text(jsonrpc.Value(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
 		}
 		return f.modern(ctx, res)
@@ -87,11 +86,11 @@ func isTask(res json.RawMessage) bool {
 // follower is one server task the gateway follows: its server, the
 // process (run) that made it, its id there, and the peer to ask with.
 type follower struct {
-	tr  *Runner
-	up  *supervisor.Upstream
-	run uint64
-	id  string
-	p   supervisor.Peer
+	base context.Context // where tasks/cancel is sent from: the runner's
+	up   *supervisor.Upstream
+	run  uint64
+	id   string
+	p    supervisor.Peer
 }
 
 func (f *follower) params() json.RawMessage {
@@ -109,7 +108,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 		wait.Reset(PollEvery(res, key))
 	}
 	for {
-		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != tasks.Working {
+		if status, _ := jsonrpc.Text(jsonrpc.Value(res, "status")); res != nil && status != tasks.Working {
 			return res, status, nil
 		}
 		select {
@@ -130,7 +129,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 // its answer ignored: a task already ended answers -32602) and returns
 // the error to fail the call with: the cause ctx ended with, or err.
 func (f *follower) abandon(ctx context.Context, err error) error {
-	cctx, cancel := context.WithTimeout(f.tr.base, RelayTimeout)
+	cctx, cancel := context.WithTimeout(f.base, RelayTimeout)
 	defer cancel()
 	_, _ = f.up.CallRun(cctx, f.run, "tasks/cancel", f.params(), f.p)
 	if ctx.Err() != nil {
@@ -169,7 +168,7 @@ func (f *follower) modern(ctx context.Context, created json.RawMessage) (json.Ra
 	case tasks.InputRequired:
 		return nil, f.abandon(ctx, errFollowInput)
 	}
-	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(mustMember(res, "status")))}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(jsonrpc.Value(res, "status")))}
 }
 
 // legacy follows a legacy server's task: tasks/get while it works, then
@@ -242,6 +241,27 @@ func WithoutTasksExt(caps json.RawMessage) json.RawMessage {
 func TaskParams(params json.RawMessage) bool {
 	v, ok := jsonrpc.Member(params, "task")
 	return ok && len(v) > 0 && v[0] == '{'
+}
+
+// RelayTimeout bounds the tasks/get tasks/list asks a server per task.
+const RelayTimeout = 5 * time.Second
+
+// withoutNested is obj without obj[outer][inner], the rest of obj kept
+// (outer re-encoded compact); obj as it is when outer is not an object or
+// has no inner.
+func withoutNested(obj json.RawMessage, outer, inner string) json.RawMessage {
+	in, ok := jsonrpc.Member(obj, outer)
+	if !ok || len(in) == 0 || in[0] != '{' {
+		return obj
+	}
+	if _, ok := jsonrpc.Member(in, inner); !ok {
+		return obj
+	}
+	out, err := jsonrpc.Replace(obj, outer, jsonrpc.Without(in, inner))
+	if err != nil {
+		return obj
+	}
+	return out
 }
 
 // The bounds of the interval between two polls of a relayed task.

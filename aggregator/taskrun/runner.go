@@ -105,22 +105,11 @@ func (tr *Runner) bindTask(t *tasks.Task, bound context.Context, end func()) {
 	close(ready)
 }
 
-// withoutNested is obj without obj[outer][inner], the rest of obj kept
-// (outer re-encoded compact); obj as it is when outer is not an object or
-// has no inner.
-func withoutNested(obj json.RawMessage, outer, inner string) json.RawMessage {
-	in, ok := jsonrpc.Member(obj, outer)
-	if !ok || len(in) == 0 || in[0] != '{' {
-		return obj
-	}
-	if _, ok := jsonrpc.Member(in, inner); !ok {
-		return obj
-	}
-	out, err := jsonrpc.Replace(obj, outer, jsonrpc.Without(in, inner))
-	if err != nil {
-		return obj
-	}
-	return out
+// Follow runs c (routed and checked), for a caller of either era
+// (modernCaller), to an end without a server task of the other era
+// (follow.go's file comment): its result, or the *jsonrpc.Error to answer.
+func (tr *Runner) Follow(ctx context.Context, c relay.Call, modernCaller bool) (json.RawMessage, error) {
+	return follow(ctx, tr.base, c, modernCaller)
 }
 
 // finishTask records the call's outcome, unless the task was cancelled

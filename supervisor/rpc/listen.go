@@ -91,8 +91,8 @@ func (l *listenSet) end(sub *Subscription, why string) {
 // taggedWith returns the gateway's Subscription a notification's params
 // are tagged with, or nil.
 func (l *listenSet) taggedWith(params json.RawMessage) *Subscription {
-	meta := mustGet(params, "_meta")
-	id, ok := jsonrpc.ParseIntID(mustGet(meta, metaSubscriptionID))
+	meta := jsonrpc.Value(params, "_meta")
+	id, ok := jsonrpc.ParseIntID(jsonrpc.Value(meta, metaSubscriptionID))
 	if !ok {
 		return nil
 	}
@@ -113,13 +113,13 @@ func (l *listenSet) note(msg *jsonrpc.Message) {
 	if msg.Method == "notifications/subscriptions/acknowledged" {
 		if sub := l.taggedWith(msg.Params); sub != nil {
 			sub.ackOnce.Do(func() {
-				sub.agreed = mustGet(msg.Params, "notifications")
+				sub.agreed = jsonrpc.Value(msg.Params, "notifications")
 				close(sub.acked)
 			})
 		}
 		return
 	}
-	if id, ok := jsonrpc.ParseIntID(mustGet(msg.Params, "requestId")); ok {
+	if id, ok := jsonrpc.ParseIntID(jsonrpc.Value(msg.Params, "requestId")); ok {
 		if sub := l.get(id); sub != nil {
 			l.end(sub, "the server cancelled it")
 		}
@@ -154,15 +154,8 @@ func (l *listenSet) resourceUpdated(params json.RawMessage, modern bool, hook fu
 		}
 		return
 	}
-	if uri, ok := jsonrpc.Text(mustGet(params, "uri")); ok {
+	if uri, ok := jsonrpc.Text(jsonrpc.Value(params, "uri")); ok {
 		hook(uri, params)
 	}
 }
 
-func mustGet(obj json.RawMessage, key string) json.RawMessage {
-	if len(obj) == 0 || obj[0] != '{' {
-		return nil
-	}
-	v, _ := jsonrpc.Member(obj, key)
-	return v
-}

@@ -45,7 +45,7 @@ func (c *telemetryHooks) traced(ctx context.Context, pc *pendingCall, method str
 	switch method {
 	case "tools/call", "prompts/get":
 		var ok bool
-		if target, ok = jsonrpc.Text(memberOf(params, "name")); ok {
+		if target, ok = jsonrpc.Text(jsonrpc.Value(params, "name")); ok {
 			name += " " + target
 			key = "gen_ai.tool.name"
 			if method == "prompts/get" {
@@ -91,11 +91,6 @@ func (c *telemetryHooks) newPendingCall() *pendingCall {
 	tc := &tracedCall{}
 	tc.pendingCall.span = &tc.span
 	return &tc.pendingCall
-}
-
-func memberOf(obj json.RawMessage, key string) json.RawMessage {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 // finished records the end of pc, request method, with err (nil: a
