@@ -8,16 +8,20 @@
 // Lookup and End for GET and DELETE, the fan-out of news (NotifyAll,
 // Notify), CancelAll, EndStreams and Count.
 //
-//	front.go     Front, Options, New: a session-era POST (ServePOST), its
-//	             session found or opened, its batches; Versions, ErrUnknownSession
+//	front.go     Front, Options, New; Versions; what an ended session
+//	             lets go of
+//	post.go      a session-era POST (ServePOST): its session found or
+//	             opened, its messages and batches
 //	sessions.go  the session table: cap, idle expiry, DELETE (§3.5); a
-//	             session's running requests
+//	             session's running requests; ErrUnknownSession
 //	get.go       a session's GET stream and the news it gets (§3.6, §4.5):
 //	             list changes, task status, resource updates
 //	methods.go   initialize and the method table: ping, logging/setLevel,
-//	             the lists, tools/call (§3.7, §3.8)
-//	surface.go   prompts/get, resources/read, completion/complete,
-//	             resources/subscribe and unsubscribe (§4.8)
+//	             the lists (§3.7, §3.8)
+//	call.go      the one course of a routed request: tools/call,
+//	             prompts/get, resources/read, completion/complete (§4.8)
+//	surface.go   the lists beyond tools, resources/subscribe and
+//	             unsubscribe (§4.8)
 //	peer.go      what a server sends during a session's call, to its client
 //	loglevel.go  per-session log levels, the servers' the most verbose (§4.8)
 //	tasks.go     a session's tasks (§4.7): task-augmented tools/call,

@@ -4,47 +4,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"sync"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 )
 
-// getStream is a session's GET /mcp stream (SPEC §3.6): the channel for
-// what the gateway sends outside any request, notifications/tools/
-// list_changed above all. Messages are queued (up to getQueue; past it the
-// oldest news is only that the list changed, so a full queue drops) and
-// written by the GET handler itself, so a slow client never blocks the
-// sender.
-type getStream struct {
-	out   *wire.Stream
-	queue chan []byte
-
-	once    sync.Once
-	stopped chan struct{} // closed by stop: the session ended or a newer GET replaced it
-}
-
-// getQueue is how many messages wait for a GET stream's client.
-const getQueue = 64
-
-// send queues msg without blocking; it reports false when the queue is
-// full and msg was dropped.
-func (g *getStream) send(msg []byte) bool {
-	select {
-	case g.queue <- msg:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop ends the stream; its handler returns.
-func (g *getStream) stop() {
-	g.once.Do(func() {
-		close(g.stopped)
-		g.out.Abort()
-	})
-}
+// This file serves a session's GET stream and what it carries.
 
 // ServeGET opens s's GET stream. A session has one at a time: a new GET
 // replaces the old one, which ends (a client that reconnects is served at

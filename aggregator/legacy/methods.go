@@ -1,9 +1,7 @@
 package legacy
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -19,14 +17,10 @@ import (
 
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):
 // what the gateway answers itself (initialize, ping, logging/setLevel, the
-// merged lists) and what it relays (tools/call, package relay; prompts/get,
-// resources/read, completion/complete and the resource subscriptions,
-// surface.go). Any other method is -32601.
-
-// errClientCancelled is the cause of a request the client cancelled with
-// notifications/cancelled: it gets no response (MCP Cancellation), and
-// its record is cancelled.
-var errClientCancelled = record.ErrClientCancelled
+// merged lists), and where the rest goes: tools/call, prompts/get,
+// resources/read and completion/complete to their servers (call.go), the
+// resource subscriptions (surface.go), the task methods (tasks.go). Any
+// other method is -32601.
 
 // MaxInitializeParams bounds what a session keeps of its initialize
 // (capabilities, clientInfo) for its life: 64 KiB, where the body limit
@@ -117,55 +111,6 @@ func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 	return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s", m.Method)})
 }
 
-// toolsCall is a legacy session's tools/call (package relay): routed and
-// checked, it runs with the session's peer (peer.go) until it ends; a
-// modern server's task made of it is followed to its end (follow).
-func (f *Front) toolsCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (relay.Call, error) { return f.router.Tool(m.Params) }
-	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
-		c.Mem = &s.uris
-		return f.runner.Follow(ctx, c, false) // taskrun/follow.go
-	})
-}
-
-// sessionCall is the one course of a session's routed request (package relay's
-// spine): begun (a duplicate id refused), routed, checked, run
-// with the session's peer until it ends, and answered; rec is its record
-// (package record). A request the client cancelled gets no answer (MCP,
-// Cancellation).
-func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record,
-	route func() (relay.Call, error), run func(context.Context, relay.Call) (json.RawMessage, error)) [][]byte {
-	ctx, end, refused := s.beginRequest(m, out)
-	if refused != nil {
-		rec.Failed(errDuplicateID)
-		return refused
-	}
-	defer end()
-	c, err := route()
-	if own, ok := relay.OwnOf(err); ok { // search_tools (relay/toolsearch.go)
-		rec.Routed(own.Name, "", own.Name)
-		return rec.ResultParts(m.ID, own.Result())
-	}
-	if err == nil {
-		rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
-		err = c.Check()
-	} else {
-		relay.Unnamed(rec, c, err) // relay/toolsearch.go
-	}
-	if err != nil {
-		return rec.ErrorParts(m.ID, err)
-	}
-	c.Peer = &peer{s: s, out: out}
-	res, err := run(rec.Context(ctx), c)
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errClientCancelled) {
-			return nil
-		}
-		return rec.ErrorParts(m.ID, err)
-	}
-	return rec.ResultParts(m.ID, res)
-}
-
 // setLevel is logging/setLevel: the session's minimum level for the
 // servers' log messages relayed to it. An invalid level is -32602 (MCP,
 // Logging).
@@ -204,11 +149,4 @@ func (s *Session) answer(m *wire.Message) {
 	if ch != nil {
 		ch <- clientAnswer{result: m.Result, errObj: m.Error}
 	}
-}
-
-func orNull(raw []byte) string {
-	if len(raw) == 0 {
-		return "null"
-	}
-	return string(raw)
 }

@@ -5,15 +5,27 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
+
+// ErrUnknownSession answers a request that names a session the front
+// does not know, or that has ended: 404 with -32001.
+var ErrUnknownSession = &wire.HTTPError{Status: http.StatusNotFound, Code: -32001,
+	Msg: "Not Found: unknown or expired session; send initialize for a new one"}
+
+// errClientCancelled is the cause of a request the client cancelled with
+// notifications/cancelled: it gets no response (MCP Cancellation), and
+// its record is cancelled.
+var errClientCancelled = record.ErrClientCancelled
 
 // sessions is the table of legacy MCP sessions (SPEC §3.5): issued at
 // initialize, ended by DELETE, by idle expiry, or at shutdown. At most max
@@ -61,6 +73,42 @@ type Session struct {
 	openPost int         // POSTs in flight; the idle clock runs at 0
 	clock    *time.Timer // the idle clock, made at the first POST's end, stopped while a POST is open
 	idleFrom time.Time   // when the last open POST ended: the idle clock's start
+}
+
+// getStream is a session's GET /mcp stream (SPEC §3.6): the channel for
+// what the gateway sends outside any request, notifications/tools/
+// list_changed above all. Messages are queued (up to getQueue; past it the
+// oldest news is only that the list changed, so a full queue drops) and
+// written by the GET handler itself, so a slow client never blocks the
+// sender.
+type getStream struct {
+	out   *wire.Stream
+	queue chan []byte
+
+	once    sync.Once
+	stopped chan struct{} // closed by stop: the session ended or a newer GET replaced it
+}
+
+// getQueue is how many messages wait for a GET stream's client.
+const getQueue = 64
+
+// send queues msg without blocking; it reports false when the queue is
+// full and msg was dropped.
+func (g *getStream) send(msg []byte) bool {
+	select {
+	case g.queue <- msg:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the stream; its handler returns.
+func (g *getStream) stop() {
+	g.once.Do(func() {
+		close(g.stopped)
+		g.out.Abort()
+	})
 }
 
 // clientAnswer is a client's response to a server-to-client request.

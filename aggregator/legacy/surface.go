@@ -1,21 +1,19 @@
 package legacy
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file serves a legacy session the server surface beyond tools (SPEC
-// §3.8, §4.8): the merged lists of prompts, resources and templates, the
-// relayed prompts/get, resources/read and completion/complete (through
-// the spine, package relay), and resource subscriptions (registry.Subscriptions).
+// §3.8, §4.8): the merged lists of prompts, resources and templates, and
+// resource subscriptions (registry.Subscriptions); prompts/get,
+// resources/read and completion/complete are relayed (call.go).
 
 // surface answers a session's request of the surface beyond tools; a
 // method whose capability no server offers is -32601.
@@ -42,18 +40,6 @@ func listPage(m *wire.Message, l registry.List) [][]byte {
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, page)
-}
-
-// relay is a session's prompts/get, resources/read or
-// completion/complete: routed and checked, it runs with the session's
-// peer (peer.go) until it ends, as a tools/call does; rec is its record
-// (package record).
-func (f *Front) relay(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (relay.Call, error) { return f.router.Request(m.Method, m.Params, &s.uris) }
-	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
-		o := relay.Do(ctx, c)
-		return o.Res, o.Err
-	})
 }
 
 // subscribe is resources/subscribe: the URI is routed as resources/read
@@ -93,19 +79,6 @@ func asRPCError(err error) *jsonrpc.Error {
 		return e
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
-}
-
-// sessionEnded lets go of what an ended session held (sessions.onEnd):
-// its resource subscriptions (an upstream one it was the last client of
-// ends) and its log level.
-func (f *Front) sessionEnded(s *Session) {
-	f.subs.DropAll(s)
-	s.mu.Lock()
-	leveled := s.level != ""
-	s.mu.Unlock()
-	if leveled {
-		f.levels.apply(f.sessions.all(), f.ups)
-	}
 }
 
 // stringMember reads obj's member key as a string.

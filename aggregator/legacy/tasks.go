@@ -269,3 +269,10 @@ func mustMember(obj []byte, key string) []byte {
 	v, _ := jsonrpc.Member(obj, key)
 	return v
 }
+
+func orNull(raw []byte) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	return string(raw)
+}
