@@ -133,15 +133,15 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
+	h := &handler{g: g, o: o, records: recorder{tel: &g.tel}, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
 		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
 	h.modern = modern.New(modern.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
-		States: g.states, Version: g.version, Supported: supportedVersions(), Log: g.log, Begin: h.begin, TaskChanged: h.taskChanged,
+		States: g.states, Version: g.version, Supported: supportedVersions(), Log: g.log, Begin: h.records.begin, TaskChanged: h.taskChanged,
 		Base: h.baseCtx, StateTTL: o.StateTTL})
 	h.legacy = legacy.New(legacy.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
-		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
+		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.records.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
 	return h
 }
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
@@ -40,13 +39,11 @@ type handler struct {
 	modern *modern.Front // modern requests (package modern)
 	bodies body.Reader   // POST bodies, within their limits and the memory budget (package body)
 
-	tasks  *tasks.Table            // tasks made or relayed for callers (package tasks)
-	runner *taskrun.Runner         // their calls (tasks.go)
-	subs   *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
-	auth   *auth.Log               // 401s, logged at a bounded rate (package auth)
-	// lastClient is the last modern caller's token and its call-line
-	// client (recording.go).
-	lastClient atomic.Pointer[[2]string]
+	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
+	runner  *taskrun.Runner         // their calls (package taskrun)
+	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
+	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
+	records recorder                // where each request's record begins, for both fronts (recording.go)
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context
