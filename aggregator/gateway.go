@@ -126,7 +126,7 @@ func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
 // with the gateway's task id: a legacy session, on its GET stream. A
 // notification for a task the gateway does not know is dropped.
 func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
-	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	id, ok := jsonrpc.Text(jsonrpc.Value(params, "taskId"))
 	if !ok {
 		return
 	}
@@ -138,9 +138,4 @@ func (g *Gateway) TaskStatus(server string, run uint64, method string, params js
 	if p, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.ID)); err == nil && legacy {
 		g.h.legacy.Notify(sid, jsonrpc.Notification(method, p))
 	}
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }

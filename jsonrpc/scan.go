@@ -112,6 +112,13 @@ func Member(obj []byte, key string) (json.RawMessage, bool) {
 	return out, found
 }
 
+// Value is Member's value alone: the raw value of obj's member key, or
+// nil when obj has none or is not an object.
+func Value(obj []byte, key string) json.RawMessage {
+	v, _ := Member(obj, key)
+	return v
+}
+
 // Replace returns obj with the value of its member key replaced by value,
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.

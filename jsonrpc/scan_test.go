@@ -181,3 +181,18 @@ func BenchmarkValidLongString(b *testing.B) {
 		}
 	}
 }
+
+func TestValue(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"k":"v"}`: `"v"`,
+		`{"k":1,"k":[2]}`: `[2]`, // the last, as Member reads it
+		`{"a":1}`:         ``,
+		`[{"k":1}]`:       ``,
+		``:                ``,
+		`{"\u006b":true}`: `true`,
+	} {
+		if got := string(Value([]byte(in), "k")); got != want {
+			t.Errorf("Value(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -63,13 +63,13 @@ func (tr *Runner) Follow(ctx context.Context, c relay.Call, modernCaller bool) (
 	switch {
 	case asked:
 		obj, _ := jsonrpc.Member(res, "task")
-		if f.id, _ = jsonrpc.Text(mustMember(obj, "taskId")); f.id == "" {
+		if f.id, _ = jsonrpc.Text(jsonrpc.Value(obj, "taskId")); f.id == "" {
 			return res, nil // answered without a task
 		}
 		return f.legacy(ctx)
 	case modernUp && !modernCaller && isTask(res): // the result is scanned only then
 		f.p = TasksExtPeer{c.Peer}
-		if f.id, _ = jsonrpc.Text(mustMember(res, "taskId")); f.id == "" {
+		if f.id, _ = jsonrpc.Text(jsonrpc.Value(res, "taskId")); f.id == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "follow task: the server's task result has no string taskId"}
 		}
 		return f.modern(ctx, res)
@@ -109,7 +109,7 @@ func (f *follower) poll(ctx context.Context, res json.RawMessage, key string) (j
 		wait.Reset(PollEvery(res, key))
 	}
 	for {
-		if status, _ := jsonrpc.Text(mustMember(res, "status")); res != nil && status != tasks.Working {
+		if status, _ := jsonrpc.Text(jsonrpc.Value(res, "status")); res != nil && status != tasks.Working {
 			return res, status, nil
 		}
 		select {
@@ -169,7 +169,7 @@ func (f *follower) modern(ctx context.Context, created json.RawMessage) (json.Ra
 	case tasks.InputRequired:
 		return nil, f.abandon(ctx, errFollowInput)
 	}
-	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(mustMember(res, "status")))}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("follow task: the server's task ended %s", orNull(jsonrpc.Value(res, "status")))}
 }
 
 // legacy follows a legacy server's task: tasks/get while it works, then

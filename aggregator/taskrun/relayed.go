@@ -39,7 +39,7 @@ const RelayTimeout = 5 * time.Second
 // and the limit's error returned. Without a string taskId, obj is no task:
 // nil and no error.
 func (tr *Runner) RegisterRelayed(ctx context.Context, owner string, obj []byte, ttlKey string, o relay.Outcome, p supervisor.Peer) (*tasks.Task, error) {
-	upID, ok := jsonrpc.Text(mustMember(obj, "taskId"))
+	upID, ok := jsonrpc.Text(jsonrpc.Value(obj, "taskId"))
 	if !ok {
 		return nil, nil
 	}
@@ -100,11 +100,6 @@ func (tr *Runner) bindRelayed(t *tasks.Task, bound context.Context) {
 		defer cancel()
 		_, _ = t.Up.CallRun(ctx, t.Run, "tasks/cancel", []byte(`{"taskId":`+string(jsonrpc.Quote(t.UpID))+`}`), nil)
 	})
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 // RelayTask sends a task method to the process that owns t, with the
@@ -180,7 +175,7 @@ func (rp relatedPeer) rewrite(params json.RawMessage) json.RawMessage {
 	}
 	meta, _ := jsonrpc.Member(params, "_meta")
 	rel, ok := jsonrpc.Member(meta, tasks.MetaRelatedTask)
-	if id, _ := jsonrpc.Text(mustMember(rel, "taskId")); !ok || id != rp.t.UpID {
+	if id, _ := jsonrpc.Text(jsonrpc.Value(rel, "taskId")); !ok || id != rp.t.UpID {
 		return params
 	}
 	return tasks.WithRelatedTask(params, rp.t.ID)
