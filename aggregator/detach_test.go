@@ -16,7 +16,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// Tests of a parkable modern call's detach (bridge.go callParkable,
+// Tests of a parkable modern call's detach (modern/bridge.go callParkable,
 // supervisor.Detacher): the call runs on its request until the server
 // asks, at whatever moment the server asks, answers, crashes, the client
 // leaves or the gateway shuts down. Several came from an adversarial
