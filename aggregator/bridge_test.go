@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 )
@@ -250,20 +249,4 @@ func goroutinesCreated() uint64 {
 	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
-}
-
-// canBeAsked, one scan, answers as clientCan does for the three
-// server-to-client requests together (the last of a repeated key counts;
-// escaped keys are the same key).
-func TestCanBeAskedAgreesWithClientCan(t *testing.T) {
-	for _, c := range []string{`{}`, `{"sampling":{}}`, `{"roots":null}`, `{"sampling":{},"sampling":null}`,
-		`{"x":1,"elicitation":{"form":{}}}`, `{"ro\u006fts":{}}`, `[]`, ``, `{"elicitation":null,"roots":{}}`} {
-		want := false
-		for _, m := range []string{"sampling/createMessage", "elicitation/create", "roots/list"} {
-			want = want || relay.ClientCan([]byte(c), m)
-		}
-		if got := canBeAsked([]byte(c)); got != want {
-			t.Errorf("canBeAsked(%s) = %v, clientCan says %v", c, got, want)
-		}
-	}
 }

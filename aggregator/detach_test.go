@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
 	"github.com/mcp-gateway/mcp-gateway/internal/fakeserver"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// Tests of a parkable modern call's detach (bridge.go callParkable,
+// Tests of a parkable modern call's detach (modern/bridge.go callParkable,
 // supervisor.Detacher): the call runs on its request until the server
 // asks, at whatever moment the server asks, answers, crashes, the client
 // leaves or the gateway shuts down. Several came from an adversarial
@@ -29,7 +30,7 @@ const askCaps = `{"elicitation":{}}`
 
 // parked counts the parked calls of gw.
 func parked(gw *Gateway) int {
-	return gw.h.bridges.parkedCount()
+	return gw.h.modern.Parked()
 }
 
 // serveDirect serves one modern tools/call through h on ctx (the request's
@@ -70,10 +71,10 @@ func TestDetachAskAsItAnswersIsNoRound(t *testing.T) {
 	}
 }
 
-// onGathered sets testHookGathered to f for the rest of the test.
+// onGathered sets modern.TestHookGathered to f for the rest of the test.
 func onGathered(t *testing.T, f func()) {
-	testHookGathered = f
-	t.Cleanup(func() { testHookGathered = nil })
+	modern.TestHookGathered = f
+	t.Cleanup(func() { modern.TestHookGathered = nil })
 }
 
 // A client that leaves while the server's asks are gathered into a round
@@ -128,7 +129,7 @@ func TestDetachShutdownWhileDetaching(t *testing.T) {
 		if p := parked(gw); p != 0 {
 			t.Errorf("%s: %d parked after CancelCalls", stage, p)
 		}
-		testHookGathered = nil
+		modern.TestHookGathered = nil
 	}
 }
 
@@ -225,13 +226,7 @@ func TestDetachStress(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("call %d: the handler hung", i)
 		}
-		h := gw.h // a parked call would take the next call's ask
-		h.bridges.mu.Lock()
-		for k, bc := range h.bridges.parked {
-			delete(h.bridges.parked, k)
-			bc.cancel(errParkExpired)
-		}
-		h.bridges.mu.Unlock()
+		gw.h.modern.ExpireParked() // a parked call would take the next call's ask
 	}
 	var left string
 	if !testwait.Until(5*time.Second, func() bool {

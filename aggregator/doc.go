@@ -8,6 +8,10 @@
 //	legacy    the legacy front (§3.2, §3.5–§3.8): the session table, a
 //	          session's POSTs, GET stream, methods, surface, log levels and
 //	          task methods, reached through legacy.Front
+//	modern    the modern front (§3.1, §3.10): MCP 2026-07-28 requests, their
+//	          headers, calls bridged across eras and parked (§4.6),
+//	          subscriptions/listen (§4.5) and the tasks extension (§4.7),
+//	          reached through modern.Front
 //	relay     the call spine of every relayed request (§4.3, §4.4, §4.8):
 //	          route (relay.Router, tool search's own tools, §4.10), check,
 //	          call (relay.Do), result (relay.Outcome); the client rules
@@ -27,43 +31,30 @@
 //	reqstate  the sealed MRTR requestState (§4.6)
 //	toolsearch tool search's index and ranking (§4.10)
 //
-// They meet here, in the front door and the modern front, through their
-// own values (a relay.Call, a registry.Route, a record.Record, a
-// tasks.Task) and never this package's.
+// They meet here, in the front door, through their own values (a
+// relay.Call, a registry.Route, a record.Record, a tasks.Task) and never
+// this package's.
 //
-// The handler is the front door (auth, HTTP method, era) and the modern
-// front (MCP 2026-07-28 requests); the legacy front is legacy.Front. What
-// the modern front holds are types of their own, each holding only what
-// it uses: bridges (bridge.go: modern calls that may park, their table
-// and expiry) and listeners (listen.go: the subscriptions/listen streams
-// and the news they get); both fronts share the taskrun.Runner.
+// The handler is the front door (auth, HTTP method, era); the fronts are
+// legacy.Front and modern.Front, which share the taskrun.Runner, the task
+// table and the resource subscriptions the handler makes.
 //
 // Where to find a rule, in the order a request meets them:
 //
 //	http.go       New's one handler: /mcp behind package auth's Origin check (§3.4)
-//	              and bearer token (§3.2), /health (§3.3), /metrics (§11.2)
+//	              and bearer token (§3.2), /health (§3.3), /metrics (§11.2); a
+//	              task's news to its owner, of either front (§4.7)
 //	transport.go  /mcp by HTTP method, version header, Accept; a session's
 //	              GET and DELETE go to legacy.Front
 //	post.go       POST: Accept and Content-Type, the body (package body:
-//	              413, 503, 408), the era; a legacy POST is legacy.Front's
-//	modern.go     MCP 2026-07-28 requests (§3.1, §3.10); headers.go checks
-//	              their headers against the body; modernsurface.go the lists'
-//	              and reads' caching hints, a modern tools/list, a listen's
-//	              resourceSubscriptions
-//	bridge.go     a modern client's call: attached, detached, parked, resumed
-//	              (§4.6), run on its request until the server asks;
-//	              bridgepeer.go its Peer side; park.go the rounds and expiry
-//	listen.go     subscriptions/listen streams (§3.10, §4.5), and the
-//	              resource updates they get (§4.8)
+//	              413, 503, 408), the era; a legacy POST is legacy.Front's,
+//	              a modern one modern.Front's
 //	gateway.go    the Gateway: the registry swap, list changes, shutdown (§4.5,
 //	              §7.6), what the daemon tells it (resource updates, task status)
 //	readout.go    what the daemon reads of it: /health (§3.3), the counts, the
 //	              merged tools for the code API (§12)
 //	recording.go  where a request's record begins (package record: the call
 //	              line, the call series and the server span, §11), one place
-//	              for both fronts (legacy.Options.Begin, serveModern), its client
-//	              named; metrics.go what /metrics reads at each scrape (§11.2)
-//	taskmodern.go the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks)
-//	tasknotify.go task status notifications, to the creator only
-//	taskpoll.go   a relayed task's changes, polled for its creator's listen
+//	              for both fronts (legacy.Options.Begin, modern.Options.Begin), its
+//	              client named; metrics.go what /metrics reads at each scrape (§11.2)
 package aggregator

@@ -57,7 +57,7 @@ func (g *Gateway) Rebuild() {
 	changed := g.reg.Rebuild()
 	for _, kind := range changed {
 		g.h.legacy.NotifyAll(jsonrpc.Notification(kind.Method(), nil))
-		g.h.listeners.notifyLists(kind)
+		g.h.modern.NotifyLists(kind)
 	}
 	g.toolsChanged(changed)
 }
@@ -96,7 +96,7 @@ func (g *Gateway) CancelCalls(message string) {
 	g.EndStreams()
 	h := g.h
 	h.legacy.CancelAll(cause)
-	h.bridges.cancelAll(cause)
+	h.modern.CancelAll(cause)
 	h.cancelBase(cause)
 	h.tasks.CancelAll(cause)
 }
@@ -110,7 +110,7 @@ func (g *Gateway) CancelCalls(message string) {
 func (g *Gateway) EndStreams() {
 	g.h.auth.Stop()
 	g.h.legacy.EndStreams()
-	g.h.listeners.stopAll()
+	g.h.modern.EndStreams()
 }
 
 // ResourceUpdated relays a server's notifications/resources/updated for
@@ -126,7 +126,7 @@ func (g *Gateway) ResourceUpdated(server, uri string, params json.RawMessage) {
 // with the gateway's task id: a legacy session, on its GET stream. A
 // notification for a task the gateway does not know is dropped.
 func (g *Gateway) TaskStatus(server string, run uint64, method string, params json.RawMessage) {
-	id, ok := jsonrpc.Text(mustMember(params, "taskId"))
+	id, ok := jsonrpc.Text(jsonrpc.Value(params, "taskId"))
 	if !ok {
 		return
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
@@ -16,6 +18,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // HTTPOptions configures the endpoint (SPEC §3).
@@ -130,15 +133,28 @@ func newHandler(g *Gateway, o HTTPOptions) *handler {
 	if o.Health == nil {
 		o.Health = func() any { return g.Health() }
 	}
-	h := &handler{g: g, o: o, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
+	h := &handler{g: g, o: o, records: recorder{tel: &g.tel}, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
 		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
 	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
 	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
-	h.listeners = &listeners{log: g.log, table: h.tasks, runner: h.runner, base: h.baseCtx, set: map[*listener]struct{}{}}
-	h.bridges = &bridges{g: g, stateTTL: o.StateTTL, base: h.baseCtx, relayTask: h.relayModernTask, parked: map[string]*bridgeCall{}}
+	h.modern = modern.New(modern.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
+		States: g.states, Version: g.version, Supported: supportedVersions(), Log: g.log, Begin: h.records.begin, TaskChanged: h.taskChanged,
+		Base: h.baseCtx, StateTTL: o.StateTTL})
 	h.legacy = legacy.New(legacy.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
-		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
+		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.records.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
 	return h
+}
+
+// taskChanged notifies t's owner of its current state (SPEC §4.7): a
+// legacy session gets notifications/tasks/status on its GET stream, a
+// modern caller notifications/tasks on its listen streams that named t
+// (modern.Front.NotifyTask).
+func (h *handler) taskChanged(t *tasks.Task) {
+	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
+		h.legacy.Notify(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
+		return
+	}
+	h.modern.NotifyTask(t)
 }
 
 // Handler returns the HTTP handler: /mcp (Origin, auth, then the

@@ -56,6 +56,6 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	h := c.g.h
 	tasks, _ := h.tasks.Usage()
 	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.legacy.Count()))
-	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.bridges.parkedCount()))
+	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.modern.Parked()))
 	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(tasks))
 }

@@ -4,6 +4,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -37,8 +38,8 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, e)
 		return
 	}
-	if isModern(version) || (!batch && modernMeta(msgs[0])) {
-		h.serveModern(w, r, msgs, batch, accepted{jsonOK, sseOK}, version)
+	if modern.IsVersion(version) || (!batch && modern.InMeta(msgs[0])) {
+		h.modern.ServePOST(w, r, msgs, batch, jsonOK, sseOK, version)
 		return
 	}
 	h.legacy.ServePOST(w, r, msgs, batch, jsonOK, sseOK, version)

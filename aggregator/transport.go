@@ -2,17 +2,15 @@ package aggregator
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
@@ -26,17 +24,11 @@ import (
 // below. Auth and Origin come first
 // (http.go).
 
-// modernVersions are the modern protocol versions (SPEC §3.1), newest
-// first: 2026-07-28 and later have neither initialize nor sessions, which
-// the legacy ones (legacy.Versions) have.
-var modernVersions = []string{"2026-07-28"}
-
-func isModern(v string) bool { return slices.Contains(modernVersions, v) }
-
 // knownVersion reports whether an MCP-Protocol-Version header value is
-// absent or a version the gateway speaks.
+// absent or a version the gateway speaks: a modern one (modern.Versions)
+// or a legacy one (legacy.Versions).
 func knownVersion(v string) bool {
-	return v == "" || slices.Contains(legacy.Versions, v) || isModern(v)
+	return v == "" || slices.Contains(legacy.Versions, v) || modern.IsVersion(v)
 }
 
 // handler serves /mcp for one Gateway.
@@ -44,21 +36,14 @@ type handler struct {
 	g      *Gateway
 	o      HTTPOptions
 	legacy *legacy.Front // legacy sessions (package legacy)
+	modern *modern.Front // modern requests (package modern)
 	bodies body.Reader   // POST bodies, within their limits and the memory budget (package body)
 
-	listeners *listeners // open subscriptions/listen streams (listen.go)
-
-	bridges *bridges                // modern clients' calls, and the parked ones (bridge.go)
 	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
-	runner  *taskrun.Runner         // their calls (tasks.go)
+	runner  *taskrun.Runner         // their calls (package taskrun)
 	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
 	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
-	// lastClient is the last modern caller's token and its call-line
-	// client (recording.go).
-	lastClient atomic.Pointer[[2]string]
-	// modernURIs is the URI memory of modern callers, who share the
-	// token (registry.Memory).
-	modernURIs registry.Memory
+	records recorder                // where each request's record begins, for both fronts (recording.go)
 	// baseCtx is every bridged call's parent; cancelBase ends them all
 	// (CancelCalls, at shutdown).
 	baseCtx    context.Context
@@ -98,7 +83,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modern request (no sessions in 2026-07-28, SPEC §3.10), 400 without
 // Mcp-Session-Id, 404 for an unknown one.
 func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*legacy.Session, bool) {
-	if isModern(r.Header.Get("Mcp-Protocol-Version")) {
+	if modern.IsVersion(r.Header.Get("Mcp-Protocol-Version")) {
 		w.Header().Set("Allow", "POST")
 		wire.WriteError(w, &wire.HTTPError{Status: http.StatusMethodNotAllowed, Code: jsonrpc.CodeInvalidRequest,
 			Msg: "Method Not Allowed: MCP " + r.Header.Get("Mcp-Protocol-Version") + " has no sessions; POST each request"})
@@ -121,11 +106,11 @@ func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*legacy.Ses
 // unsupportedVersion is the answer to a version the gateway does not speak:
 // 400 with -32022 and every supported version (SPEC §3.10).
 func unsupportedVersion(v string) *wire.HTTPError {
-	supported := append(slices.Clone(modernVersions), legacy.Versions...)
-	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
-	return &wire.HTTPError{Status: http.StatusBadRequest, Code: -32022, Data: data,
-		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
+	return modern.UnsupportedVersion(v, supportedVersions())
 }
+
+// supportedVersions is every version the gateway speaks, modern first.
+func supportedVersions() []string { return append(slices.Clone(modern.Versions), legacy.Versions...) }
 
 // accepts reports whether an Accept header was sent, and whether it admits
 // JSON and SSE (wildcards count; q=0 excludes). HTTP: a missing Accept

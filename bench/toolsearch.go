@@ -111,7 +111,7 @@ func realToolSet() ([]toolsearch.Tool, error) {
 			if err := json.Compact(&c, d); err != nil {
 				return nil, fmt.Errorf("compact a tool of %s: %w", s.Name, err)
 			}
-			name, _ := jsonrpc.Text(mustMember(c.Bytes(), "name"))
+			name, _ := jsonrpc.Text(jsonrpc.Value(c.Bytes(), "name"))
 			keys[s.Name] = append(keys[s.Name], name)
 			defs[names.Ref{Server: s.Name, Name: name}] = c.Bytes()
 		}
@@ -147,11 +147,6 @@ func copies(set []toolsearch.Tool, n int) []toolsearch.Tool {
 		}
 	}
 	return out[:n]
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 // toolSearchDefs are the rows of the tool-search figure.

@@ -112,8 +112,8 @@ func Member(obj []byte, key string) (json.RawMessage, bool) {
 	return out, found
 }
 
-// Value is Member's value alone: nil where obj is not an object or has
-// no member key.
+// Value is Member's value alone: the raw value of obj's member key, or
+// nil when obj has none or is not an object.
 func Value(obj []byte, key string) json.RawMessage {
 	v, _ := Member(obj, key)
 	return v

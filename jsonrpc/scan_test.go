@@ -183,15 +183,16 @@ func BenchmarkValidLongString(b *testing.B) {
 }
 
 func TestValue(t *testing.T) {
-	for _, c := range []struct{ obj, key, want string }{
-		{`{"a":1,"b":{"c":2}}`, "b", `{"c":2}`},
-		{`{"a":1,"a":2}`, "a", `2`}, // the last, as Member
-		{`{"a":1}`, "z", ``},
-		{`[{"a":1}]`, "a", ``},
-		{``, "a", ``},
+	for in, want := range map[string]string{
+		`{"a":1,"k":"v"}`: `"v"`,
+		`{"k":1,"k":[2]}`: `[2]`, // the last, as Member reads it
+		`{"a":1}`:         ``,
+		`[{"k":1}]`:       ``,
+		``:                ``,
+		`{"\u006b":true}`: `true`,
 	} {
-		if got := string(Value([]byte(c.obj), c.key)); got != c.want {
-			t.Errorf("Value(%s, %q) = %q, want %q", c.obj, c.key, got, c.want)
+		if got := string(Value([]byte(in), "k")); got != want {
+			t.Errorf("Value(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, 
 			}
 			return rec.ErrorParts(m.ID, err)
 		}
-		if id, ok := jsonrpc.Text(mustMember(mustMember(res, "task"), "taskId")); ok {
+		if id, ok := jsonrpc.Text(jsonrpc.Value(jsonrpc.Value(res, "task"), "taskId")); ok {
 			rec.Task(id, res)
 			return wire.ResultParts(m.ID, res)
 		}
@@ -263,11 +263,6 @@ func (st *sessionTasks) relayTaskMethod(s *Session, m *wire.Message, out *wire.S
 		return wire.ErrorParts(m.ID, err)
 	}
 	return wire.ResultParts(m.ID, res)
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 func orNull(raw []byte) string {

@@ -238,7 +238,7 @@ func (r *Record) ResultKind(res json.RawMessage, kind string) {
 	case "input_required":
 		r.outcome, r.resBytes = telemetry.OutcomeInputRequired, len(res)
 	case "task":
-		id, _ := jsonrpc.Text(mustMember(res, "taskId"))
+		id, _ := jsonrpc.Text(jsonrpc.Value(res, "taskId"))
 		r.Task(id, res)
 	default:
 		r.outcome, r.resBytes = telemetry.OutcomeOK, len(res)
@@ -363,7 +363,7 @@ func (r *Record) nameForLog() string {
 		if r.method == "resources/read" {
 			key = "uri"
 		}
-		r.name, _ = jsonrpc.Text(mustMember(r.params, key))
+		r.name, _ = jsonrpc.Text(jsonrpc.Value(r.params, key))
 	}
 	return cut(r.name, 128)
 }
@@ -379,9 +379,4 @@ func cut(s string, n int) string {
 func isError(res json.RawMessage) bool {
 	v, _ := jsonrpc.Member(res, "isError")
 	return string(v) == "true"
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }

@@ -61,11 +61,11 @@ func (m *Memory) Learn(res json.RawMessage, method, server string) {
 		eachElement(content, func(block []byte) { uris = appendBlockURI(uris, block) })
 	case "prompts/get":
 		msgs, _ := jsonrpc.Member(res, "messages")
-		eachElement(msgs, func(msg []byte) { uris = appendBlockURI(uris, mustMember(msg, "content")) })
+		eachElement(msgs, func(msg []byte) { uris = appendBlockURI(uris, jsonrpc.Value(msg, "content")) })
 	case "resources/read":
 		contents, _ := jsonrpc.Member(res, "contents")
 		eachElement(contents, func(c []byte) {
-			if u, ok := jsonrpc.Text(mustMember(c, "uri")); ok {
+			if u, ok := jsonrpc.Text(jsonrpc.Value(c, "uri")); ok {
 				uris = append(uris, u)
 			}
 		})
@@ -83,13 +83,13 @@ func (m *Memory) Learn(res json.RawMessage, method, server string) {
 // appendBlockURI appends a content block's URI: a resource_link's, or an
 // embedded resource's.
 func appendBlockURI(uris []string, block []byte) []string {
-	typ, _ := jsonrpc.Text(mustMember(block, "type"))
+	typ, _ := jsonrpc.Text(jsonrpc.Value(block, "type"))
 	var raw []byte
 	switch typ {
 	case "resource_link":
-		raw = mustMember(block, "uri")
+		raw = jsonrpc.Value(block, "uri")
 	case "resource":
-		raw = mustMember(mustMember(block, "resource"), "uri")
+		raw = jsonrpc.Value(jsonrpc.Value(block, "resource"), "uri")
 	}
 	if u, ok := jsonrpc.Text(raw); ok && u != "" {
 		uris = append(uris, u)

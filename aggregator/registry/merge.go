@@ -34,7 +34,7 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 	for _, n := range tools {
 		schema, _ := jsonrpc.Member(n.def, "inputSchema")
 		exec, _ := jsonrpc.Member(n.def, "execution")
-		support, _ := jsonrpc.Text(mustMember(exec, "taskSupport"))
+		support, _ := jsonrpc.Text(jsonrpc.Value(exec, "taskSupport"))
 		pinned := n.choice.Pinned(n.ref.Name)
 		r.routes[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Headers: mcpheader.Params(schema), TaskSupport: support, Resources: readable[n.up], Pinned: pinned}
 		r.tools.items = append(r.tools.items, n.def)
@@ -173,12 +173,6 @@ func repairSchema(def json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("inputSchema type is %s, not \"object\"", typ)
 	}
 	return def, nil
-}
-
-// mustMember is obj's member key, raw, or nil.
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }
 
 func trimSpace(b []byte) []byte {

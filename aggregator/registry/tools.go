@@ -22,7 +22,7 @@ type ToolDef struct {
 func (r *Generation) Tools() []ToolDef {
 	out := make([]ToolDef, 0, len(r.tools.items))
 	for _, def := range r.tools.items {
-		name, _ := jsonrpc.Text(mustMember(def, "name"))
+		name, _ := jsonrpc.Text(jsonrpc.Value(def, "name"))
 		rt, ok := r.routes[name]
 		if !ok {
 			continue // cannot happen: every listed tool has its route

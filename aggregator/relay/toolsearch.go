@@ -183,7 +183,7 @@ func buildSearch(gen *registry.Generation) *searchParts {
 	defs := l.Items()
 	tools := make([]toolsearch.Tool, 0, len(defs))
 	for _, def := range defs {
-		name, _ := jsonrpc.Text(mustMember(def, "name"))
+		name, _ := jsonrpc.Text(jsonrpc.Value(def, "name"))
 		rt, ok := gen.Tool(name)
 		if !ok {
 			continue
@@ -287,9 +287,4 @@ func (c *Call) ParamHeaders() []mcpheader.Param {
 		return nil
 	}
 	return c.Route.Headers
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }

@@ -20,7 +20,7 @@ import (
 //	TestConformanceTasks/modern  the tasks extension's, the modern fixture's own tasks
 //	TestConformanceTasks/modern-http  the same over HTTP
 //	TestConformanceTasks/gateway the same with the Go fixture under -no-tasks: tasks
-//	                             the gateway makes (aggregator/taskmodern.go)
+//	                             the gateway makes (aggregator/modern/taskmodern.go)
 //
 // The pairings run side by side (t.Parallel), their runners bounded by
 // runnerSlots. Those whose scenarios leave nothing behind run them in one

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"encoding/json"
@@ -33,12 +33,12 @@ func TestListenQueueBoundedInBytes(t *testing.T) {
 // Streams that name one task share its DetailedTask's bytes: the queued
 // parts of two listeners point at the same rendering.
 func TestListenStreamsShareATaskRendering(t *testing.T) {
-	h := &handler{g: &Gateway{}}
+	ls := &listeners{}
 	a := &listener{id: json.RawMessage("1"), queue: make(chan [][]byte, 1)}
 	b := &listener{id: json.RawMessage(`"x"`), queue: make(chan [][]byte, 1)}
 	params := json.RawMessage(`{"taskId":"t","status":"completed","result":{"content":[]}}`)
-	h.listeners.queueTask(a, params)
-	h.listeners.queueTask(b, params)
+	ls.queueTask(a, params)
+	ls.queueTask(b, params)
 	pa, pb := <-a.queue, <-b.queue
 	if &pa[1][0] != &pb[1][0] {
 		t.Error("each stream holds its own copy of the task")

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"context"
@@ -39,31 +39,31 @@ var (
 // modernSurface answers a modern request of the surface beyond tools: a
 // method whose capability no server offers is 404 with -32601, as an
 // unknown method is.
-func (h *handler) modernSurface(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	if !h.g.reg.Capabilities().Serves(req.Method) {
+func (f *Front) modernSurface(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	if !f.reg.Capabilities().Serves(req.Method) {
 		wire.WriteParts(w, http.StatusNotFound, wire.ErrorParts(req.ID, registry.NotOffered(req.Method)))
 		return
 	}
 	switch req.Method {
 	case "prompts/get", "resources/read", "completion/complete":
-		c, err := h.g.router.Request(req.Method, req.Params, &h.modernURIs)
-		h.relayModern(w, r, req, c, err)
+		c, err := f.router.Request(req.Method, req.Params, &f.uris)
+		f.relayModern(w, r, req, c, err)
 	default:
-		h.modernList(w, req)
+		f.modernList(w, req)
 	}
 }
 
 // modernList answers a list method: the page, with resultType, ttlMs and
 // cacheScope added.
-func (h *handler) modernList(w http.ResponseWriter, req *modernReq) {
-	l, _ := h.g.reg.Load().List(req.Method)
+func (f *Front) modernList(w http.ResponseWriter, req *modernReq) {
+	l, _ := f.reg.Load().List(req.Method)
 	page, err := l.Page(registry.CursorOf(req.Params))
 	modernPage(w, req, page, err)
 }
 
 // modernToolsList answers a modern tools/list: the list the request's
 // query parameter tools chose, else the gateway's setting's.
-func (h *handler) modernToolsList(w http.ResponseWriter, r *http.Request, req *modernReq) {
+func (f *Front) modernToolsList(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	c, herr := relay.ToolsQuery(r)
 	if herr != nil {
 		req.rec.HTTPFailed(herr)
@@ -71,7 +71,7 @@ func (h *handler) modernToolsList(w http.ResponseWriter, r *http.Request, req *m
 		wire.WriteError(w, herr)
 		return
 	}
-	page, err := h.g.router.ToolsPage(c, registry.CursorOf(req.Params))
+	page, err := f.router.ToolsPage(c, registry.CursorOf(req.Params))
 	modernPage(w, req, page, err)
 }
 
@@ -129,7 +129,7 @@ func trimRight(b []byte) []byte {
 // it asked for none, or got none). A URI no server owns, or whose server
 // refuses, is left out, as MCP's acknowledgment leaves out what a server
 // does not honor.
-func (h *handler) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
+func (f *Front) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
 	raw, _ := jsonrpc.Member(filter, "resourceSubscriptions")
 	var uris []string
 	if len(raw) == 0 || json.Unmarshal(raw, &uris) != nil || len(uris) == 0 {
@@ -142,12 +142,12 @@ func (h *handler) subscribeListed(ctx context.Context, l *listener, filter json.
 			continue
 		}
 		seen[uri] = true
-		u := h.g.reg.Owner(uri, &h.modernURIs)
+		u := f.reg.Owner(uri, &f.uris)
 		if u == nil {
 			continue
 		}
-		if err := h.subs.Add(ctx, u, uri, l); err != nil {
-			h.g.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
+		if err := f.subs.Add(ctx, u, uri, l); err != nil {
+			f.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
 			continue
 		}
 		agreed = append(agreed, string(jsonrpc.Quote(uri)))

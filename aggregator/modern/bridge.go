@@ -1,9 +1,10 @@
-package aggregator
+package modern
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -97,7 +98,7 @@ type bridgeCall struct {
 	// asks, done and ended are made then: a call that is asked nothing
 	// needs none of them, and runs on its request's context.
 	detach chan struct{}
-	gone   <-chan struct{} // the handler's baseCtx.Done: shutdown cancels an attached call
+	gone   <-chan struct{} // the front's base context's Done: shutdown cancels an attached call
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	asks   chan *ask
@@ -113,12 +114,6 @@ type bridgeCall struct {
 	pending []*ask // asked of the client in this round
 	timer   *time.Timer
 }
-
-// testHookGathered, set only by tests, runs when a round's asks have been
-// gathered and before the round is parked or answered: a test acts at
-// that moment (the client leaves, the gateway shuts down) instead of
-// aiming at it with a sleep.
-var testHookGathered func()
 
 // move makes from → to, if the call is in from; call with bc.mu held. It
 // reports whether it did.
@@ -145,14 +140,15 @@ var (
 
 // bridges runs modern clients' calls that a server may ask something of,
 // and holds the table of the parked ones. It reaches the rest of the
-// gateway through g (the call upstream, the sealing of requestStates, the
-// log) and relayTask alone.
+// gateway through states (the sealing of requestStates), log and
+// relayTask alone.
 type bridges struct {
-	g        *Gateway
+	states   *reqstate.Sealer
+	log      *slog.Logger
 	stateTTL time.Duration   // HTTPOptions.StateTTL: a parked call's time for its retry
 	base     context.Context // every detached call's parent; its end cancels attached ones (Gone)
 	// relayTask registers a modern server's CreateTaskResult for the
-	// calling token (handler.relayModernTask, taskmodern.go).
+	// calling token (Front.relayModernTask, taskmodern.go).
 	relayTask func(ctx context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
 
 	mu     sync.Mutex
@@ -262,13 +258,13 @@ func (b *bridges) callParkable(r *http.Request, req *modernReq, c relay.Call, to
 // nil, never, for an inline call.
 func (bc *bridgeCall) Detach() <-chan struct{} { return bc.detach }
 
-// Gone is the handler's base context's Done: shutdown (CancelCalls)
+// Gone is the front's base context's Done: shutdown (CancelAll)
 // cancels a call still attached to its request (supervisor.Detacher); the
 // request's own context cancels it when the client closes the stream.
 func (bc *bridgeCall) Gone() <-chan struct{} { return bc.gone }
 
 // detachNow detaches the call at the first ask (attached → detached): it
-// makes the call's own context (from the handler's base: expiry and
+// makes the call's own context (from the front's base: expiry and
 // shutdown cancel it) and the channels the rounds use, then closes
 // detach. It reports false when the call cannot detach: an inline one,
 // or one that has returned (ended); true when it is detached, now or
@@ -323,7 +319,7 @@ func (bc *bridgeCall) endDetached(o relay.Outcome) {
 }
 
 // shutdownCause is err, or the gateway's reason when it is shutting down
-// (CancelCalls): a call cancelled by Gone gets a JSON-RPC error that says
+// (CancelAll): a call cancelled by Gone gets a JSON-RPC error that says
 // why, not "context canceled".
 func (b *bridges) shutdownCause(err error) error {
 	var why *jsonrpc.Error
@@ -346,8 +342,8 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 		bc.finish(req, out, o)
 	case a := <-bc.asks:
 		asks := bc.gather(a)
-		if testHookGathered != nil {
-			testHookGathered()
+		if TestHookGathered != nil {
+			TestHookGathered()
 		}
 		select {
 		case o := <-bc.done: // the call ended as the server asked: no round
@@ -425,7 +421,7 @@ func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (js
 	if !ok || !isText {
 		return o.Res, nil
 	}
-	sealed := bc.b.g.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
+	sealed := bc.b.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
 		Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli(), Server: o.Route.Upstream.Name(), Run: o.Served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.Origin())})
 	return jsonrpc.Replace(o.Res, "requestState", jsonrpc.Quote(sealed))

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"encoding/json"
@@ -87,7 +87,7 @@ func (bc *bridgeCall) expire() {
 	delete(b.parked, key)
 	b.mu.Unlock()
 	if parked {
-		b.g.log.Info("parked call expired; cancelled upstream", "call", bc.target, "after", b.stateTTL)
+		b.log.Info("parked call expired; cancelled upstream", "call", bc.target, "after", b.stateTTL)
 		bc.cancel(errParkExpired)
 	}
 }
@@ -110,7 +110,7 @@ func (bc *bridgeCall) inputRequired(asks []*ask) json.RawMessage {
 	bc.mu.Lock()
 	st := reqstate.State{Kind: reqstate.KindPark, ID: bc.key(), Round: bc.round, Tool: bc.target, Token: bc.token(), Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli()}
 	bc.mu.Unlock()
-	b = append(b, jsonrpc.Quote(bc.b.g.states.Seal(st))...)
+	b = append(b, jsonrpc.Quote(bc.b.states.Seal(st))...)
 	return append(b, '}')
 }
 
@@ -154,7 +154,7 @@ func (bc *bridgeCall) answer(responses json.RawMessage) []*ask {
 }
 
 // cancelAll cancels every parked call with cause, and parks none from
-// then on; the running ones end with base (handler.cancelBase).
+// then on; the running ones end with base (Options.Base).
 func (b *bridges) cancelAll(cause error) {
 	b.mu.Lock()
 	b.closed = true

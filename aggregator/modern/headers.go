@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"encoding/json"
@@ -21,8 +21,9 @@ import (
 // required _meta field is 400 with -32602.
 
 // validateModern checks a modern request and reads its _meta; header is
-// its MCP-Protocol-Version header, read once (servePOST).
-func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq, *wire.HTTPError) {
+// its MCP-Protocol-Version header, read once (ServePOST), and supported
+// every version the gateway speaks (for -32022).
+func validateModern(r *http.Request, m *wire.Message, header string, supported []string) (*modernReq, *wire.HTTPError) {
 	req := &modernReq{Message: m}
 	top := readParams(m.Params)
 	req.state, req.hasState = top.state, top.state != nil
@@ -39,8 +40,8 @@ func validateModern(r *http.Request, m *wire.Message, header string) (*modernReq
 	if header != req.version {
 		return nil, wire.BadRequest(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %s", header, meta.version))
 	}
-	if !isModern(req.version) {
-		return nil, unsupportedVersion(req.version)
+	if !IsVersion(req.version) {
+		return nil, UnsupportedVersion(req.version, supported)
 	}
 	if req.caps, req.info = meta.caps, meta.info; req.caps == nil || req.caps[0] != '{' {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaCapabilities+`"] is required and must be an object`)

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"context"
@@ -105,7 +105,7 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams {
 		return 0, false // lost with its process, or unknown to its server
 	}
-	status, _ := jsonrpc.Text(mustMember(res, "status"))
+	status, _ := jsonrpc.Text(jsonrpc.Value(res, "status"))
 	if err != nil || status == "" {
 		return tasks.PollInterval * time.Millisecond, ctx.Err() == nil
 	}
@@ -118,9 +118,4 @@ func (ls *listeners) pollOnce(ctx context.Context, l *listener, rp *relayedPoll,
 		return 0, false
 	}
 	return taskrun.PollEvery(res, "pollIntervalMs"), true
-}
-
-func mustMember(obj []byte, key string) []byte {
-	v, _ := jsonrpc.Member(obj, key)
-	return v
 }

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"context"
@@ -120,20 +120,20 @@ func subscriptionMeta(id []byte, extra string) []byte {
 }
 
 // listen serves subscriptions/listen until the client closes the stream
-// or the gateway ends it (CancelCalls, at shutdown), which it does
+// or the gateway ends it (EndStreams, at shutdown), which it does
 // gracefully: with the listen request's response (Graceful Closure). The
 // upstream subscriptions of its resourceSubscriptions are made before the
 // acknowledgment, which names the URIs the gateway could subscribe to,
 // and they end with the stream.
-func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
+func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	filter, _ := jsonrpc.Member(req.Params, "notifications")
-	taskIDs, taskAck, err := h.listenTasks(r, req, filter)
+	taskIDs, taskAck, err := f.listenTasks(r, req, filter)
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
 	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, listenQueue), stopped: make(chan struct{})}
-	offered := h.g.reg.Capabilities()
+	offered := f.reg.Capabilities()
 	var agreed []string
 	for k := range registry.ListKinds {
 		want, _ := jsonrpc.Member(filter, k.Filter())
@@ -143,12 +143,12 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	}
 	out := wire.NewStream(w, true)
 	defer out.Done()
-	h.listeners.add(l)
+	f.listeners.add(l)
 	defer func() {
-		h.listeners.remove(l)
-		h.subs.DropAll(l) // registry.Subscriptions
+		f.listeners.remove(l)
+		f.subs.DropAll(l) // registry.Subscriptions
 	}()
-	if uris := h.subscribeListed(r.Context(), l, filter); uris != "" {
+	if uris := f.subscribeListed(r.Context(), l, filter); uris != "" {
 		agreed = append(agreed, uris)
 	}
 	if taskAck != "" {
@@ -158,9 +158,9 @@ func (h *handler) listen(w http.ResponseWriter, r *http.Request, req *modernReq)
 	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, `,"notifications":{`+strings.Join(agreed, ",")+`}`))) != nil {
 		return
 	}
-	h.listeners.notifyEnded(l) // tasknotify.go
+	f.listeners.notifyEnded(l) // tasknotify.go
 	// Relayed tasks are polled while the stream lasts (taskpoll.go).
-	defer h.listeners.pollRelayed(l, req.caps)()
+	defer f.listeners.pollRelayed(l, req.caps)()
 	out.KeepAlive()
 	for {
 		select {

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"context"
@@ -81,21 +81,21 @@ func tokenOwner(r *http.Request) string {
 // messages travel on its response, which honours Accept, and a result
 // that ends the call meanwhile is its answer, not counted against the
 // kept-results room (it is not kept).
-func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
+func (f *Front) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
 	if !wantsTasks(req.caps) || req.hasState || req.progressErr != nil {
 		return false
 	}
-	c, err := h.modernRoute(req)
+	c, err := f.modernRoute(req)
 	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.ParamHeaders()) != nil {
 		return false
 	}
-	c.Mem = &h.modernURIs
+	c.Mem = &f.uris
 	out := wire.NewStream(w, req.accept.sse)
-	t := tasks.NewMade(tokenOwner(r), h.tasks.Lim.DefaultTTL, tasks.KindModern)
+	t := tasks.NewMade(tokenOwner(r), f.tasks.Lim.DefaultTTL, tasks.KindModern)
 	t.Out, t.Trace = out, req.rec.SpanContext()
-	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: h.taskChanged, Inline: true, Level: req.level}
+	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: f.taskChanged, Inline: true, Level: req.level}
 	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := h.runner.StartTask(t, c, nil, base); err != nil {
+	if err := f.runner.StartTask(t, c, nil, base); err != nil {
 		// Past a task limit the call is served without a task, but for a
 		// tool that runs only as one, whose server would refuse a plain
 		// call: the limit is its answer (the chaos soak, at 100 tasks a
@@ -113,7 +113,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
-		h.tasks.Remove(t, errClientCancelled)
+		f.tasks.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		return true
 	}
@@ -124,7 +124,7 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 	case <-wait.C:
 	case <-t.Asked:
 	case <-r.Context().Done():
-		h.tasks.Remove(t, errClientCancelled)
+		f.tasks.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		out.Close()
 		return true
@@ -135,18 +135,18 @@ func (h *handler) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mo
 		out.Finish(wire.ResultParts(req.ID, res)...)
 		return true
 	}
-	h.answerInline(t, req, out)
+	f.answerInline(t, req, out)
 	return true
 }
 
 // answerInline answers a call that ended before its task was announced
 // with its outcome, and drops the task.
-func (h *handler) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
+func (f *Front) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
 	<-t.Done
 	t.Mu.Lock()
 	res, rpcErr := t.Result, t.RPCErr
 	t.Mu.Unlock()
-	h.tasks.Remove(t, nil)
+	f.tasks.Remove(t, nil)
 	if rpcErr != nil {
 		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.ErrorParts(req.ID, rpcErr)...)
 		return
@@ -161,11 +161,11 @@ func (h *handler) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) 
 // it, SEP-2663); relayed to a legacy server that has tasks, it would make
 // a 2025-11-25 task whose {"task": …} and server-side id the modern caller
 // could never use. A modern server gets it as sent (SPEC §4.3).
-func (h *handler) dropLegacyTask(req *modernReq) {
+func (f *Front) dropLegacyTask(req *modernReq) {
 	if !req.hasTask {
 		return
 	}
-	c, err := h.modernRoute(req)
+	c, err := f.modernRoute(req)
 	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
@@ -189,7 +189,7 @@ func (b *modernBase) Client() supervisor.ClientInfo { return b.info }
 // modernTaskMethod answers tasks/get, tasks/update and tasks/cancel of a
 // modern caller (Mcp-Name: the taskId). A caller without the extension
 // gets -32021; a task it does not own, -32602.
-func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
+func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	if !wantsTasks(req.caps) {
 		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, &jsonrpc.Error{Code: codeMissingCapability,
 			Message: "Missing required client capability: " + req.Method + " needs the " + extTasks + " extension",
@@ -207,7 +207,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		wire.WriteError(w, e)
 		return
 	}
-	t, err := h.tasks.Get(id, tokenOwner(r))
+	t, err := f.tasks.Get(id, tokenOwner(r))
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
@@ -216,7 +216,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 	var res json.RawMessage
 	switch {
 	case t.Kind == tasks.KindRelayed:
-		res, err = h.runner.RelayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
+		res, err = f.runner.RelayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.RenderModern("complete", true)
 	case req.Method == "tasks/update":
@@ -225,7 +225,7 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 		res = ackComplete
 	default: // tasks/cancel: acknowledged, even for a task already ended
 		if _, err := t.CancelTask(); err == nil {
-			h.taskChanged(t)
+			f.taskChanged(t)
 		}
 		res = ackComplete
 	}
@@ -240,10 +240,10 @@ func (h *handler) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *
 // ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
 // resultType) for the caller (owner) and rewrites its taskId; parent is
 // the context of the call that made it (its trace, the gateway's base).
-func (h *handler) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+func (f *Front) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(parent, taskrun.RelayTimeout)
 	defer cancel()
-	t, err := h.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
+	t, err := f.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
 	if t == nil {
 		return res, err
 	}

@@ -1,16 +1,17 @@
-package aggregator
+package modern
 
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file tells a gateway-made task's creator, and only it, that the
-// task changed (SPEC §4.7):
+// task changed (SPEC §4.7); the gateway's task runner reaches it through
+// Options.TaskChanged, which sends a legacy session's own news there
+// (package aggregator):
 //
 //   - a legacy session gets notifications/tasks/status (params: the Task)
 //     on its GET stream when the task ends (MCP 2025-11-25: optional);
@@ -25,16 +26,7 @@ import (
 //     stream listens (taskpoll.go);
 //   - a server's own notifications/tasks/status for a relayed task goes to
 //     the legacy session that created it, with the gateway's task id
-//     (Gateway.TaskStatus).
-
-// taskChanged notifies t's owner of its current state.
-func (h *handler) taskChanged(t *tasks.Task) {
-	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
-		h.legacy.Notify(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
-		return
-	}
-	h.listeners.notifyTask(t)
-}
+//     (aggregator's Gateway.TaskStatus).
 
 // notifyTask queues a modern caller's task t on each stream that named it.
 func (ls *listeners) notifyTask(t *tasks.Task) {
@@ -83,7 +75,7 @@ func (ls *listeners) notifyEnded(l *listener) {
 // ones agreed (the caller's own tasks) and their acknowledgement
 // member (`,"taskIds":[…]`, or "" when none were asked for). A caller
 // that asks without declaring the extension gets -32021.
-func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
+func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
 	raw, ok := jsonrpc.Member(filter, "taskIds")
 	if !ok {
 		return nil, "", nil
@@ -98,7 +90,7 @@ func (h *handler) listenTasks(r *http.Request, req *modernReq, filter json.RawMe
 	ack := []byte(`,"taskIds":[`)
 	owner := tokenOwner(r)
 	for _, id := range asked {
-		if _, err := h.tasks.Get(id, owner); err == nil && !agreed[id] {
+		if _, err := f.tasks.Get(id, owner); err == nil && !agreed[id] {
 			if len(agreed) > 0 {
 				ack = append(ack, ',')
 			}

@@ -1,4 +1,4 @@
-package aggregator
+package modern
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
@@ -62,7 +61,7 @@ type modernReq struct {
 	// state is params.requestState, raw (a retry of MRTR; nil when absent).
 	state    json.RawMessage
 	hasState bool
-	accept   accepted // the POST's Accept, read once (postTypes)
+	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
 	hasTask  bool     // params has a 2025-11-25 "task" member
 	// progressErr is checkProgressToken's verdict on params, from the
 	// same scan (the call then skips upstreamCall.check).
@@ -73,16 +72,18 @@ type modernReq struct {
 // accepted is what a POST's Accept admits; none sent admits both.
 type accepted struct{ json, sse bool }
 
-// modernMeta reports whether a message names a modern protocol version in
+// InMeta reports whether a message names a modern protocol version in
 // params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
-func modernMeta(m *wire.Message) bool {
+func InMeta(m *wire.Message) bool {
 	s, _ := jsonrpc.Text(readMeta(m.Params).version)
-	return isModern(s)
+	return IsVersion(s)
 }
 
-// serveModern answers a modern POST: one request (a notification gets 202;
-// there are no batches and no client responses in 2026-07-28).
-func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wire.Message, batch bool, acc accepted, version string) {
+// ServePOST answers a modern POST: one request (a notification gets 202;
+// there are no batches and no client responses in 2026-07-28). version is
+// the request's MCP-Protocol-Version header, read once; jsonOK and sseOK
+// are what its Accept admits (none sent admits both).
+func (f *Front) ServePOST(w http.ResponseWriter, r *http.Request, msgs []*wire.Message, batch, jsonOK, sseOK bool, version string) {
 	if batch {
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 has no JSON-RPC batches; POST one request"))
 		return
@@ -96,33 +97,33 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 		wire.WriteError(w, wire.BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: MCP 2026-07-28 clients send no responses over HTTP (MRTR carries input in the retried request)"))
 		return
 	}
-	rec := h.begin(m, "", r) // recording.go: ends once the answer is written
+	rec := f.begin(m, "", r) // Options.Begin: ends once the answer is written
 	defer rec.End()
-	req, herr := validateModern(r, m, version)
+	req, herr := validateModern(r, m, version, f.supported)
 	if herr != nil {
 		rec.HTTPFailed(herr)
 		herr.ID = m.ID
 		wire.WriteError(w, herr)
 		return
 	}
-	req.accept, req.rec = acc, rec
+	req.accept, req.rec = accepted{jsonOK, sseOK}, rec
 	switch m.Method {
 	case "server/discover":
-		wire.WriteResult(w, m.ID, discoverResult(h.g.reg, h.g.version))
+		wire.WriteResult(w, m.ID, discoverResult(f.reg, f.version, f.supported))
 	case "tools/list":
-		h.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
+		f.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
-		h.modernSurface(w, r, req) // modernsurface.go
+		f.modernSurface(w, r, req) // modernsurface.go
 	case "tools/call":
-		h.dropLegacyTask(req)
-		if h.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
+		f.dropLegacyTask(req)
+		if f.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
 			return
 		}
-		h.modernCall(w, r, req)
+		f.modernCall(w, r, req)
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		h.modernTaskMethod(w, r, req) // taskmodern.go (SPEC §4.7)
+		f.modernTaskMethod(w, r, req) // taskmodern.go (SPEC §4.7)
 	case "subscriptions/listen":
-		h.listen(w, r, req)
+		f.listen(w, r, req)
 	default:
 		wire.WriteRPCError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound,
 			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, the tools, prompts, resources and templates lists, tools/call, "+
@@ -131,12 +132,12 @@ func (h *handler) serveModern(w http.ResponseWriter, r *http.Request, msgs []*wi
 }
 
 // discoverResult is the gateway's DiscoverResult (server/discover): every
-// version it speaks, modern first, its capabilities (reg's) and
-// serverInfo (version).
-func discoverResult(reg *registry.Registry, version string) json.RawMessage {
+// version it speaks (supported, modern first), its capabilities (reg's)
+// and serverInfo (version).
+func discoverResult(reg *registry.Registry, version string, supported []string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"resultType":        "complete",
-		"supportedVersions": append(append([]string{}, modernVersions...), legacy.Versions...),
+		"supportedVersions": append([]string{}, supported...),
 		"capabilities":      reg.Capabilities().Object(map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}),
 		"_meta":             map[string]any{metaServerInfo: map[string]string{"name": "mcp-gateway", "version": version}},
 		"ttlMs":             cacheTTL.Milliseconds(),
@@ -150,8 +151,8 @@ func discoverResult(reg *registry.Registry, version string) json.RawMessage {
 // Cancellation); its progress and log messages (at or above _meta's
 // logLevel) travel on its own SSE response; a retry with a requestState
 // resumes a parked call or reaches the server process that issued it.
-func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	c, err := h.modernRoute(req)
+func (f *Front) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	c, err := f.modernRoute(req)
 	relay.Unnamed(req.rec, c, err) // toolsearch.go
 	if err == nil {
 		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
@@ -166,15 +167,15 @@ func (h *handler) modernCall(w http.ResponseWriter, r *http.Request, req *modern
 			return
 		}
 	}
-	c.Mem = &h.modernURIs
-	h.relayModern(w, r, req, c, err)
+	c.Mem = &f.uris
+	f.relayModern(w, r, req, c, err)
 }
 
 // relayModern relays a modern request routed as c (or answers err, its
 // routing's error) as a bridged call: see modernCall. prompts/get and
 // resources/read may park as tools/call may (MRTR, SPEC §4.6);
 // completion/complete runs inline.
-func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c relay.Call, err error) {
+func (f *Front) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c relay.Call, err error) {
 	out := wire.NewStream(w, req.accept.sse)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
@@ -194,13 +195,13 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 	}
 	token, _ := auth.Bearer(r.Header.Get("Authorization"))
 	if req.hasState {
-		st, err := h.openState(req.state, auth.TokenDigest(token), c.StateKey(), c.Route)
+		st, err := f.openState(req.state, auth.TokenDigest(token), c.StateKey(), c.Route)
 		if err != nil {
 			out.Finish(req.rec.ErrorParts(req.ID, err)...)
 			return
 		}
 		if st.Kind == reqstate.KindPark {
-			h.resumeCall(req, st, out, r.Context().Done())
+			f.resumeCall(req, st, out, r.Context().Done())
 			return
 		}
 		req.rec.Follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
@@ -212,29 +213,29 @@ func (h *handler) relayModern(w http.ResponseWriter, r *http.Request, req *moder
 		return
 	}
 	if !canBeAsked(req.caps) || c.Method == "completion/complete" {
-		h.bridges.callInline(r, req, c, token, out)
+		f.bridges.callInline(r, req, c, token, out)
 		return
 	}
-	h.bridges.callParkable(r, req, c, token, out)
+	f.bridges.callParkable(r, req, c, token, out)
 }
 
 // modernRoute routes a modern tools/call by the name validateModern has
 // read (routeTool's errors when it has none).
-func (h *handler) modernRoute(req *modernReq) (relay.Call, error) {
+func (f *Front) modernRoute(req *modernReq) (relay.Call, error) {
 	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return h.g.router.Tool(req.Params)
+		return f.router.Tool(req.Params)
 	}
-	return h.g.router.ToolName(req.name, req.Params)
+	return f.router.ToolName(req.name, req.Params)
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is
 // not a string this gateway sealed for this caller and tool, or has expired.
-func (h *handler) openState(raw json.RawMessage, token, tool string, rt registry.Route) (*reqstate.State, error) {
+func (f *Front) openState(raw json.RawMessage, token, tool string, rt registry.Route) (*reqstate.State, error) {
 	text, ok := jsonrpc.Text(raw)
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
 	}
-	st, err := h.g.states.Open(text, token, tool, time.Now())
+	st, err := f.states.Open(text, token, tool, time.Now())
 	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.Upstream.Name() {
 		err = reqstate.ErrForeign
 	}
@@ -247,8 +248,8 @@ func (h *handler) openState(raw json.RawMessage, token, tool string, rt registry
 // resumeCall answers a parked call with the retry's inputResponses and
 // waits for its next round. Asks the client left unanswered are asked
 // again (MCP mrtr, Error Handling).
-func (h *handler) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
-	bc, err := h.bridges.resume(st)
+func (f *Front) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
+	bc, err := f.bridges.resume(st)
 	if err != nil {
 		out.Finish(req.rec.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
 		return

@@ -1,0 +1,124 @@
+package modern
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+)
+
+// This file is the modern front (MCP 2026-07-28, SPEC §3.1, §3.10): what
+// it serves over (Options), and what the rest of the gateway asks of it
+// (the fan-out of news, EndStreams, CancelAll, Parked). A modern POST is
+// served by ServePOST (modern.go).
+
+// Versions are the modern protocol versions (SPEC §3.1), newest first:
+// 2026-07-28 and later have neither initialize nor sessions, which the
+// legacy ones (legacy.Versions) have.
+var Versions = []string{"2026-07-28"}
+
+// IsVersion reports whether v, an MCP-Protocol-Version header or _meta
+// protocolVersion value, is a modern version (one of Versions).
+func IsVersion(v string) bool { return slices.Contains(Versions, v) }
+
+// UnsupportedVersion is the answer to a version the gateway does not
+// speak: 400 with -32022 (UnsupportedProtocolVersion, SPEC §3.10), its
+// data {"supported": supported, "requested": v}.
+func UnsupportedVersion(v string, supported []string) *wire.HTTPError {
+	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
+	return &wire.HTTPError{Status: http.StatusBadRequest, Code: codeUnsupportedVer, Data: data,
+		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
+}
+
+// Front serves modern requests: their methods (modern.go,
+// modernsurface.go), their calls bridged to the servers (bridge.go,
+// park.go), their subscriptions/listen streams (listen.go) and their
+// tasks (taskmodern.go, tasknotify.go, taskpoll.go), over what Options
+// gives it.
+type Front struct {
+	reg         *registry.Registry
+	router      *relay.Router
+	runner      *taskrun.Runner
+	tasks       *tasks.Table
+	subs        *registry.Subscriptions
+	states      *reqstate.Sealer
+	version     string
+	supported   []string
+	log         *slog.Logger
+	begin       func(m *wire.Message, session string, hr *http.Request) *record.Record
+	taskChanged func(t *tasks.Task)
+
+	// uris is the URI memory of modern callers, who share the token
+	// (registry.Memory).
+	uris      registry.Memory
+	listeners *listeners // open subscriptions/listen streams (listen.go)
+	bridges   *bridges   // modern clients' calls, and the parked ones (bridge.go)
+}
+
+// Options is what a Front serves over: the gateway's registry and router,
+// its task runner and table, the resource subscriptions, the sealer of
+// requestStates (SPEC §4.6), the gateway's version (serverInfo) and every
+// protocol version it speaks, modern first (Supported: server/discover's
+// supportedVersions, -32022's data), its log, Begin, which starts a
+// request's record (session is always "" here), and TaskChanged, which
+// tells a task's owner that it changed (Front.NotifyTask for a modern
+// one). Base is every bridged call's and task poll's parent: its end
+// cancels them all (at shutdown, after CancelAll). StateTTL is how long
+// a parked call waits for its retry (HTTPOptions.StateTTL).
+type Options struct {
+	Registry      *registry.Registry
+	Router        *relay.Router
+	Runner        *taskrun.Runner
+	Tasks         *tasks.Table
+	Subscriptions *registry.Subscriptions
+	States        *reqstate.Sealer
+	Version       string
+	Supported     []string
+	Log           *slog.Logger
+	Begin         func(m *wire.Message, session string, hr *http.Request) *record.Record
+	TaskChanged   func(t *tasks.Task)
+	Base          context.Context
+	StateTTL      time.Duration
+}
+
+// New makes the modern front over o.
+func New(o Options) *Front {
+	f := &Front{reg: o.Registry, router: o.Router, runner: o.Runner, tasks: o.Tasks, subs: o.Subscriptions, states: o.States,
+		version: o.Version, supported: o.Supported, log: o.Log, begin: o.Begin, taskChanged: o.TaskChanged}
+	f.listeners = &listeners{log: o.Log, table: o.Tasks, runner: o.Runner, base: o.Base, set: map[*listener]struct{}{}}
+	f.bridges = &bridges{states: o.States, log: o.Log, stateTTL: o.StateTTL, base: o.Base, relayTask: f.relayModernTask, parked: map[string]*bridgeCall{}}
+	return f
+}
+
+// NotifyLists sends kind's list_changed on every subscriptions/listen
+// stream that asked for it (SPEC §4.5).
+func (f *Front) NotifyLists(kind registry.ListKind) { f.listeners.notifyLists(kind) }
+
+// NotifyTask queues notifications/tasks for a modern caller's task t on
+// each of its listen streams that named it (SPEC §4.7; tasknotify.go).
+func (f *Front) NotifyTask(t *tasks.Task) { f.listeners.notifyTask(t) }
+
+// EndStreams ends every subscriptions/listen stream gracefully, with the
+// listen request's response (MCP 2026-07-28 subscriptions, Graceful
+// Closure; shutdown, SPEC §7.6).
+func (f *Front) EndStreams() { f.listeners.stopAll() }
+
+// CancelAll cancels every parked call with cause, and parks none from
+// then on (shutdown); the calls still running end with Options.Base.
+func (f *Front) CancelAll(cause error) { f.bridges.cancelAll(cause) }
+
+// Parked returns the number of calls parked for their clients' MRTR
+// retry (SPEC §4.6; /metrics, §11.2).
+func (f *Front) Parked() int { return f.bridges.parkedCount() }
