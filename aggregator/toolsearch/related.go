@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -12,15 +13,15 @@ import (
 // word still comes first. Each line: a word, then what it brings. The
 // list is general vocabulary of software and everyday tasks, not the
 // reference servers' names.
-var related = map[string][]string{}
+var related = map[string][][]string{}
 
 const relatedWeight = 0.6
 
 func init() {
 	for line := range strings.SplitSeq(`
-		pr: pull request
-		prs: pull request
-		mr: merge request
+		pr: pull+request
+		prs: pull+request
+		mr: merge+request
 		bug: issue
 		repo: repository
 		repos: repository
@@ -116,8 +117,8 @@ func init() {
 		total: sum
 		repeat: echo
 		echo: repeat
-		progress: long running operation
-		slow: long running
+		progress: long+running operation
+		slow: long+running
 		allowed: allow permitted access
 		access: allow
 		permitted: allowed
@@ -138,9 +139,15 @@ func init() {
 			continue
 		}
 		from := term(word)
-		for _, w := range strings.Fields(words) {
-			if to := term(w); to != "" && to != from {
-				related[from] = append(related[from], to)
+		for _, alt := range strings.Fields(words) {
+			var terms []string
+			for _, w := range strings.Split(alt, "+") {
+				if to := term(w); to != "" && to != from {
+					terms = append(terms, to)
+				}
+			}
+			if len(terms) > 0 {
+				related[from] = append(related[from], terms)
 			}
 		}
 	}
@@ -149,22 +156,44 @@ func init() {
 // fileName finds words such as notes.txt or README.md, which name a file.
 var fileName = regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)
 
-// queryTerms returns the query's terms and their weights: its own words
-// at 1, and their related words (and "file" for a file's name) at
-// relatedWeight, unless the query has them itself.
-func queryTerms(text string) map[string]float64 {
+// weighted is one term of a query and its weight.
+type weighted struct {
+	term   string
+	weight float64
+}
+
+// queryGroups returns the query's terms in groups, one per word of the
+// query (in sorted order, each word once), each group a list of
+// alternatives, each alternative the terms that are summed: the word
+// itself at 1, then its related words (a phrase such as "pull request"
+// one alternative of two terms) at relatedWeight, leaving out terms the
+// query has itself; and, for a file's name, "file" at relatedWeight in a
+// group of its own unless the query says "file". Search counts a group
+// once, by its best alternative in each tool, so that a word with many
+// related words does not outweigh a word with none.
+func queryGroups(text string) [][][]weighted {
 	own := words(nil, text)
-	out := make(map[string]float64, len(own)*3)
-	if fileName.MatchString(text) {
-		out[term("file")] = relatedWeight
-	}
+	slices.Sort(own)
+	own = slices.Compact(own)
+	isOwn := func(w string) bool { _, ok := slices.BinarySearch(own, w); return ok }
+	groups := make([][][]weighted, 0, len(own)+1)
 	for _, w := range own {
-		for _, r := range related[w] {
-			out[r] = max(out[r], relatedWeight)
+		g := [][]weighted{{{w, 1}}}
+		for _, alt := range related[w] {
+			var a []weighted
+			for _, r := range alt {
+				if !isOwn(r) {
+					a = append(a, weighted{r, relatedWeight})
+				}
+			}
+			if len(a) > 0 {
+				g = append(g, a)
+			}
 		}
+		groups = append(groups, g)
 	}
-	for _, w := range own {
-		out[w] = 1
+	if f := term("file"); fileName.MatchString(text) && !isOwn(f) {
+		groups = append(groups, [][]weighted{{{f, relatedWeight}}})
 	}
-	return out
+	return groups
 }
