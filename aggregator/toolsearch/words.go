@@ -74,7 +74,27 @@ func term(w string) string {
 // (Porter2): plurals, -ing, -ed, -ation and the like (create, created,
 // creating and creates all give creat). Both sides, the tools and the
 // query, are folded alike.
-func stem(w string) string { return english.Stem(w, true) }
+func stem(w string) string {
+	s := english.Stem(w, true)
+	if to, ok := conflate[s]; ok {
+		return to
+	}
+	return s
+}
+
+// conflate joins the stems that Porter2 leaves apart for a verb and its
+// noun (creation/create, modification/modify, response/respond): a tool
+// "returns the creation time" answers "when was it created". General
+// English derivation, stem to stem.
+var conflate = map[string]string{
+	"creation":  "creat",    // creation → create
+	"modif":     "modifi",   // modification → modify
+	"notif":     "notifi",   // notification → notify
+	"respons":   "respond",  // response → respond
+	"descript":  "describ",  // description → describe
+	"subscript": "subscrib", // subscription → subscribe
+	"summari":   "summar",   // summary → summarize
+}
 
 // stop are the English words that carry no meaning in a search of tools.
 var stop = map[string]bool{}
