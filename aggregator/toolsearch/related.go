@@ -133,6 +133,50 @@ func init() {
 		approved: review
 		reviewers: review
 		changes: file
+		query: search
+		search: find query
+		locate: search find
+		delete: remove erase
+		destroy: delete remove
+		discard: delete remove
+		post: send message publish
+		publish: post
+		list: show enumerate
+		enumerate: list
+		fetch: read retrieve download
+		retrieve: read fetch
+		read: fetch open view
+		download: fetch read
+		upload: push write
+		write: save create
+		edit: modify update change
+		update: edit modify change
+		move: rename relocate
+		relocate: move
+		copy: fork duplicate
+		duplicate: copy
+		ticket: issue
+		problem: issue bug
+		defect: issue bug
+		crash: bug issue error
+		link: relation connect
+		connect: link relation
+		street: address location
+		lately: recent
+		recently: recent
+		latest: recent
+		folks: user people
+		everyone: user people
+		bus: transit direction
+		train: transit direction
+		subway: transit direction
+		walk: walking direction
+		around: near nearby local
+		note: comment observation
+		fact: observation
+		question: message
+		lat: latitude
+		lng: longitude
 		`, "\n") {
 		word, words, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
