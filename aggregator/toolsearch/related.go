@@ -190,7 +190,7 @@ func init() {
 					terms = append(terms, to)
 				}
 			}
-			if len(terms) > 0 {
+			if len(terms) > 0 && !slices.ContainsFunc(related[from], func(a []string) bool { return slices.Equal(a, terms) }) {
 				related[from] = append(related[from], terms)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 
 // words splits s into the index's terms: runs of letters and digits,
 // split again at camelCase (getFileInfo → get file info, HTTPServer →
-// http server), lowercased, stop words dropped, endings folded (stem).
+// http server, but PRs and URLs are plurals, not P Rs), lowercased, stop words dropped, endings folded (stem).
 // It appends to out and returns it.
 func words(out []string, s string) []string { return foldWords(out, s, nil) }
 
@@ -44,8 +44,11 @@ func foldWords(out []string, s string, cache map[string]string) []string {
 			continue
 		}
 		if start >= 0 && unicode.IsUpper(r) {
-			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
+			rest := s[i+utf8.RuneLen(r):]
+			next, n := utf8.DecodeRuneInString(rest)
+			after, _ := utf8.DecodeRuneInString(rest[n:])
+			plural := next == 's' && !unicode.IsLetter(after) && !unicode.IsDigit(after) // PRs, URLs: an acronym's plural, not P Rs
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next) && !plural) {
 				flush(i)
 			}
 		}

@@ -12,6 +12,8 @@ func TestWords(t *testing.T) {
 		"maps_reverse-geocode":        {"map", "revers", "geocod"},
 		"fs.readFile":                 {"fs", "read", "file"},
 		"getHTTPServerURL2":           {"http", "server", "url2"},
+		"open PRs, URLs and IDs":      {"open", "prs", "url", "id"},
+		"listPRs HTTPServer":          {"list", "prs", "http", "server"},
 		"list_pull_requests":          {"list", "pull", "request"},
 		"Creating the repositories!":  {"creat", "repositori"},
 		"created, creates, creation":  {"creat", "creat", "creat"},
