@@ -197,8 +197,16 @@ func init() {
 	}
 }
 
-// fileName finds words such as notes.txt or README.md, which name a file.
-var fileName = regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)
+// hints are the words a query implies by its form, not its words: a
+// file's name (notes.txt, README.md) implies "file", and a question
+// that asks "when" is after a time.
+var hints = []struct {
+	word string
+	re   *regexp.Regexp
+}{
+	{"file", regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)},
+	{"time", regexp.MustCompile(`(?i)\bwhen\b`)},
+}
 
 // weighted is one term of a query and its weight.
 type weighted struct {
@@ -211,8 +219,9 @@ type weighted struct {
 // alternatives, each alternative the terms that are summed: the word
 // itself at 1, then its related words (a phrase such as "pull request"
 // one alternative of two terms) at relatedWeight, leaving out terms the
-// query has itself; and, for a file's name, "file" at relatedWeight in a
-// group of its own unless the query says "file". Search counts a group
+// query has itself; and each of hints the query's form implies ("file"
+// for notes.txt, "time" for "when …") at relatedWeight in a group of its
+// own, unless the query says it. Search counts a group
 // once, by its best alternative in each tool, so that a word with many
 // related words does not outweigh a word with none.
 func queryGroups(text string) [][][]weighted {
@@ -236,8 +245,10 @@ func queryGroups(text string) [][][]weighted {
 		}
 		groups = append(groups, g)
 	}
-	if f := term("file"); fileName.MatchString(text) && !isOwn(f) {
-		groups = append(groups, [][]weighted{{{f, relatedWeight}}})
+	for _, h := range hints {
+		if t := term(h.word); h.re.MatchString(text) && !isOwn(t) {
+			groups = append(groups, [][]weighted{{{t, relatedWeight}}})
+		}
 	}
 	return groups
 }
