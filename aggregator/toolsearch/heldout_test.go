@@ -8,7 +8,8 @@ import "testing"
 // agent over every server of the real set, not the tools' descriptions',
 // each with the exported tools that would answer it. Their first figure
 // is the one to trust; once a change is tuned against them they are
-// tuning data too, and a new held-out set is due.
+// tuning data too, and a new held-out set is due: they are, and blind
+// (blind_test.go) is the one.
 var heldOut = []struct {
 	ask   string
 	tools []string
@@ -89,7 +90,7 @@ func TestSearchQualityHeldOut(t *testing.T) {
 	for _, set := range [][]struct {
 		ask   string
 		tools []string
-	}{tasks, moreTasks, fresh, heldOut} {
+	}{tasks, moreTasks, fresh, heldOut, blind} {
 		all = append(all, set...)
 	}
 	measure(t, ix, tools, "all sets", all)
@@ -98,6 +99,8 @@ func TestSearchQualityHeldOut(t *testing.T) {
 	}
 }
 
-// heldOutFloor is heldOut's recall@5 when it was written, on the scorer
-// of fresh's floor, rounded down to 5 %: 80.9 % (38 of 47; first 55.3 %).
-const heldOutFloor = 0.80
+// heldOutFloor is heldOut's recall@5 after the changes it measured,
+// rounded down to 5 %: 93.6 % (44 of 47; first 61.7 %). When it was
+// written, on the scorer of fresh's first floor, it was 80.9 % (38;
+// first 55.3 %).
+const heldOutFloor = 0.90
