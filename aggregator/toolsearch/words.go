@@ -43,12 +43,12 @@ func foldWords(out []string, s string, cache map[string]string) []string {
 			prev = 0
 			continue
 		}
-		if start >= 0 && unicode.IsUpper(r) {
+		if start >= 0 && upper(r) {
 			rest := s[i+utf8.RuneLen(r):]
 			next, n := utf8.DecodeRuneInString(rest)
 			after, _ := utf8.DecodeRuneInString(rest[n:])
 			plural := next == 's' && !unicode.IsLetter(after) && !unicode.IsDigit(after) // PRs, URLs: an acronym's plural, not P Rs
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next) && !plural) {
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (upper(prev) && unicode.IsLower(next) && !plural) {
 				flush(i)
 			}
 		}
@@ -60,6 +60,11 @@ func foldWords(out []string, s string, cache map[string]string) []string {
 	flush(len(s))
 	return out
 }
+
+// upper reports whether r is an upper-case letter that lowercases to
+// another (ϒ is upper case with no lower case: a term keeps it, and it
+// must not split the term again).
+func upper(r rune) bool { return unicode.IsUpper(r) && unicode.ToLower(r) != r }
 
 // term lowercases and folds one word; "" for a stop word.
 func term(w string) string {
