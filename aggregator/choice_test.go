@@ -229,6 +229,42 @@ func TestToolsChoiceRenameCollides(t *testing.T) {
 	}
 }
 
+// A rename onto search_tools or call_tool, the gateway's own tools in
+// search mode (SPEC §4.10), does not shadow them: the tool is exported
+// prefixed, as a server's own tool of that name is (§4.1), in both
+// modes, and the log and /health say what it became.
+func TestToolsChoiceRenameOntoReserved(t *testing.T) {
+	srv, gw, logText := startGatewayList(t, []adapters.Server{
+		stdioEntry(t, "s", choiceTools, `{"rename":{"echo":"search_tools","pid":"call_tool"}}`),
+	}, HTTPOptions{MaxSessions: 4})
+	c := newClient(t, srv)
+	if diff := cmp.Diff([]string{"s_search_tools", "s_call_tool", "progress", "log"}, toolNames(t, result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)))); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	}
+	if res := string(result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"s_search_tools","arguments":{"text":"hi"}}}`))); !strings.Contains(res, `"text":"hi"`) {
+		t.Errorf("s_search_tools did not reach echo: %s", res)
+	}
+	if res := string(result(t, c.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"progress"}}}`))); !strings.Contains(res, `"structuredContent":{"tools":[`) {
+		t.Errorf("search_tools is not the gateway's: %s", res)
+	}
+	search := searchSession(t, srv.URL+"/mcp?tools=search", `{}`)
+	if diff := cmp.Diff(searchList, listNames(t, legacyList(t, search))); diff != "" {
+		t.Errorf("search mode's list (-want +got):\n%s", diff)
+	}
+	want := []string{
+		`tools: rename "echo" to "search_tools": the name is the gateway's own tool (SPEC §4.10); exported as "s_search_tools"`,
+		`tools: rename "pid" to "call_tool": the name is the gateway's own tool (SPEC §4.10); exported as "s_call_tool"`,
+	}
+	if diff := cmp.Diff(want, gw.Health().Servers[0].Unmatched); diff != "" {
+		t.Errorf("health (-want +got):\n%s", diff)
+	}
+	for _, w := range want {
+		if !strings.Contains(logText(), "msg="+fmt.Sprintf("%q", w)+" server=s") {
+			t.Errorf("the log has no %q:\n%s", w, logText())
+		}
+	}
+}
+
 // The call line and the metrics of a renamed tool name the exported name
 // and, on the line, the server's own (SPEC §11.1, §11.2).
 func TestRenamedToolInCallLogAndMetrics(t *testing.T) {

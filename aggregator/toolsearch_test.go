@@ -119,7 +119,8 @@ func TestSearchModeByQuery(t *testing.T) {
 }
 
 // --tool-search (HTTPOptions.ToolSearch) decides for a client that does
-// not choose: on, or auto past the threshold; the query wins over it.
+// not choose (no tools, or an empty ?tools=): on, or auto past the
+// threshold; the query wins over it.
 func TestSearchModeBySetting(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -135,8 +136,10 @@ func TestSearchModeBySetting(t *testing.T) {
 			srv, _ := startGatewayOpts(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": searchFake}}, c.o)
 			base := srv.URL + "/mcp"
 			for era, list := range map[string][]byte{
-				"legacy": legacyList(t, searchSession(t, base, `{}`)),
-				"modern": modernToolsList(t, base),
+				"legacy":         legacyList(t, searchSession(t, base, `{}`)),
+				"modern":         modernToolsList(t, base),
+				"legacy ?tools=": legacyList(t, searchSession(t, base+"?tools=", `{}`)), // present but empty: the setting
+				"modern ?tools=": modernToolsList(t, base+"?tools="),
 			} {
 				if got := slices.Equal(listNames(t, list), searchList); got != c.search {
 					t.Errorf("%s: search mode %v, want %v: %s", era, got, c.search, list)

@@ -2,7 +2,10 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -21,8 +24,11 @@ import (
 // dropped or unnamable ones not counted), and, for each name in allow,
 // rename or pin that matches nothing the server offers, a warning such as
 // `tools: allow "get_fle" matches no tool the server offers` (never a
-// failure: servers change their lists). Unmatched is empty until the
-// server has listed once.
+// failure: servers change their lists), and for each rename whose name
+// was taken, what the tool is exported as instead, such as
+// `tools: rename "find" to "search_tools": the name is the gateway's own
+// tool (SPEC §4.10); exported as "s_search_tools"`. Unmatched is empty
+// until the server has listed once.
 type Chosen struct {
 	ToolsExported   int      `json:"toolsExported"`
 	PromptsExported int      `json:"promptsExported"`
@@ -105,6 +111,8 @@ func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked
 		}
 		c := out[u.Name()]
 		c.Unmatched = append(p.tools.Unmatched("tools", keysOf(lists[i].Tools)), p.prompts.Unmatched("prompts", keysOf(lists[i].Prompts))...)
+		c.Unmatched = append(c.Unmatched, renamedAway(u.Name(), "tool", tools)...)
+		c.Unmatched = append(c.Unmatched, renamedAway(u.Name(), "prompt", prompts)...)
 		out[u.Name()] = c
 		logged := make(map[string]bool, len(prev[u.Name()].Unmatched))
 		for _, w := range prev[u.Name()].Unmatched {
@@ -115,6 +123,32 @@ func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked
 				log.Warn(w, "server", u.Name())
 			}
 		}
+	}
+	return out
+}
+
+// renamedAway is one warning for each of server's entries (what: "tool",
+// "prompt") whose entry renamed it to a name it did not get (SPEC §4.9):
+// one of the gateway's own tools' (reserved, SPEC §4.10), or one that an
+// earlier server's entry keeps (§4.1); it names what the entry is
+// exported as instead.
+func renamedAway(server, what string, all []named) []string {
+	owner := make(map[string]string, len(all))
+	for _, n := range all {
+		owner[n.exported] = n.up.Name()
+	}
+	var out []string
+	for _, n := range all {
+		if n.up.Name() != server || n.asked == "" || n.exported == n.asked {
+			continue
+		}
+		why := "another " + what + " has the name (SPEC §4.1)"
+		if slices.Contains(reserved[what], n.asked) {
+			why = "the name is the gateway's own tool (SPEC §4.10)"
+		} else if by, ok := owner[n.asked]; ok && by != server {
+			why = "server " + strconv.Quote(by) + "'s " + what + " has the name (SPEC §4.1)"
+		}
+		out = append(out, fmt.Sprintf("%ss: rename %q to %q: %s; exported as %q", what, n.ref.Name, n.asked, why, n.exported))
 	}
 	return out
 }

@@ -66,6 +66,7 @@ type named struct {
 	def      json.RawMessage
 	up       *supervisor.Upstream
 	choice   choice.Choice // its entry's choice of this kind
+	asked    string        // the entry's rename of it, "" if none: exported differs where the name was taken
 }
 
 // mergeNamed names one kind of entry (what: "tool", "prompt") across the
@@ -134,7 +135,11 @@ func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what strin
 				def = jsonrpc.Encode(jsonrpc.Set(fields, "name", jsonrpc.Quote(name)))
 				log.Info(what+" renamed", "server", s, what, o, "exported", name)
 			}
-			out = append(out, named{ref: names.Ref{Server: s, Name: o}, exported: name, def: def, up: ups[i], choice: choose(i)})
+			asked := ""
+			if to, _ := choose(i).Export(o); to != o {
+				asked = to
+			}
+			out = append(out, named{ref: names.Ref{Server: s, Name: o}, exported: name, def: def, up: ups[i], choice: choose(i), asked: asked})
 		}
 	}
 	return out

@@ -16,9 +16,16 @@
 // saturated once: a long description or a long list of parameters
 // weakens only its own field, not a match in the name. Words are lowercased, English stop words dropped, and
 // endings folded by the Snowball English stemmer (Porter2,
-// github.com/kljensen/snowball), the same way for the query. A
-// query that is exactly a tool's exported name puts it first. Ties keep
-// server order, so the ranking is deterministic.
+// github.com/kljensen/snowball), with a few verb/noun stems it leaves
+// apart joined (creation/create), the same way for the query. Each word
+// of the query brings its related words (related.go: "PR" → pull
+// request, "find" → search) at a lower weight, and the word and its
+// related words score as one group: its best match in full, the others
+// at half, so that a word with many related words does not outweigh one
+// with none. A query's form implies words too ("file" for notes.txt,
+// "time" for "when …"). A query that is exactly a tool's exported name
+// puts it first. Ties keep server order, so the ranking is
+// deterministic.
 //
 // The library question: blevesearch/bleve v2.6.3 was measured against
 // this scorer on 1,000 tools (the reference servers' 105 real

