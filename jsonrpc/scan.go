@@ -119,6 +119,11 @@ func Value(obj []byte, key string) json.RawMessage {
 	return v
 }
 
+// TrimLeft is b without its leading JSON whitespace (RFC 8259: space,
+// tab, line feed, carriage return): where a raw value's first byte says
+// what it is.
+func TrimLeft(b []byte) []byte { return b[skipSpace(b, 0):] }
+
 // Replace returns obj with the value of its member key replaced by value,
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.

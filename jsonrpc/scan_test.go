@@ -196,3 +196,11 @@ func TestValue(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimLeft(t *testing.T) {
+	for in, want := range map[string]string{" \t\r\n{}": "{}", "[1] ": "[1] ", "   ": "", "": "", "\u00a0x": "\u00a0x"} {
+		if got := string(TrimLeft([]byte(in))); got != want {
+			t.Errorf("TrimLeft(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -293,20 +293,13 @@ func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
 	if typed {
 		return wire.ResultParts(id, res)
 	}
-	body := trimSpace(res)[1:] // after the opening brace
+	body := jsonrpc.TrimLeft(res)[1:] // after the opening brace
 	parts := wire.ResultParts(id, body)
 	parts[0] = append(parts[0], `{"resultType":"complete"`...) // one part less to write
-	if t := trimSpace(body); len(t) == 0 || t[0] != '}' {
+	if t := jsonrpc.TrimLeft(body); len(t) == 0 || t[0] != '}' {
 		parts[0] = append(parts[0], ',')
 	}
 	return parts
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }
 
 // errClientCancelled is the cause of a request the client cancelled (it

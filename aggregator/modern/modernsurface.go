@@ -109,7 +109,7 @@ func withCacheHints(res json.RawMessage, hint cacheHint) json.RawMessage {
 	body := trimRight(res)
 	out := make([]byte, 0, len(body)+40)
 	out = append(out, body[:len(body)-1]...)
-	if t := trimSpace(body[1 : len(body)-1]); len(t) > 0 {
+	if t := jsonrpc.TrimLeft(body[1 : len(body)-1]); len(t) > 0 {
 		out = append(out, ',')
 	}
 	out = append(out, strings.Join(add, ",")...)

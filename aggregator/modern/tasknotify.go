@@ -45,9 +45,9 @@ func (ls *listeners) notifyTask(t *tasks.Task) {
 // streams naming one task hold one copy of its result between them.
 func (ls *listeners) queueTask(l *listener, params json.RawMessage) {
 	head := jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ""))
-	head = head[:len(head)-2]     // {"jsonrpc":…,"params":{"_meta":{…}
-	body := trimSpace(params)[1:] // the members, then the closing brace
-	if t := trimSpace(body); len(t) > 0 && t[0] != '}' {
+	head = head[:len(head)-2]            // {"jsonrpc":…,"params":{"_meta":{…}
+	body := jsonrpc.TrimLeft(params)[1:] // the members, then the closing brace
+	if t := jsonrpc.TrimLeft(body); len(t) > 0 && t[0] != '}' {
 		head = append(head, ',')
 	}
 	if !l.enqueue(head, body, []byte("}")) {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
@@ -35,15 +37,21 @@ type Chosen struct {
 	Unmatched       []string `json:"unmatched,omitempty"`
 }
 
-// Chosen is what server's entry chose of its lists in this generation;
-// the zero Chosen for a server it does not know.
-func (r *Generation) Chosen(server string) Chosen { return r.chosen[server] }
+// reserved are the exported names no server's entry takes, by kind of
+// entry: the gateway's own tools in search mode (SPEC §4.10), whatever
+// the mode, so that a name means one thing in both.
+var reserved = map[string][]string{"tool": {toolsearch.SearchToolsName, toolsearch.CallToolName}}
 
-// Pinned returns the definitions of the pinned tools (an entry's
-// "tools": {"pin": [...]}, SPEC §4.10), as tools/list gives them (named),
-// in tools/list's order; each one's Route has Pinned set. The slice is
-// the generation's: read it, do not change it.
-func (r *Generation) Pinned() []json.RawMessage { return r.pinned }
+// named is one tool or prompt with its exported name and its definition
+// as clients see it; ref.Name is the server's own name for it.
+type named struct {
+	ref      names.Ref
+	exported string
+	def      json.RawMessage
+	up       *supervisor.Upstream
+	choice   choice.Choice // its entry's choice of this kind
+	asked    string        // the entry's rename of it, "" if none: exported differs where the name was taken
+}
 
 // picked is one server's choices as the generation is built, and whether
 // it has listed at all (else nothing can be said to match nothing).

@@ -19,8 +19,9 @@
 // tools/list order; Generation.Chosen(server) is what the entry made of
 // the server's lists (exported counts, unmatched names). Its files:
 //
-//	registry.go      Registry (the live one: Load, Rebuild, Owner), a
-//	                 Generation's reads (Tool, Prompt, Template, List), Route
+//	registry.go      Registry, the live one: Load, Rebuild, Owner
+//	generation.go    a Generation and its reads (Tool, Prompt, Template,
+//	                 List, Chosen, Pinned), Route
 //	merge.go         the merge: names (§4.1, §4.2, package names), schema
 //	                 repair (§4.4), what is dropped and logged
 //	chosen.go        each entry's "tools" and "prompts" (§4.9, package

@@ -123,7 +123,7 @@ func (m *Memory) put(uri, server string) {
 // eachElement calls fn with each element of a JSON array, raw; anything
 // else has none.
 func eachElement(arr []byte, fn func([]byte)) {
-	arr = trimSpace(arr)
+	arr = jsonrpc.TrimLeft(arr)
 	if len(arr) == 0 || arr[0] != '[' {
 		return
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/names"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/toolsearch"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -51,22 +50,6 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 	r.chosen = report(ups, lists, picks, tools, prompts, log, prev.chosen)
 	r.uris = buildURITable(ups, lists, log, &prev.uris)
 	return r
-}
-
-// reserved are the exported names no server's entry takes, by kind of
-// entry: the gateway's own tools in search mode (SPEC §4.10), whatever
-// the mode, so that a name means one thing in both.
-var reserved = map[string][]string{"tool": {toolsearch.SearchToolsName, toolsearch.CallToolName}}
-
-// named is one tool or prompt with its exported name and its definition
-// as clients see it; ref.Name is the server's own name for it.
-type named struct {
-	ref      names.Ref
-	exported string
-	def      json.RawMessage
-	up       *supervisor.Upstream
-	choice   choice.Choice // its entry's choice of this kind
-	asked    string        // the entry's rename of it, "" if none: exported differs where the name was taken
 }
 
 // mergeNamed names one kind of entry (what: "tool", "prompt") across the
@@ -147,7 +130,7 @@ func mergeNamed(ups []*supervisor.Upstream, lists []supervisor.Lists, what strin
 
 // isObjectDef accepts a definition that is a JSON object, as it is.
 func isObjectDef(def json.RawMessage) (json.RawMessage, error) {
-	if t := trimSpace(def); len(t) == 0 || t[0] != '{' {
+	if t := jsonrpc.TrimLeft(def); len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("definition is not a JSON object")
 	}
 	return def, nil
@@ -178,11 +161,4 @@ func repairSchema(def json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("inputSchema type is %s, not \"object\"", typ)
 	}
 	return def, nil
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"log/slog"
 	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 
 	"github.com/yosida95/uritemplate/v3"
 

@@ -159,7 +159,7 @@ func (o Outcome) end(ctx context.Context, res json.RawMessage, served uint64, er
 		}
 		return o
 	}
-	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
+	if t := jsonrpc.TrimLeft(res); len(t) == 0 || t[0] != '{' {
 		o.Err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("server %q answered %s with a result that is not a JSON object", o.Route.Upstream.Name(), o.method)}
 		return o
@@ -227,11 +227,4 @@ func onlyMember(obj []byte, key string) (json.RawMessage, int) {
 		return true
 	})
 	return v, n
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }

@@ -128,7 +128,7 @@ func (tr *Runner) RelayTask(ctx context.Context, t *tasks.Task, method string, p
 	if err != nil {
 		return nil, err
 	}
-	if t := trimSpace(res); len(t) == 0 || t[0] != '{' {
+	if t := jsonrpc.TrimLeft(res); len(t) == 0 || t[0] != '{' {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("relay %s: the server's result is not a JSON object", method)}
 	}
 	if method == "tasks/result" {
@@ -176,11 +176,4 @@ func (rp relatedPeer) rewrite(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	return tasks.WithRelatedTask(params, rp.t.ID)
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }
