@@ -1,10 +1,8 @@
 package adapters
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -26,7 +24,7 @@ func Builtin(cat *catalog.Catalog, github Options) []Adapter {
 
 // catalogAdapter resolves a catalog name (SPEC §5.2). A command that
 // runs a package that pull installed in store runs that install instead
-// (SPEC §2.8, fromdisk.go).
+// (SPEC §2.8, fromDisk; one that it did not, fromdisk.go).
 type catalogAdapter struct {
 	cat   *catalog.Catalog
 	store pulled.Store
@@ -70,6 +68,27 @@ func (a *catalogAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, err
 	return spec, warns, nil
 }
 
+// fromDisk makes a catalog command that runs a package through a package
+// runner (npx, npm exec, uvx, uv tool run) start from the template's disk
+// (SPEC §2.8): if pull installed that package, the spec runs the
+// package's own executable with the command's arguments, and no runner
+// asks a registry anything. If it did not, the command runs as written,
+// and its start first checks that the registry can be reached at all, so
+// that a sandbox without egress fails within seconds, naming the server
+// and what to do, instead of waiting out npm's retries.
+func (a *catalogAdapter) fromDisk(key string, spec *LaunchSpec) {
+	run, ok := pulled.Parse(spec.Argv)
+	if !ok {
+		return
+	}
+	if p, ok := a.store.Lookup(run); ok {
+		spec.Argv = append([]string{p.Exec}, slices.Clone(run.Args)...)
+		spec.Pulled = p.Record.Package + "@" + p.Record.Version
+		return
+	}
+	spec.Prepare = reachRegistry(key, spec.Argv[0], run)
+}
+
 // commandAdapter runs a local runCmd with /bin/sh -c (SPEC §5.4).
 type commandAdapter struct{}
 
@@ -97,82 +116,4 @@ func (a *commandAdapter) Resolve(_ string, e Entry) (LaunchSpec, []string, error
 	return LaunchSpec{Argv: []string{"/bin/sh", "-c", *e.RunCmd}, Env: e.Envs}, warns, nil
 }
 
-func checkCommand(field string, cmd *string, required bool) error {
-	if cmd == nil {
-		if required {
-			return fmt.Errorf("%s is required: the shell command that starts the server", field)
-		}
-		return nil
-	}
-	if strings.TrimSpace(*cmd) == "" {
-		return fmt.Errorf("%s is empty: want the shell command that starts the server", field)
-	}
-	if strings.ContainsRune(*cmd, 0) {
-		return fmt.Errorf("%s has a NUL byte", field)
-	}
-	return nil
-}
-
-// Options configures the built-in adapters (SPEC §10).
-type Options struct {
-	BaseURL string // GitHub's, e.g. https://github.com (SPEC §5.3)
-	// ServersDir holds the GitHub clones, in github/<owner>/<repo>, and
-	// the packages pull installed for catalog servers (package pulled).
-	ServersDir string
-}
-
-var githubPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-// githubAdapter handles "github/<owner>/<repo>" keys (SPEC §5.3).
-type githubAdapter struct{ opts Options }
-
 var _ Adapter = (*githubAdapter)(nil)
-
-func (a *githubAdapter) Kind() string { return "github" }
-
-func (a *githubAdapter) Claims(key string, _ Entry) bool { return strings.HasPrefix(key, "github/") }
-
-func (a *githubAdapter) Help() string {
-	return `"github/<owner>/<repo>" with {"runCmd": …, "installCmd": …}`
-}
-
-func (a *githubAdapter) Resolve(key string, e Entry) (LaunchSpec, []string, error) {
-	owner, repo, err := splitGitHubKey(key)
-	if err != nil {
-		return LaunchSpec{}, nil, err
-	}
-	if e.URL != nil {
-		return LaunchSpec{}, nil, errors.New(`url cannot be used on a github/<owner>/<repo> key, whose repository is cloned and run over stdio: give an HTTP server a key of its own`)
-	}
-	if err := checkCommand("runCmd", e.RunCmd, true); err != nil {
-		return LaunchSpec{}, nil, err
-	}
-	if e.InstallCmd != nil && strings.TrimSpace(*e.InstallCmd) == "" {
-		e.InstallCmd = nil // optional: an empty one means nothing to install
-	}
-	if err := checkCommand("installCmd", e.InstallCmd, false); err != nil {
-		return LaunchSpec{}, nil, err
-	}
-	var warns []string
-	for _, k := range slices.Sorted(maps.Keys(e.Props)) {
-		warns = append(warns, fmt.Sprintf("unknown property %q ignored", k))
-	}
-	return a.spec(owner, repo, e), warns, nil
-}
-
-// splitGitHubKey checks the key is exactly "github/<owner>/<repo>" (SPEC
-// §5.3). owner and repo become path elements of the clone directory, so "."
-// and ".." are refused.
-func splitGitHubKey(key string) (owner, repo string, err error) {
-	parts := strings.Split(key, "/")
-	if len(parts) != 3 || parts[0] != "github" {
-		return "", "", errors.New(`key must have the form "github/<owner>/<repo>"`)
-	}
-	owner, repo = parts[1], parts[2]
-	for _, part := range [][2]string{{"owner", owner}, {"repo", repo}} {
-		if p := part[1]; p == "." || p == ".." || !githubPart.MatchString(p) {
-			return "", "", fmt.Errorf(`key must have the form "github/<owner>/<repo>": %s %q must be made of [A-Za-z0-9_.-] and not be "." or ".."`, part[0], p)
-		}
-	}
-	return owner, repo, nil
-}

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"unicode"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/mcp-gateway/mcp-gateway/adapters/choice"
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
@@ -274,11 +277,63 @@ func decodeString(k string, v json.RawMessage) (*string, error) {
 	return &s, nil
 }
 
+func checkCommand(field string, cmd *string, required bool) error {
+	if cmd == nil {
+		if required {
+			return fmt.Errorf("%s is required: the shell command that starts the server", field)
+		}
+		return nil
+	}
+	if strings.TrimSpace(*cmd) == "" {
+		return fmt.Errorf("%s is empty: want the shell command that starts the server", field)
+	}
+	if strings.ContainsRune(*cmd, 0) {
+		return fmt.Errorf("%s has a NUL byte", field)
+	}
+	return nil
+}
+
 // decodeEnvs checks envs (SPEC §5.5). Messages name the variable, never its value.
 func decodeEnvs(raw json.RawMessage) (map[string]string, error) {
 	return decodeStrings("envs", "an object of string values", raw, envname.Check, func(name, s string) error {
 		if strings.ContainsRune(s, 0) {
 			return fmt.Errorf("envs: %s: value has a NUL byte", name)
+		}
+		return nil
+	})
+}
+
+// reservedHeaders are the request headers the gateway sets itself on
+// every request to an HTTP server (MCP Streamable HTTP; HTTP framing); a
+// configured value would break the transport, so it is refused.
+var reservedHeaders = []string{
+	"Accept", "Connection", "Content-Length", "Content-Type", "Host", "Keep-Alive", "Last-Event-Id",
+	"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Proxy-Connection", "Te",
+	"Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// decodeHeaders checks headers (SPEC §5.6): an object of header names,
+// valid HTTP tokens, to string values without CR, LF or other control
+// characters. Messages name the header, never its value, which is a
+// secret.
+func decodeHeaders(raw json.RawMessage) (map[string]string, error) {
+	seen := map[string]string{} // canonical name → the name as configured
+	checkName := func(name string) error {
+		canon := http.CanonicalHeaderKey(name)
+		switch {
+		case !httpguts.ValidHeaderFieldName(name):
+			return fmt.Errorf("%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
+		case slices.Contains(reservedHeaders, canon) || strings.HasPrefix(canon, "Mcp-Param-"):
+			return fmt.Errorf("%s is set by the gateway itself and cannot be configured", canon)
+		case seen[canon] != "":
+			return fmt.Errorf("%q and %q are the same header", seen[canon], name)
+		}
+		seen[canon] = name
+		return nil
+	}
+	return decodeStrings("headers", "an object of header names to string values", raw, checkName, func(name, s string) error {
+		if !httpguts.ValidHeaderFieldValue(s) {
+			return fmt.Errorf("headers: %s: value has CR, LF or another control character", name)
 		}
 		return nil
 	})

@@ -7,32 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/catalog/pulled"
 )
 
-// fromDisk makes a catalog command that runs a package through a package
-// runner (npx, npm exec, uvx, uv tool run) start from the template's disk
-// (SPEC §2.8): if pull installed that package, the spec runs the
-// package's own executable with the command's arguments, and no runner
-// asks a registry anything. If it did not, the command runs as written,
-// and its start first checks that the registry can be reached at all, so
-// that a sandbox without egress fails within seconds, naming the server
-// and what to do, instead of waiting out npm's retries.
-func (a *catalogAdapter) fromDisk(key string, spec *LaunchSpec) {
-	run, ok := pulled.Parse(spec.Argv)
-	if !ok {
-		return
-	}
-	if p, ok := a.store.Lookup(run); ok {
-		spec.Argv = append([]string{p.Exec}, slices.Clone(run.Args)...)
-		spec.Pulled = p.Record.Package + "@" + p.Record.Version
-		return
-	}
-	spec.Prepare = reachRegistry(key, spec.Argv[0], run)
-}
+// A catalog command whose package pull did not install (catalogAdapter's
+// fromDisk, SPEC §2.8) runs as written, and first checks what it needs:
+// its runner on PATH and its registry reachable (reachRegistry), failing
+// with NotPulledError when the registry cannot be reached.
 
 // reachRegistry is the Prepare of a package run that was not pulled: it
 // fails, saying so and how to fix it, if the runner (npx, uvx) is not on

@@ -1,16 +1,12 @@
 package adapters
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-
-	"golang.org/x/net/http/httpguts"
 )
 
 // httpAdapter resolves an HTTP server: any key but a github/ one whose
@@ -94,40 +90,4 @@ func checkURL(raw string) (secrets []string, err error) {
 		}
 	}
 	return secrets, nil
-}
-
-// reservedHeaders are the request headers the gateway sets itself on
-// every request to an HTTP server (MCP Streamable HTTP; HTTP framing); a
-// configured value would break the transport, so it is refused.
-var reservedHeaders = []string{
-	"Accept", "Connection", "Content-Length", "Content-Type", "Host", "Keep-Alive", "Last-Event-Id",
-	"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Proxy-Connection", "Te",
-	"Trailer", "Transfer-Encoding", "Upgrade",
-}
-
-// decodeHeaders checks headers (SPEC §5.6): an object of header names,
-// valid HTTP tokens, to string values without CR, LF or other control
-// characters. Messages name the header, never its value, which is a
-// secret.
-func decodeHeaders(raw json.RawMessage) (map[string]string, error) {
-	seen := map[string]string{} // canonical name → the name as configured
-	checkName := func(name string) error {
-		canon := http.CanonicalHeaderKey(name)
-		switch {
-		case !httpguts.ValidHeaderFieldName(name):
-			return fmt.Errorf("%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
-		case slices.Contains(reservedHeaders, canon) || strings.HasPrefix(canon, "Mcp-Param-"):
-			return fmt.Errorf("%s is set by the gateway itself and cannot be configured", canon)
-		case seen[canon] != "":
-			return fmt.Errorf("%q and %q are the same header", seen[canon], name)
-		}
-		seen[canon] = name
-		return nil
-	}
-	return decodeStrings("headers", "an object of header names to string values", raw, checkName, func(name, s string) error {
-		if !httpguts.ValidHeaderFieldValue(s) {
-			return fmt.Errorf("headers: %s: value has CR, LF or another control character", name)
-		}
-		return nil
-	})
 }

@@ -224,6 +224,68 @@ func (e *Entry) checkPlaceholders() error {
 	return nil
 }
 
+// placeholder reports whether arg is exactly "{{name}}".
+func placeholder(arg string) (string, bool) {
+	if len(arg) > 4 && strings.HasPrefix(arg, "{{") && strings.HasSuffix(arg, "}}") {
+		name := strings.TrimSpace(arg[2 : len(arg)-2])
+		if name != "" && !strings.ContainsAny(name, "{}") {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// checkType reports whether raw is a JSON value of the property type.
+func checkType(typ string, raw json.RawMessage) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("decode value: %w", err)
+	}
+	ok := false
+	switch typ {
+	case TypeString:
+		_, ok = v.(string)
+	case TypeNumber:
+		_, ok = v.(json.Number)
+	case TypeBoolean:
+		_, ok = v.(bool)
+	case TypeArray:
+		if items, isArr := v.([]any); isArr {
+			ok = true
+			for _, it := range items {
+				if _, s := it.(string); !s {
+					return errors.New("want an array of strings, got an array with a non-string item")
+				}
+			}
+		}
+	}
+	if !ok {
+		return fmt.Errorf("want %s, got %s", typ, jsonKind(v))
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
 // Merge returns a catalog with over's entries added to, or replacing, c's.
 func (c *Catalog) Merge(over *Catalog) *Catalog {
 	out := &Catalog{entries: make(map[string]*Entry, len(c.entries)+len(over.entries))}

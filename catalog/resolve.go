@@ -161,51 +161,6 @@ func (e *Entry) propertyList() string {
 	return strings.Join(slices.Sorted(maps.Keys(e.Properties)), ", ")
 }
 
-// placeholder reports whether arg is exactly "{{name}}".
-func placeholder(arg string) (string, bool) {
-	if len(arg) > 4 && strings.HasPrefix(arg, "{{") && strings.HasSuffix(arg, "}}") {
-		name := strings.TrimSpace(arg[2 : len(arg)-2])
-		if name != "" && !strings.ContainsAny(name, "{}") {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-// checkType reports whether raw is a JSON value of the property type.
-func checkType(typ string, raw json.RawMessage) error {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("decode value: %w", err)
-	}
-	ok := false
-	switch typ {
-	case TypeString:
-		_, ok = v.(string)
-	case TypeNumber:
-		_, ok = v.(json.Number)
-	case TypeBoolean:
-		_, ok = v.(bool)
-	case TypeArray:
-		if items, isArr := v.([]any); isArr {
-			ok = true
-			for _, it := range items {
-				if _, s := it.(string); !s {
-					return errors.New("want an array of strings, got an array with a non-string item")
-				}
-			}
-		}
-	}
-	if !ok {
-		return fmt.Errorf("want %s, got %s", typ, jsonKind(v))
-	}
-	return nil
-}
-
 // textValues renders a type-checked value as command-line arguments.
 // Numbers keep their JSON spelling, so 2^53+1 stays exact.
 func textValues(typ string, raw json.RawMessage) ([]string, error) {
@@ -224,23 +179,6 @@ func textValues(typ string, raw json.RawMessage) ([]string, error) {
 		return []string{s}, nil
 	default:
 		return []string{string(bytes.TrimSpace(raw))}, nil
-	}
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	default:
-		return "an object"
 	}
 }
 

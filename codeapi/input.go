@@ -54,6 +54,12 @@ type tool struct {
 	key         string            // its renderKey
 }
 
+// serverOut is one server as the generator lays it out.
+type serverOut struct {
+	name, ident, description string
+	tools                    []*tool
+}
+
 // readTool reads a definition. One that is not a valid JSON object is
 // read as a tool with no description and an empty schema: it still gets
 // its files.
@@ -75,15 +81,4 @@ func readTool(t Tool) tool {
 		return true
 	})
 	return out
-}
-
-func isObject(v []byte) bool {
-	for _, c := range v {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c == '{'
-	}
-	return false
 }

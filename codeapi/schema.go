@@ -23,6 +23,17 @@ type schema struct {
 
 func newSchema(raw []byte) schema { return schema{raw: raw, root: raw} }
 
+func isObject(v []byte) bool {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c == '{'
+	}
+	return false
+}
+
 // node is a schema's members the typer reads, from one scan.
 type node struct {
 	types        []string

@@ -20,12 +20,6 @@ var pyRuntime []byte
 //go:embed runtime/_client.mjs
 var jsRuntime []byte
 
-// serverOut is one server as the generator lays it out.
-type serverOut struct {
-	name, ident, description string
-	tools                    []*tool
-}
-
 // Generate lays out the whole tree for in (SPEC §12.2): INDEX.md,
 // gateway.json (the URL and the token file's path, for the runtimes),
 // python/mcp_tools/… and js/…, in a deterministic order. dir is where the

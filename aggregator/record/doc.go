@@ -9,6 +9,7 @@
 // task made, a round of MRTR) is told to the Record by the code that
 // knows it. A nil *Record takes every method and tells nothing.
 //
-//	record.go  Telemetry, Record: Begin, what it is told, End; the call line
+//	record.go  Telemetry, Record: Begin, what it is told
 //	span.go    its server span: Context, SpanContext, Follows, Origin
+//	end.go     End: the span ended, the call's metrics and its call line
 package record

@@ -21,16 +21,6 @@ import (
 // record's start, so that what is learnt on the way (the call it
 // continues) can still choose its parent.
 
-// spanState is a record's tracing part, which a record has when tracing
-// is on.
-type spanState struct {
-	remote context.Context   // the caller's trace context (and baggage)
-	link   trace.SpanContext // the HTTP header's, when _meta had one too
-	origin trace.SpanContext // the call this request continues
-	span   telemetry.Span
-	named  bool // the span started with its name (routed before)
-}
-
 // Follows makes the request part of the trace of the call that began
 // what it continues (sc, that call's span): its parent, unless the
 // caller's own context is in that trace already; the caller's context is

@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,18 @@ func New(size int64) *Budget {
 	return b
 }
 
+// Close stops a pending return of memory (the daemon, as it stops).
+func (b *Budget) Close() {
+	if b == nil {
+		return
+	}
+	b.reclaim.mu.Lock()
+	defer b.reclaim.mu.Unlock()
+	if b.reclaim.timer != nil {
+		b.reclaim.timer.Stop()
+	}
+}
+
 // Size returns the budget's size in bytes (0 for nil).
 func (b *Budget) Size() int64 {
 	if b == nil {
@@ -170,6 +183,20 @@ func (b *Budget) take(ctx context.Context, side Side, n int64) error {
 	}
 	b.admit()
 	return fmt.Errorf("take %d bytes for %s: %w (%d of %d bytes held)", n, side, ErrBusy, b.used[Clients]+b.used[Servers], b.size)
+}
+
+// gcEvery bounds how often a waiting Take runs the collector, which
+// gives back the bytes of buffers nobody holds any more.
+const gcEvery = 100 * time.Millisecond
+
+// collect runs the collector, at most once per gcEvery across callers, so
+// that a waiter is not kept waiting by buffers nobody holds.
+func (b *Budget) collect() {
+	last := b.lastGC.Load()
+	if since(last) < gcEvery || !b.lastGC.CompareAndSwap(last, time.Now().UnixNano()) {
+		return
+	}
+	runtime.GC()
 }
 
 // release gives back n bytes of side.

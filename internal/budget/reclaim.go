@@ -1,16 +1,12 @@
 package budget
 
 import (
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 )
 
 const (
-	// gcEvery bounds how often a waiting Take runs the collector, which
-	// gives back the bytes of buffers nobody holds any more.
-	gcEvery = 100 * time.Millisecond
 	// burstBytes is how much must have been taken since the last return
 	// of memory to the system for the next quiet second to return it.
 	burstBytes = 16 << 20
@@ -22,16 +18,6 @@ const (
 	// result): it doubles from quiet up to this.
 	retryMax = 8 * time.Second
 )
-
-// collect runs the collector, at most once per gcEvery across callers, so
-// that a waiter is not kept waiting by buffers nobody holds.
-func (b *Budget) collect() {
-	last := b.lastGC.Load()
-	if since(last) < gcEvery || !b.lastGC.CompareAndSwap(last, time.Now().UnixNano()) {
-		return
-	}
-	runtime.GC()
-}
 
 // reclaimer returns memory to the system after a burst: a burst leaves
 // the runtime holding its pages (the limit of SetMemoryLimit only bounds
@@ -82,16 +68,4 @@ func (r *reclaimer) fire() {
 	}
 	r.retry = min(max(2*r.retry, quiet), retryMax)
 	r.timer.Reset(r.retry)
-}
-
-// Close stops a pending return of memory (the daemon, as it stops).
-func (b *Budget) Close() {
-	if b == nil {
-		return
-	}
-	b.reclaim.mu.Lock()
-	defer b.reclaim.mu.Unlock()
-	if b.reclaim.timer != nil {
-		b.reclaim.timer.Stop()
-	}
 }

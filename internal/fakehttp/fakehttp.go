@@ -195,32 +195,6 @@ func (s *Server) SessionIDs() []string {
 	return ids
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	m := parse(body)
-	seen := Seen{HTTP: r.Method, Method: m.Method, Header: r.Header.Clone()}
-	s.mu.Lock()
-	s.seen = append(s.seen, seen)
-	s.mu.Unlock()
-	if s.opts.Record != nil {
-		s.opts.Record(seen)
-	}
-	if s.opts.Status != 0 {
-		w.Header().Set("Content-Type", s.opts.BodyType)
-		w.WriteHeader(s.opts.Status)
-		io.WriteString(w, s.opts.Body)
-		return
-	}
-	switch s.opts.Era {
-	case "modern":
-		s.serveModern(w, r, m)
-	case "sse":
-		s.serveOld(w, r, m)
-	default:
-		s.serveLegacy(w, r, m)
-	}
-}
-
 // message is a JSON-RPC message as the fake reads it.
 type message struct {
 	ID     json.RawMessage `json:"id"`

@@ -3,7 +3,6 @@ package fakehttp
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 )
 
@@ -139,16 +138,4 @@ func (s *Server) toGET(sess *session, msg string) {
 	if st != nil {
 		st.send(msg)
 	}
-}
-
-// toolName is a tools/call's tool.
-func toolName(m message) string {
-	if m.Method != "tools/call" {
-		return ""
-	}
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(m.Params, &p)
-	return p.Name
 }

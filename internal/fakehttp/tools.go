@@ -225,3 +225,15 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, m message) bool {
 	}
 	return true
 }
+
+// toolName is a tools/call's tool.
+func toolName(m message) string {
+	if m.Method != "tools/call" {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	return p.Name
+}

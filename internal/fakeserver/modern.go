@@ -67,40 +67,6 @@ func supported() string {
 	return `["` + modernVersion + `"]`
 }
 
-// record appends "<method> <params>" to MCP_FAKE_RECORD_FILE, if set.
-func record(method string, params json.RawMessage) {
-	p := os.Getenv("MCP_FAKE_RECORD_FILE")
-	if p == "" {
-		return
-	}
-	if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintln(f, method+" "+string(params))
-		f.Close()
-	}
-}
-
-// withResultType adds "resultType":"complete" to a result object that has
-// no resultType (every modern result carries one).
-func withResultType(result string) string {
-	if !strings.HasPrefix(result, "{") || strings.Contains(result, `"resultType"`) {
-		return result
-	}
-	if strings.HasPrefix(result, "{}") {
-		return `{"resultType":"complete"}` + result[2:]
-	}
-	return `{"resultType":"complete",` + result[1:]
-}
-
-// listChangedParams tags a list_changed with the open subscription, if any.
-func (s *server) listChangedParams() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.modern || s.listenID == nil {
-		return `{}`
-	}
-	return `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(s.listenID) + `}}`
-}
-
 // modernCall runs the tools only the modern fake has; it reports whether
 // name is one.
 func (s *server) modernCall(id json.RawMessage, name string, params json.RawMessage) bool {

@@ -1,8 +1,6 @@
 package logfile
 
 import (
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -25,21 +23,22 @@ const laterBatch = 64 << 10
 // laterDelay is how long the writer lets lines gather after the first.
 const laterDelay = 10 * time.Millisecond
 
-type laterLine struct {
-	at           time.Time
-	source, text string
-}
+// LineLater is Line, written by the Log's writer goroutine (started by
+// the first call) shortly after, stamped with the time of the call; lines
+// keep their order among themselves (later.go). Close writes the lines
+// still queued and ends the writer.
+func (l *Log) LineLater(source, text string) { l.later.add(l, source, text) }
 
-// later is a Log's queue of lines to write and its writer.
-type later struct {
-	once    sync.Once
-	mu      sync.RWMutex // held for reading while a line is queued; Close takes it to end the queue
-	closed  bool
-	queue   chan laterLine
-	pending atomic.Bool   // a line is queued that the writer has not been woken for
-	wake    chan struct{} // buffered 1
-	done    chan struct{} // closed when the writer has written everything and returned
-	buf     []byte        // the writer's: the lines of a drain, formatted
+// Close writes the lines queued by LineLater, reports the lines dropped
+// but not yet reported, and closes the file; a Log made by New has nothing
+// to close.
+func (l *Log) Close() error {
+	l.later.end()
+	l.flushDrops()
+	if l.closer != nil {
+		return l.closer.Close()
+	}
+	return nil
 }
 
 // add queues a line of l for the writer (Log.LineLater), starting the

@@ -17,9 +17,7 @@
 package logfile
 
 import (
-	"bytes"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/internal/lines"
+	"golang.org/x/time/rate"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -57,6 +55,52 @@ type Log struct {
 	later   later                   // lines written by a goroutine of the Log's (later.go)
 }
 
+// The state of the Log's parts, each kept up by its own file: masking
+// (mask.go), shares (share.go) and later (later.go).
+
+// masking is what the registered secrets are masked with, replaced whole
+// when one is added, so that a reader sees the replacer and the forms of
+// the same secrets.
+type masking struct {
+	replacer *strings.Replacer
+	forms    []string // the secret forms alone, longest first
+}
+
+// shares holds each source's limiter and its dropped lines.
+type shares struct {
+	rate  rate.Limit // bytes per second; 0: no limit
+	burst int
+	every time.Duration
+
+	mu  sync.Mutex
+	all map[string]*share
+}
+
+// share is one source's: its limiter, and what it dropped in the current
+// report interval (open while the report timer runs).
+type share struct {
+	lim          *rate.Limiter
+	lines, bytes int64
+	timer        *time.Timer
+}
+
+type laterLine struct {
+	at           time.Time
+	source, text string
+}
+
+// later is a Log's queue of lines to write and its writer.
+type later struct {
+	once    sync.Once
+	mu      sync.RWMutex // held for reading while a line is queued; Close takes it to end the queue
+	closed  bool
+	queue   chan laterLine
+	pending atomic.Bool   // a line is queued that the writer has not been woken for
+	wake    chan struct{} // buffered 1
+	done    chan struct{} // closed when the writer has written everything and returned
+	buf     []byte        // the writer's: the lines of a drain, formatted
+}
+
 // Open opens (creating its directory, mode 0755, and the file, mode 0600)
 // the log file at path, rotated by size (MaxMB, Backups). An empty path
 // logs to stderr, for `serve` in a container. Its errors are the
@@ -80,92 +124,9 @@ func Open(path string) (*Log, error) {
 // New logs to w, unbounded (tests, a caller that bounds w itself).
 func New(w io.Writer) *Log { return &Log{out: w} }
 
-// Close writes the lines queued by LineLater, reports the lines dropped
-// but not yet reported, and closes the file; a Log made by New has nothing
-// to close.
-func (l *Log) Close() error {
-	l.later.end()
-	l.flushDrops()
-	if l.closer != nil {
-		return l.closer.Close()
-	}
-	return nil
-}
-
-// Line writes one line from source. Newlines in text are escaped.
-func (l *Log) Line(source, text string) {
-	l.write(l.appendLine(make([]byte, 0, len(timeLayout)+len(source)+len(text)+8), time.Now(), source, text))
-}
-
-// LineLater is Line, written by the Log's writer goroutine (started by
-// the first call) shortly after, stamped with the time of the call; lines
-// keep their order among themselves (later.go). Close writes the lines
-// still queued and ends the writer.
-func (l *Log) LineLater(source, text string) { l.later.add(l, source, text) }
-
-// timeLayout is a line's timestamp: RFC 3339, UTC, milliseconds.
-const timeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// appendLine appends the line of text from source at at to b, masked.
-func (l *Log) appendLine(b []byte, at time.Time, source, text string) []byte {
-	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
-	b = at.UTC().AppendFormat(b, timeLayout)
-	b = append(append(append(b, " ["...), source...), "] "...)
-	return append(append(b, text...), '\n')
-}
-
 // write writes formatted lines in one write.
 func (l *Log) write(lines []byte) {
 	l.mu.Lock()
 	_, _ = l.out.Write(lines)
 	l.mu.Unlock()
-}
-
-// Logger returns a slog.Logger whose records become "[gateway]" lines:
-// "<time> [gateway] level=INFO msg=… key=value …".
-func (l *Log) Logger() *slog.Logger {
-	h := slog.NewTextHandler(&recordWriter{l: l, source: "gateway"}, &slog.HandlerOptions{
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && a.Key == slog.TimeKey {
-				return slog.Attr{}
-			}
-			return a
-		},
-	})
-	return slog.New(h)
-}
-
-type recordWriter struct {
-	l      *Log
-	source string
-}
-
-func (w *recordWriter) Write(p []byte) (int, error) {
-	w.l.Line(w.source, string(bytes.TrimRight(p, "\n")))
-	return len(p), nil
-}
-
-// Writer returns a writer that logs each line written to it under source,
-// within source's share (Output); a partial last line is kept until the
-// next newline or Close. Over-long lines are split, never through a
-// secret. Use it for install and clone output.
-func (l *Log) Writer(source string) io.WriteCloser {
-	return &lines.Writer{Line: func(text string) { l.Output(source, text) }, Limit: maxLine, Split: l}
-}
-
-// CopyLines logs r line by line under source, within source's share
-// (Output), until EOF or an error, and calls tail (if not nil) with each
-// line as read, before masking, dropped or not. Over-long
-// lines are split, never dropped nor through a secret; the reader never
-// blocks the writer beyond the time it takes to write a line. It returns
-// when r does; a read error ends the copy like EOF.
-func (l *Log) CopyLines(source string, r io.Reader, tail func(line string)) {
-	w := &lines.Writer{Limit: maxLine, Split: l, Line: func(text string) {
-		l.Output(source, text)
-		if tail != nil {
-			tail(text)
-		}
-	}}
-	_, _ = io.Copy(w, r)
-	w.Close()
 }

@@ -51,14 +51,6 @@ func (l *Log) AddSecrets(values ...string) {
 	}
 }
 
-// masking is what the registered secrets are masked with, replaced whole
-// when one is added, so that a reader sees the replacer and the forms of
-// the same secrets.
-type masking struct {
-	replacer *strings.Replacer
-	forms    []string // the secret forms alone, longest first
-}
-
 // forms returns the forms of the registered secrets, longest first; nil
 // when none.
 func (l *Log) forms() []string {

@@ -2,9 +2,10 @@ package logfile
 
 import (
 	"fmt"
-	"sync"
+	"io"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/lines"
 	"golang.org/x/time/rate"
 )
 
@@ -28,24 +29,6 @@ const (
 	// DropReportEvery is the interval of the "dropped N lines" report.
 	DropReportEvery = 10 * time.Second
 )
-
-// shares holds each source's limiter and its dropped lines.
-type shares struct {
-	rate  rate.Limit // bytes per second; 0: no limit
-	burst int
-	every time.Duration
-
-	mu  sync.Mutex
-	all map[string]*share
-}
-
-// share is one source's: its limiter, and what it dropped in the current
-// report interval (open while the report timer runs).
-type share struct {
-	lim          *rate.Limiter
-	lines, bytes int64
-	timer        *time.Timer
-}
 
 // SetShare sets every source's share of the log to bytesPerSecond (0: no
 // limit), from now on. Call it before the log is used (the daemon, as it
@@ -140,4 +123,29 @@ func (l *Log) flushDrops() {
 	for _, line := range pending {
 		l.Line("gateway", line)
 	}
+}
+
+// Writer returns a writer that logs each line written to it under source,
+// within source's share (Output); a partial last line is kept until the
+// next newline or Close. Over-long lines are split, never through a
+// secret. Use it for install and clone output.
+func (l *Log) Writer(source string) io.WriteCloser {
+	return &lines.Writer{Line: func(text string) { l.Output(source, text) }, Limit: maxLine, Split: l}
+}
+
+// CopyLines logs r line by line under source, within source's share
+// (Output), until EOF or an error, and calls tail (if not nil) with each
+// line as read, before masking, dropped or not. Over-long
+// lines are split, never dropped nor through a secret; the reader never
+// blocks the writer beyond the time it takes to write a line. It returns
+// when r does; a read error ends the copy like EOF.
+func (l *Log) CopyLines(source string, r io.Reader, tail func(line string)) {
+	w := &lines.Writer{Limit: maxLine, Split: l, Line: func(text string) {
+		l.Output(source, text)
+		if tail != nil {
+			tail(text)
+		}
+	}}
+	_, _ = io.Copy(w, r)
+	w.Close()
 }

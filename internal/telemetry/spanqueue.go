@@ -86,6 +86,9 @@ const (
 	exportTimeout = 10 * time.Second
 )
 
+// ScopeName is the instrumentation scope of the gateway's spans.
+const ScopeName = "github.com/mcp-gateway/mcp-gateway"
+
 // newSpanQueue makes the queue in front of client, sized from getenv's
 // OTEL_BSP_* (a value that is not a positive integer is ignored); the
 // spans it exports have resource res (nil: the SDK's default) and the

@@ -26,9 +26,6 @@ type Tracing struct {
 	queue  *spanQueue
 }
 
-// ScopeName is the instrumentation scope of the gateway's spans.
-const ScopeName = "github.com/mcp-gateway/mcp-gateway"
-
 // FromEnv switches tracing on as the standard OpenTelemetry environment
 // asks (the OTel SDK environment variables specification), and returns
 // nil, tracing off, when it does not:

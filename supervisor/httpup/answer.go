@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 
 // This file reads the answer to one request POSTed to an HTTP server
 // (MCP 2025-11-25 basic/transports, "Sending Messages to the Server"):
-// exchange → answer → a JSON message (jsonAnswer), an SSE stream
+// Request (or Inline, on the caller's goroutine) → exchange → answer → a JSON message (jsonAnswer), an SSE stream
 // (streamAnswer, which may resume it), or a refusal (refused). Every
 // message goes to dispatch with the request's id; the stream of an
 // answer is read until its response, then closed.
@@ -23,6 +22,38 @@ import (
 // maxResumes bounds how many times one answer's SSE stream is resumed
 // (GET with Last-Event-ID) without the response.
 const maxResumes = 5
+
+// Request POSTs request id and reads its answer on a goroutine of its
+// own (exchange).
+func (t *Transport) Request(id int64, method string, params json.RawMessage, msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	ctx, cancel, err := t.begin(t.ctx, id)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer t.end(id, cancel)
+		t.exchange(ctx, cancel, id, method, params, msg)
+	}()
+	return nil
+}
+
+// Inline is Request on the caller's goroutine (see rpc.Inliner), whose ctx
+// ends the exchange too.
+func (t *Transport) Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
+	if o := t.old.Load(); o != nil {
+		return o.post(msg)
+	}
+	ctx, cancel, err := t.begin(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer t.end(id, cancel)
+	t.exchange(ctx, cancel, id, method, params, msg)
+	return nil
+}
 
 // exchange POSTs request id and hands its answer to the connection. A
 // 404 for the session is answered by a new session (renew) and the
@@ -57,12 +88,6 @@ func (t *Transport) exchange(ctx context.Context, cancel context.CancelFunc, id 
 		data, _ := body.readAll(resp.ContentLength)
 		t.conn.Unanswered(id, newStatusError("POST "+t.shown, resp, data, t.log, true))
 	}
-}
-
-// contentType is resp's media type, lower case, without parameters.
-func contentType(resp *http.Response) string {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt
 }
 
 // jsonAnswer reads an answer of one JSON message.
@@ -101,11 +126,6 @@ func (t *Transport) deliver(msg *jsonrpc.Message, id int64, method string, sent 
 	}
 	t.conn.Dispatch(msg, id)
 	return answered
-}
-
-func isID(raw json.RawMessage, id int64) bool {
-	n, ok := jsonrpc.ParseIntID(raw)
-	return ok && n == id
 }
 
 // streamAnswer reads an SSE answer until its response. A legacy stream
@@ -147,21 +167,6 @@ func (t *Transport) readStream(s *sseReader, id int64, method string, sent []byt
 			return nil
 		}
 	}
-}
-
-// message is the JSON-RPC message an SSE event carries: one of the default
-// type ("message"), whose data decodes; any other is skipped, and one
-// that does not decode is logged.
-func (t *Transport) message(ev sseEvent) (*jsonrpc.Message, bool) {
-	if ev.name != "" && ev.name != "message" {
-		return nil, false
-	}
-	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
-	if err != nil {
-		t.log.Output(t.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
-		return nil, false
-	}
-	return msg, true
 }
 
 // resume reopens an answer's stream: a GET with Last-Event-ID, after the
@@ -227,26 +232,6 @@ func (t *Transport) brokeOff(ctx context.Context, id int64, err error) {
 		t.probe(ctx)
 	}
 	t.conn.Unanswered(id, err)
-}
-
-// probeTimeout bounds the ping that asks whether a server whose answer
-// broke off is still there.
-const probeTimeout = 10 * time.Second
-
-// probing marks the context of a probe's ping.
-type probing struct{}
-
-// probe pings the server within ctx, the broken request's, and at most
-// probeTimeout; its request, like any, loses the server if it cannot
-// reach it. Under ctx, an inline call (whose probe runs on the caller's
-// goroutine) still ends at its deadline. Without the mark, a server
-// whose every answer broke off got a ping for each ping's answer, each
-// nested in the last on one goroutine, without end: thousands a second
-// (FuzzHTTPAnswer found it; TestBrokenAnswerProbesOnce).
-func (t *Transport) probe(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithValue(ctx, probing{}, true), probeTimeout)
-	defer cancel()
-	_, _ = t.conn.Call(ctx, "ping", nil, nil)
 }
 
 // refused handles an error status. A JSON-RPC response to the request in

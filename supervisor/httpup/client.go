@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 )
 
 // The waits of reaching an HTTP server (SPEC §7.9). There is no bound on
@@ -20,8 +22,6 @@ import (
 // call in JSON sends them when the call ends, and the call's own context
 // bounds it.
 const (
-	// dialTimeout bounds a TCP connection to the server.
-	dialTimeout = 10 * time.Second
 	// tlsTimeout bounds a TLS handshake.
 	tlsTimeout = 10 * time.Second
 	// maxRedirects bounds a chain of same-origin redirects.
@@ -43,13 +43,6 @@ func NewClient() *http.Client {
 	tr.MaxIdleConns = 256
 	tr.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}
-}
-
-// redirectError is a redirect the gateway refused to follow.
-type redirectError struct{ to string }
-
-func (e *redirectError) Error() string {
-	return "the server redirected to " + e.to + ", another origin; the gateway follows redirects only within the url's scheme, host and port, so that its headers stay there"
 }
 
 // sameOrigin is the client's redirect policy: a redirect to the scheme,
@@ -106,6 +99,23 @@ type remote struct {
 	lost    func(error)    // the run's: the server cannot be reached
 }
 
+// Config is what a Transport is made with: the server's name and log,
+// the HTTP client of every server (NewClient), its url and configured
+// headers (values are secrets), the longest pause in the middle of a
+// message (Options.EventStall), the memory budget (nil: none), and lost,
+// called (from any goroutine, maybe more than once) when the server
+// cannot be reached any more.
+type Config struct {
+	Name    string
+	Log     *logfile.Log
+	Client  *http.Client
+	URL     string
+	Headers map[string]string
+	Stall   time.Duration
+	Budget  *budget.Budget
+	Lost    func(error)
+}
+
 func newRemote(cfg Config) *remote {
 	r := &remote{client: cfg.Client, url: cfg.URL, headers: http.Header{}, stall: cfg.Stall, budget: cfg.Budget, lost: cfg.Lost}
 	r.u, _ = url.Parse(cfg.URL) // checked by the adapter; an error shows on the first request
@@ -153,6 +163,20 @@ func isRedirect(resp *http.Response) bool {
 		return resp.Header.Get("Location") != ""
 	}
 	return false
+}
+
+// contentType is resp's media type, lower case, without parameters.
+func contentType(resp *http.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt
+}
+
+// drain reads a little of an answer nobody needs and closes it, so that
+// its connection can be used again.
+func drain(resp *http.Response) {
+	buf := make([]byte, 4096)
+	_, _ = resp.Body.Read(buf)
+	resp.Body.Close()
 }
 
 // newRequest is an HTTP request to url with the configured headers and

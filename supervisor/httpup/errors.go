@@ -20,7 +20,7 @@ import (
 // cause, named): it did not answer (reachError: DNS, connect, TLS, a
 // broken connection), it answered with an error status or with a body
 // that is not MCP (statusError), or it redirected elsewhere
-// (redirectError, client.go). Messages show the url without its
+// (redirectError, refused by sameOrigin). Messages show the url without its
 // userinfo and query (ShownURL), and a body's words masked, so that
 // neither a configured header nor a key in the url reaches an error, the
 // log, /health or status.
@@ -35,6 +35,13 @@ type reachError struct {
 
 func (e *reachError) Error() string { return e.op + ": " + e.cause }
 func (e *reachError) Unwrap() error { return e.err }
+
+// redirectError is a redirect the gateway refused to follow.
+type redirectError struct{ to string }
+
+func (e *redirectError) Error() string {
+	return "the server redirected to " + e.to + ", another origin; the gateway follows redirects only within the url's scheme, host and port, so that its headers stay there"
+}
 
 // describe turns the error of client.Do into a reachError naming the
 // cause, or, for a refused redirect, the redirectError. ctx's own errors
@@ -87,6 +94,9 @@ func Cause(err error) string {
 	}
 	return err.Error()
 }
+
+// errClosed is a request on a transport that was closed.
+var errClosed = errors.New("the connection to the server is closed")
 
 // statusError is an HTTP answer that is not an MCP answer: an error
 // status, or a success whose body is neither JSON nor an SSE stream.

@@ -3,15 +3,14 @@ package httpup
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
 
@@ -19,9 +18,6 @@ import (
 // the answer to a server's request, which the server acknowledges with
 // 202), as package stdio bounds a write to a child's stdin.
 const postTimeout = 10 * time.Second
-
-// errClosed is a request on a transport that was closed.
-var errClosed = errors.New("the connection to the server is closed")
 
 // Transport is the transport of one run of an HTTP server (SPEC
 // §5.6, §7.9): MCP Streamable HTTP (2025-11-25 basic/transports, and
@@ -77,23 +73,6 @@ type Transport struct {
 	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback (legacysse.go)
 }
 
-// Config is what a Transport is made with: the server's name and log,
-// the HTTP client of every server (NewClient), its url and configured
-// headers (values are secrets), the longest pause in the middle of a
-// message (Options.EventStall), the memory budget (nil: none), and lost,
-// called (from any goroutine, maybe more than once) when the server
-// cannot be reached any more.
-type Config struct {
-	Name    string
-	Log     *logfile.Log
-	Client  *http.Client
-	URL     string
-	Headers map[string]string
-	Stall   time.Duration
-	Budget  *budget.Budget
-	Lost    func(error)
-}
-
 // New makes the HTTP transport to cfg.URL the transport of c.
 func New(c *rpc.Conn, cfg Config) *Transport {
 	t := &Transport{conn: c, net: newRemote(cfg), shown: ShownURL(cfg.URL), name: cfg.Name, log: cfg.Log,
@@ -102,38 +81,6 @@ func New(c *rpc.Conn, cfg Config) *Transport {
 	t.ctx, t.stop = context.WithCancel(context.Background())
 	c.SetTransport(t)
 	return t
-}
-
-// Request POSTs request id and reads its answer on a goroutine of its
-// own (exchange).
-func (t *Transport) Request(id int64, method string, params json.RawMessage, msg []byte) error {
-	if o := t.old.Load(); o != nil {
-		return o.post(msg)
-	}
-	ctx, cancel, err := t.begin(t.ctx, id)
-	if err != nil {
-		return err
-	}
-	go func() {
-		defer t.end(id, cancel)
-		t.exchange(ctx, cancel, id, method, params, msg)
-	}()
-	return nil
-}
-
-// Inline is Request on the caller's goroutine (see rpc.Inliner), whose ctx
-// ends the exchange too.
-func (t *Transport) Inline(ctx context.Context, id int64, method string, params json.RawMessage, msg []byte) error {
-	if o := t.old.Load(); o != nil {
-		return o.post(msg)
-	}
-	ctx, cancel, err := t.begin(ctx, id)
-	if err != nil {
-		return err
-	}
-	defer t.end(id, cancel)
-	t.exchange(ctx, cancel, id, method, params, msg)
-	return nil
 }
 
 // begin registers the exchange of request id; its context, made from
@@ -311,10 +258,42 @@ func (t *Transport) stamp(h http.Header, method string, params json.RawMessage) 
 	return t.sess.stamp(h, method)
 }
 
-// drain reads a little of an answer nobody needs and closes it, so that
-// its connection can be used again.
-func drain(resp *http.Response) {
-	buf := make([]byte, 4096)
-	_, _ = resp.Body.Read(buf)
-	resp.Body.Close()
+func isID(raw json.RawMessage, id int64) bool {
+	n, ok := jsonrpc.ParseIntID(raw)
+	return ok && n == id
+}
+
+// message is the JSON-RPC message an SSE event carries: one of the default
+// type ("message"), whose data decodes; any other is skipped, and one
+// that does not decode is logged.
+func (t *Transport) message(ev sseEvent) (*jsonrpc.Message, bool) {
+	if ev.name != "" && ev.name != "message" {
+		return nil, false
+	}
+	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
+	if err != nil {
+		t.log.Output(t.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
+		return nil, false
+	}
+	return msg, true
+}
+
+// probeTimeout bounds the ping that asks whether a server whose answer
+// broke off is still there.
+const probeTimeout = 10 * time.Second
+
+// probing marks the context of a probe's ping.
+type probing struct{}
+
+// probe pings the server within ctx, the broken request's, and at most
+// probeTimeout; its request, like any, loses the server if it cannot
+// reach it. Under ctx, an inline call (whose probe runs on the caller's
+// goroutine) still ends at its deadline. Without the mark, a server
+// whose every answer broke off got a ping for each ping's answer, each
+// nested in the last on one goroutine, without end: thousands a second
+// (FuzzHTTPAnswer found it; TestBrokenAnswerProbesOnce).
+func (t *Transport) probe(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, probing{}, true), probeTimeout)
+	defer cancel()
+	_, _ = t.conn.Call(ctx, "ping", nil, nil)
 }

@@ -41,6 +41,10 @@ type wireClient struct {
 	reaper *time.Timer // armed while idle holds a connection (reap)
 }
 
+// dialTimeout bounds a TCP connection to the server (NewClient's dialer,
+// and the wire client's).
+const dialTimeout = 10 * time.Second
+
 // maxIdleWire bounds the idle connections a wireClient keeps.
 const maxIdleWire = 64
 

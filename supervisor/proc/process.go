@@ -125,6 +125,19 @@ func closeAll(files []*os.File) {
 	}
 }
 
+const (
+	// stderrDrain bounds how long a child's stderr is still read after the
+	// child has exited and its group was killed. Only a grandchild that
+	// left the group (setsid) can hold the pipe open past that; the pipe is
+	// then closed, and what the grandchild writes later is not logged.
+	stderrDrain = 2 * time.Second
+	// stdoutDrain bounds how long, after the child has exited and its
+	// group was killed, the reader may still take to reach the end of its
+	// stdout. As with stderr, only a grandchild that left the group can
+	// hold it open; the pipe is then closed, which ends the reader.
+	stdoutDrain = 1 * time.Second
+)
+
 // waitExit is the child's owner (STYLE §3): the one goroutine that calls
 // cmd.Wait. Once the child has exited it kills what is left of its process
 // group, so that grandchildren cannot hold its pipes open, lets the
@@ -152,6 +165,28 @@ func drain(pipe *os.File, done <-chan struct{}, d time.Duration) {
 		<-done
 	}
 	pipe.Close()
+}
+
+// Kill sends SIGKILL to the whole process group at once. It does not
+// wait: Exited says when the child is gone.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+}
+
+// within waits up to d for done to close, or until ctx ends, and reports
+// whether done closed. d is always one of the named waits (stop.go's and
+// the drains above).
+func within(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // ReadStdout runs read on the child's stdout in the calling goroutine

@@ -22,16 +22,6 @@ const (
 	// defaultTermWait is how long its process group may take to exit after
 	// SIGTERM before it is killed.
 	defaultTermWait = 2 * time.Second
-	// stderrDrain bounds how long a child's stderr is still read after the
-	// child has exited and its group was killed. Only a grandchild that
-	// left the group (setsid) can hold the pipe open past that; the pipe is
-	// then closed, and what the grandchild writes later is not logged.
-	stderrDrain = 2 * time.Second
-	// stdoutDrain bounds how long, after the child has exited and its
-	// group was killed, the reader may still take to reach the end of its
-	// stdout. As with stderr, only a grandchild that left the group can
-	// hold it open; the pipe is then closed, which ends the reader.
-	stdoutDrain = 1 * time.Second
 )
 
 func (t StopTimeouts) withDefaults() StopTimeouts {
@@ -71,25 +61,4 @@ func (p *Process) Stop(ctx context.Context, t StopTimeouts) {
 // ends, and reports whether it exited.
 func (p *Process) WaitFor(ctx context.Context, d time.Duration) bool {
 	return within(ctx, p.exited, d)
-}
-
-// Kill sends SIGKILL to the whole process group at once. It does not
-// wait: Exited says when the child is gone.
-func (p *Process) Kill() {
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-}
-
-// within waits up to d for done to close, or until ctx ends, and reports
-// whether done closed. d is always one of the named waits above.
-func within(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-done:
-		return true
-	case <-timer.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
 }
