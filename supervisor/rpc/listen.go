@@ -158,4 +158,3 @@ func (l *listenSet) resourceUpdated(params json.RawMessage, modern bool, hook fu
 		hook(uri, params)
 	}
 }
-
