@@ -17,10 +17,9 @@
 //	get.go       a session's GET stream and the news it gets (§3.6, §4.5):
 //	             list changes, task status, resource updates
 //	methods.go   initialize and the method table: ping, logging/setLevel,
-//	             the lists (§3.7, §3.8)
-//	call.go      the one course of a routed request: tools/call,
-//	             prompts/get, resources/read, completion/complete (§4.8)
-//	surface.go   the lists beyond tools, resources/subscribe and
+//	             the lists (§3.7, §3.8); the one course of a request that
+//	             reaches a server (tools/call, prompts/get, resources/read,
+//	             completion/complete); resources/subscribe and
 //	             unsubscribe (§4.8)
 //	peer.go      what a server sends during a session's call, to its client
 //	loglevel.go  per-session log levels, the servers' the most verbose (§4.8)

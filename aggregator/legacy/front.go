@@ -32,7 +32,7 @@ const DefaultVersion = "2025-03-26"
 const firstWithoutBatches = "2025-06-18"
 
 // Front serves legacy sessions: their table, their POSTs (post.go),
-// methods (methods.go, call.go, surface.go) and tasks (tasks.go), over
+// methods (methods.go) and tasks (tasks.go), over
 // what Options gives it.
 type Front struct {
 	reg     *registry.Registry

@@ -1,7 +1,9 @@
 package legacy
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -18,9 +20,9 @@ import (
 // This file is the method table of a legacy session (SPEC §3.7, §3.8):
 // what the gateway answers itself (initialize, ping, logging/setLevel, the
 // merged lists), and where the rest goes: tools/call, prompts/get,
-// resources/read and completion/complete to their servers (call.go), the
-// resource subscriptions (surface.go), the task methods (tasks.go). Any
-// other method is -32601.
+// resources/read and completion/complete to their servers, the resource
+// subscriptions to the registry, the task methods to tasks.go. Any other
+// method is -32601.
 
 // MaxInitializeParams bounds what a session keeps of its initialize
 // (capabilities, clientInfo) for its life: 64 KiB, where the body limit
@@ -97,7 +99,7 @@ func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 		return wire.ResultParts(m.ID, page)
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read",
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
-		return f.surface(s, m, out, rec) // surface.go
+		return f.surface(s, m, out, rec)
 	case "tools/call":
 		if taskrun.TaskParams(m.Params) {
 			return f.tasks.callTask(s, m, out, rec) // tasks.go (SPEC §4.7)
@@ -149,4 +151,148 @@ func (s *Session) answer(m *wire.Message) {
 	if ch != nil {
 		ch <- clientAnswer{result: m.Result, errObj: m.Error}
 	}
+}
+
+// The requests that reach a server take one course (sessionCall):
+// tools/call, prompts/get, resources/read and completion/complete
+// (package relay).
+
+// toolsCall is a legacy session's tools/call (package relay): routed and
+// checked, it runs with the session's peer (peer.go) until it ends; a
+// modern server's task made of it is followed to its end (follow).
+func (f *Front) toolsCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	route := func() (relay.Call, error) { return f.router.Tool(m.Params) }
+	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		c.Mem = &s.uris
+		return f.runner.Follow(ctx, c, false) // taskrun/follow.go
+	})
+}
+
+// relay is a session's prompts/get, resources/read or
+// completion/complete: routed and checked, it runs with the session's
+// peer (peer.go) until it ends, as a tools/call does; rec is its record
+// (package record).
+func (f *Front) relay(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	route := func() (relay.Call, error) { return f.router.Request(m.Method, m.Params, &s.uris) }
+	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
+		o := relay.Do(ctx, c)
+		return o.Res, o.Err
+	})
+}
+
+// sessionCall is the one course of a session's routed request (package relay's
+// spine): begun (a duplicate id refused), routed, checked, run
+// with the session's peer until it ends, and answered; rec is its record
+// (package record). A request the client cancelled gets no answer (MCP,
+// Cancellation).
+func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record,
+	route func() (relay.Call, error), run func(context.Context, relay.Call) (json.RawMessage, error)) [][]byte {
+	ctx, end, refused := s.beginRequest(m, out)
+	if refused != nil {
+		rec.Failed(errDuplicateID)
+		return refused
+	}
+	defer end()
+	c, err := route()
+	if own, ok := relay.OwnOf(err); ok { // search_tools (relay/toolsearch.go)
+		rec.Routed(own.Name, "", own.Name)
+		return rec.ResultParts(m.ID, own.Result())
+	}
+	if err == nil {
+		rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
+		err = c.Check()
+	} else {
+		relay.Unnamed(rec, c, err) // relay/toolsearch.go
+	}
+	if err != nil {
+		return rec.ErrorParts(m.ID, err)
+	}
+	c.Peer = &peer{s: s, out: out}
+	res, err := run(rec.Context(ctx), c)
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errClientCancelled) {
+			return nil
+		}
+		return rec.ErrorParts(m.ID, err)
+	}
+	return rec.ResultParts(m.ID, res)
+}
+
+// The server surface beyond tools (SPEC §3.8, §4.8): the merged lists
+// of prompts, resources and templates, and resource subscriptions
+// (registry.Subscriptions).
+
+// surface answers a session's request of the surface beyond tools; a
+// method whose capability no server offers is -32601.
+func (f *Front) surface(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
+	if !f.reg.Capabilities().Serves(m.Method) {
+		return rec.ErrorParts(m.ID, registry.NotOffered(m.Method))
+	}
+	switch m.Method {
+	case "resources/subscribe":
+		return f.subscribe(s, m)
+	case "resources/unsubscribe":
+		return f.unsubscribe(s, m)
+	case "prompts/get", "resources/read", "completion/complete":
+		return f.relay(s, m, out, rec)
+	}
+	l, _ := f.reg.Load().List(m.Method)
+	return listPage(m, l)
+}
+
+// listPage answers a list method with one page of l.
+func listPage(m *wire.Message, l registry.List) [][]byte {
+	page, err := l.Page(registry.CursorOf(m.Params))
+	if err != nil {
+		return wire.ErrorParts(m.ID, err)
+	}
+	return wire.ResultParts(m.ID, page)
+}
+
+// subscribe is resources/subscribe: the URI is routed as resources/read
+// is, and the session subscribed to it there (one upstream subscription
+// per URI, registry.Subscriptions).
+func (f *Front) subscribe(s *Session, m *wire.Message) [][]byte {
+	uri, ok := stringMember(m.Params, "uri")
+	if !ok {
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/subscribe needs a string "uri"`})
+	}
+	u := f.reg.Owner(uri, &s.uris)
+	if u == nil {
+		return wire.ErrorParts(m.ID, registry.ResourceNotFound(uri))
+	}
+	if err := f.subs.Add(s.ctx, u, uri, s); err != nil {
+		return wire.ErrorParts(m.ID, asRPCError(err))
+	}
+	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
+}
+
+// unsubscribe is resources/unsubscribe; a URI the session is not
+// subscribed to is fine.
+func (f *Front) unsubscribe(s *Session, m *wire.Message) [][]byte {
+	uri, ok := stringMember(m.Params, "uri")
+	if !ok {
+		return wire.ErrorParts(m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/unsubscribe needs a string "uri"`})
+	}
+	f.subs.RemoveURI(s.ctx, uri, s)
+	return [][]byte{jsonrpc.Response(m.ID, json.RawMessage("{}"))}
+}
+
+// asRPCError is err as the client gets it: a server's JSON-RPC error as
+// it is, anything else CodeServerUnavailable.
+func asRPCError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeServerUnavailable, Message: err.Error()}
+}
+
+// stringMember reads obj's member key as a string.
+func stringMember(obj []byte, key string) (string, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return "", false
+	}
+	raw, _ := jsonrpc.Member(obj, key)
+	return jsonrpc.Text(raw)
 }
