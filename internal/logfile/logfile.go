@@ -3,7 +3,7 @@
 // timestamp and its source (a server's name, "gateway", "adapter:<file>");
 // bounded in size by rotation (lumberjack), so a chatty server cannot fill
 // the disk; and masking every registered secret (the token, each envs
-// value) in every form it may take in a line (mask.go), so that no secret
+// value) in every form it may take in a line (line.go), so that no secret
 // is written by the gateway or passed through from a server's stderr.
 //
 // Writes never block on a reader: the file is written synchronously, under
@@ -50,13 +50,13 @@ type Log struct {
 	out     io.Writer
 	closer  io.Closer
 	secrets []string                // each secret form and secretMask, in pairs (AddSecrets)
-	masking atomic.Pointer[masking] // nil until a secret is added (mask.go)
+	masking atomic.Pointer[masking] // nil until a secret is added (line.go)
 	shares  shares                  // each source's share (share.go)
 	later   later                   // lines written by a goroutine of the Log's (later.go)
 }
 
 // The state of the Log's parts, each kept up by its own file: masking
-// (mask.go), shares (share.go) and later (later.go).
+// (line.go), shares (share.go) and later (later.go).
 
 // masking is what the registered secrets are masked with, replaced whole
 // when one is added, so that a reader sees the replacer and the forms of
@@ -123,10 +123,3 @@ func Open(path string) (*Log, error) {
 
 // New logs to w, unbounded (tests, a caller that bounds w itself).
 func New(w io.Writer) *Log { return &Log{out: w} }
-
-// write writes formatted lines in one write.
-func (l *Log) write(lines []byte) {
-	l.mu.Lock()
-	_, _ = l.out.Write(lines)
-	l.mu.Unlock()
-}
