@@ -125,7 +125,8 @@ func (r *runner) bigRoundTrips(ctx context.Context, callers []bigCaller, msgs []
 // bigDefs are the rows of figure 5.
 func (cfg Config) bigDefs() []figDef {
 	return []figDef{
-		{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
+		// Issue 33: a result ≤ 1.5× a direct call, an argument ≤ 2×.
+		{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 1.5, text: "≤ 1.5× direct"}}, ""},
 		{"big.argument", fmt.Sprintf("%s argument, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
 	}
 }
