@@ -389,21 +389,6 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 
-// modernErrorStatus is the HTTP status of a modern request's JSON-RPC
-// error: 400 for the errors MCP 2026-07-28 says are 400 on HTTP
-// (HeaderMismatch, MissingRequiredClientCapability,
-// UnsupportedProtocolVersion), whoever raised them; 200 otherwise.
-func modernErrorStatus(err error) int {
-	var e *jsonrpc.Error
-	if errors.As(err, &e) {
-		switch e.Code {
-		case codeHeaderMismatch, codeMissingCapability, codeUnsupportedVer:
-			return http.StatusBadRequest
-		}
-	}
-	return http.StatusOK
-}
-
 // passInputRequired takes a modern server's InputRequiredResult (the
 // caller has read its resultType): it seals the server's requestState with
 // its process (SPEC §4.6), and refuses input requests the client cannot answer with

@@ -97,10 +97,3 @@ func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
 // Client: a modern client; a modern server's InputRequiredResult comes
 // back to it as sent, and the request's own _meta is kept.
 func (bc *bridgeCall) Client() supervisor.ClientInfo { return supervisor.ClientInfo{Modern: true} }
-
-func orEmpty(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("{}")
-	}
-	return b
-}

@@ -2,12 +2,8 @@ package modern
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
@@ -23,24 +19,6 @@ import (
 // it serves over (Options), and what the rest of the gateway asks of it
 // (the fan-out of news, EndStreams, CancelAll, Parked). A modern POST is
 // served by ServePOST (modern.go).
-
-// Versions are the modern protocol versions (SPEC §3.1), newest first:
-// 2026-07-28 and later have neither initialize nor sessions, which the
-// legacy ones (legacy.Versions) have.
-var Versions = []string{"2026-07-28"}
-
-// IsVersion reports whether v, an MCP-Protocol-Version header or _meta
-// protocolVersion value, is a modern version (one of Versions).
-func IsVersion(v string) bool { return slices.Contains(Versions, v) }
-
-// UnsupportedVersion is the answer to a version the gateway does not
-// speak: 400 with -32022 (UnsupportedProtocolVersion, SPEC §3.10), its
-// data {"supported": supported, "requested": v}.
-func UnsupportedVersion(v string, supported []string) *wire.HTTPError {
-	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
-	return &wire.HTTPError{Status: http.StatusBadRequest, Code: codeUnsupportedVer, Data: data,
-		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
-}
 
 // Front serves modern requests: their methods (modern.go,
 // modernsurface.go), their calls bridged to the servers (bridge.go,

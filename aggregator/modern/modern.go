@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
@@ -25,59 +24,6 @@ import (
 // completion/complete), subscriptions/listen (listen.go) and the tasks
 // extension's tasks/get, tasks/update, tasks/cancel (taskmodern.go); any
 // other is 404 with -32601.
-
-// MCP 2026-07-28 error codes (basic/index, Error Codes).
-const (
-	codeHeaderMismatch    = -32020
-	codeMissingCapability = -32021
-	codeUnsupportedVer    = -32022
-)
-
-// Reserved _meta keys of a modern request (MCP 2026-07-28 basic/index).
-const (
-	metaVersion      = "io.modelcontextprotocol/protocolVersion"
-	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel     = "io.modelcontextprotocol/logLevel"
-	metaSubscription = registry.MetaSubscription
-	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
-)
-
-// cacheTTL is the ttlMs of server/discover's result and of the merged
-// lists (server/utilities/caching); a change within it is announced on
-// every subscriptions/listen stream that asked. cacheScope is "private":
-// the lists are this sandbox's, behind its token.
-const cacheTTL = 60 * time.Second
-
-// modernReq is a validated modern request.
-type modernReq struct {
-	*wire.Message
-	version string
-	caps    json.RawMessage // _meta clientCapabilities, raw
-	info    json.RawMessage // _meta clientInfo, raw (nil when absent)
-	level   string          // _meta logLevel ("" = every level)
-	name    string          // tools/call: params.name
-	hasName bool            // params.name is a string
-	// state is params.requestState, raw (a retry of MRTR; nil when absent).
-	state    json.RawMessage
-	hasState bool
-	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
-	hasTask  bool     // params has a 2025-11-25 "task" member
-	// progressErr is checkProgressToken's verdict on params, from the
-	// same scan (the call then skips upstreamCall.check).
-	progressErr error
-	rec         *record.Record // what the operator is told of it (package record)
-}
-
-// accepted is what a POST's Accept admits; none sent admits both.
-type accepted struct{ json, sse bool }
-
-// InMeta reports whether a message names a modern protocol version in
-// params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
-func InMeta(m *wire.Message) bool {
-	s, _ := jsonrpc.Text(readMeta(m.Params).version)
-	return IsVersion(s)
-}
 
 // ServePOST answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28). version is
@@ -269,40 +215,3 @@ func (f *Front) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream,
 	bc.mu.Unlock()
 	bc.await(req, out, done)
 }
-
-// resultType reads a result's resultType ("" when absent or not a
-// string) and whether it has one.
-func resultType(res json.RawMessage) (string, bool) {
-	raw, ok := jsonrpc.Member(res, "resultType")
-	kind, _ := jsonrpc.Text(raw)
-	return kind, ok
-}
-
-// modernResultParts renders a tools/call result response with
-// "resultType":"complete" first when the server (a legacy one) sent none
-// (MCP 2026-07-28: every result carries resultType), without copying the
-// result.
-func modernResultParts(id []byte, res json.RawMessage) [][]byte {
-	_, typed := resultType(res)
-	return typedResultParts(id, res, typed)
-}
-
-// typedResultParts is modernResultParts for a result whose resultType the
-// caller has read: typed says it has one.
-func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
-	if typed {
-		return wire.ResultParts(id, res)
-	}
-	body := jsonrpc.TrimLeft(res)[1:] // after the opening brace
-	parts := wire.ResultParts(id, body)
-	parts[0] = append(parts[0], `{"resultType":"complete"`...) // one part less to write
-	if t := jsonrpc.TrimLeft(body); len(t) == 0 || t[0] != '}' {
-		parts[0] = append(parts[0], ',')
-	}
-	return parts
-}
-
-// errClientCancelled is the cause of a request the client cancelled (it
-// closed the stream): it gets no response (MCP Cancellation), and its
-// record is cancelled.
-var errClientCancelled = record.ErrClientCancelled

@@ -42,9 +42,6 @@ import (
 // cancels it upstream. Both acknowledge with {"resultType": "complete"}.
 // The Mcp-Name header must carry the taskId.
 
-// extTasks is the tasks extension's identifier (tasks.Extension).
-const extTasks = tasks.Extension
-
 // taskAfter is how long a modern caller's call to a legacy server runs
 // before the gateway makes it a task. It sits well under a second: the
 // tasks extension's scenarios treat a call of one second (slow_compute
@@ -55,16 +52,6 @@ const extTasks = tasks.Extension
 const taskAfter = 500 * time.Millisecond
 
 var ackComplete = json.RawMessage(`{"resultType":"complete"}`)
-
-// wantsTasks reports whether clientCapabilities declare the extension.
-func wantsTasks(caps json.RawMessage) bool {
-	ext, ok := jsonrpc.Member(caps, "extensions")
-	if !ok || len(ext) == 0 || ext[0] != '{' {
-		return false
-	}
-	v, ok := jsonrpc.Member(ext, extTasks)
-	return ok && string(v) != "null"
-}
 
 func tokenOwner(r *http.Request) string {
 	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
