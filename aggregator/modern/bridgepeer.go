@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -86,9 +85,6 @@ func (bc *bridgeCall) cancelledFirst() {
 // server-to-client request waits for the call's own cancellation to be
 // sent upstream first.
 const cancelFirstWait = time.Second
-
-// token is the caller's token digest, for requestStates (state.go).
-func (bc *bridgeCall) token() string { return auth.TokenDigest(bc.bearer) }
 
 // ClientID is the call's own: a modern client has no session, and the
 // gateway tells apart only the calls it makes.
