@@ -199,7 +199,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
 		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // taskmodern.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
-		res = withCacheHints(res, readCache) // modernsurface.go
+		res = withCacheHints(res, readCache) // cache.go
 	}
 	if err != nil {
 		out.FinishStatus(modernErrorStatus(err), req.rec.ErrorParts(req.ID, err)...)

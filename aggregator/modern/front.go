@@ -41,7 +41,7 @@ type Front struct {
 	// uris is the URI memory of modern callers, who share the token
 	// (registry.Memory).
 	uris      registry.Memory
-	listeners *listeners // open subscriptions/listen streams (listen.go)
+	listeners *listeners // open subscriptions/listen streams (listeners.go)
 	bridges   *bridges   // modern clients' calls, and the parked ones (bridge.go)
 }
 
