@@ -197,7 +197,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	case kind == "input_required":
 		res, err = bc.passInputRequired(o, req.rec)
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
-		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // taskmodern.go
+		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // front.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
 		res = withCacheHints(res, readCache) // cache.go
 	}

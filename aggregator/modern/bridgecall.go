@@ -124,7 +124,7 @@ type bridges struct {
 	stateTTL time.Duration   // HTTPOptions.StateTTL: a parked call's time for its retry
 	base     context.Context // every detached call's parent; its end cancels attached ones (Gone)
 	// relayTask registers a modern server's CreateTaskResult for the
-	// calling token (Front.relayModernTask, taskmodern.go).
+	// calling token (Front.relayModernTask, front.go).
 	relayTask func(ctx context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
 
 	mu     sync.Mutex

@@ -14,7 +14,7 @@ import (
 // beyond tools (SPEC §3.8, §3.10, §4.8): the merged lists with their
 // caching hints (cache.go) and a modern tools/list. prompts/get,
 // resources/read and completion/complete are relayed as tools/call is
-// (modern.go relayModern); the resourceSubscriptions of a
+// (call.go relayModern); the resourceSubscriptions of a
 // subscriptions/listen are its own (listen.go).
 
 // modernSurface answers a modern request of the surface beyond tools: a

@@ -10,8 +10,6 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -221,20 +219,6 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 		return
 	}
 	wire.WriteResult(w, req.ID, res)
-}
-
-// relayModernTask registers a modern server's CreateTaskResult
-// ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
-// resultType) for the caller (owner) and rewrites its taskId; parent is
-// the context of the call that made it (its trace, the gateway's base).
-func (f *Front) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(parent, taskrun.RelayTimeout)
-	defer cancel()
-	t, err := f.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
-	if t == nil {
-		return res, err
-	}
-	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
 }
 
 // taskRequired refuses a modern call without the tasks extension to a
