@@ -4,23 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
-	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file bridges server-to-client requests for modern clients (MCP
@@ -42,121 +35,6 @@ import (
 // While a request is attached, closing its stream cancels the call
 // (MCP 2026-07-28 Cancellation); while parked, only expiry does.
 
-// bridgeState is where a bridgeCall is in its life (docs/ARCHITECTURE.md
-// draws the moves):
-//
-//	attached --first ask (detachNow)--> detached --round (park)--> parked
-//	parked --retry (resume)--> resumed --round (park)--> parked
-//	attached --returned (endAttached)--> ended
-//	detached, resumed --the upstream call returned (endDetached)--> ended
-//
-// A parked call whose upstream call returns (its server crashed, expiry
-// or shutdown cancelled it) stays parked with its outcome, which the
-// client's retry gets at once. An inline call (its client cannot be asked
-// anything) stays attached until it ends.
-type bridgeState int
-
-const (
-	// bridgeAttached: the call runs on its request's goroutine and
-	// context; the server has asked nothing.
-	bridgeAttached bridgeState = iota
-	// bridgeDetached: the server asked; a goroutine of the call's own
-	// waits for its outcome (callParkable), and the request that started
-	// it gathers the round.
-	bridgeDetached
-	// bridgeParked: the round went to the client as an
-	// InputRequiredResult; no response is attached, and the call waits
-	// in the parked table for the client's retry (park.go).
-	bridgeParked
-	// bridgeResumed: a retry answered the round, and its response is
-	// attached, waiting for the next round or the outcome.
-	bridgeResumed
-	// bridgeEnded: the upstream call has returned.
-	bridgeEnded
-)
-
-// bridgeCall is one modern client's tools/call.
-type bridgeCall struct {
-	b      *bridges
-	seq    uint64 // bridgeSeq; parked calls are found by its key()
-	method string // tools/call, prompts/get, resources/read, completion/complete
-	// target names the call in its requestStates (upstreamCall.stateKey):
-	// the exported tool name, or the method and prompt name or URI.
-	target string
-	rt     registry.Route
-	bearer string // the caller's token; see token()
-	caps   json.RawMessage
-	// inline: the client can be asked nothing, so the call never detaches
-	// (callInline); Detach is nil.
-	inline bool
-	// trace is the server span of the request that began the call: its
-	// retries join that trace (SPEC §11.3); invalid when tracing is off.
-	trace trace.SpanContext
-
-	// detach is closed by the first ask (detachNow): the request that
-	// runs the call hands its wait to a goroutine (callParkable). ctx,
-	// asks, done and ended are made then: a call that is asked nothing
-	// needs none of them, and runs on its request's context.
-	detach chan struct{}
-	gone   <-chan struct{} // the front's base context's Done: shutdown cancels an attached call
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	asks   chan *ask
-	done   chan relay.Outcome // buffered 1
-	ended  chan struct{}      // closed when the upstream call has returned
-
-	mu      sync.Mutex
-	state   bridgeState
-	out     *wire.Stream // the attached response; nil while parked or ended
-	level   string
-	round   int
-	keys    int    // input request keys issued
-	pending []*ask // asked of the client in this round
-	timer   *time.Timer
-}
-
-// move makes from → to, if the call is in from; call with bc.mu held. It
-// reports whether it did.
-func (bc *bridgeCall) move(from, to bridgeState) bool {
-	if bc.state != from {
-		return false
-	}
-	bc.state = to
-	return true
-}
-
-// ask is one server-to-client request waiting for the client's answer.
-type ask struct {
-	key    string // its key in inputRequests
-	method string
-	params json.RawMessage
-	answer chan json.RawMessage // buffered 1
-}
-
-var (
-	errParkExpired = errors.New("the client did not retry with inputResponses within the parked call's time")
-	errParkGone    = errors.New("no parked call for this requestState: it was answered already, expired, or the gateway restarted; start the call over")
-)
-
-// bridges runs modern clients' calls that a server may ask something of,
-// and holds the table of the parked ones. It reaches the rest of the
-// gateway through states (the sealing of requestStates), log and
-// relayTask alone.
-type bridges struct {
-	states   *reqstate.Sealer
-	log      *slog.Logger
-	stateTTL time.Duration   // HTTPOptions.StateTTL: a parked call's time for its retry
-	base     context.Context // every detached call's parent; its end cancels attached ones (Gone)
-	// relayTask registers a modern server's CreateTaskResult for the
-	// calling token (Front.relayModernTask, taskmodern.go).
-	relayTask func(ctx context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error)
-
-	mu     sync.Mutex
-	parked map[string]*bridgeCall
-	closed bool           // cancelAll ran: nothing parks any more
-	wg     sync.WaitGroup // every detached bridgeCall's goroutine
-}
-
 // bridgeSeq numbers bridged calls: a call's id and its Session.
 var bridgeSeq atomic.Uint64
 
@@ -166,9 +44,6 @@ func (b *bridges) newBridge(req *modernReq, c relay.Call, token string) *bridgeC
 	return &bridgeCall{b: b, seq: bridgeSeq.Add(1), method: c.Method, target: c.StateKey(), rt: c.Route, bearer: token,
 		caps: req.caps, level: req.level, gone: b.base.Done()}
 }
-
-// key names the call in the parked table and its requestState.
-func (bc *bridgeCall) key() string { return strconv.FormatUint(bc.seq, 36) }
 
 // canBeAsked reports whether a client's capabilities let a server ask it
 // anything (sampling, elicitation or roots, not null): only then can its
@@ -263,61 +138,6 @@ func (bc *bridgeCall) Detach() <-chan struct{} { return bc.detach }
 // request's own context cancels it when the client closes the stream.
 func (bc *bridgeCall) Gone() <-chan struct{} { return bc.gone }
 
-// detachNow detaches the call at the first ask (attached → detached): it
-// makes the call's own context (from the front's base: expiry and
-// shutdown cancel it) and the channels the rounds use, then closes
-// detach. It reports false when the call cannot detach: an inline one,
-// or one that has returned (ended); true when it is detached, now or
-// already.
-func (bc *bridgeCall) detachNow() bool {
-	if bc.inline {
-		return false // its client is asked nothing
-	}
-	bc.mu.Lock()
-	if bc.state == bridgeEnded {
-		bc.mu.Unlock()
-		return false
-	}
-	if !bc.move(bridgeAttached, bridgeDetached) {
-		bc.mu.Unlock()
-		return true // a later ask of the same call
-	}
-	bc.ctx, bc.cancel = context.WithCancelCause(bc.b.base)
-	bc.asks, bc.done, bc.ended = make(chan *ask), make(chan relay.Outcome, 1), make(chan struct{})
-	bc.mu.Unlock()
-	close(bc.detach)
-	return true
-}
-
-// endAttached records that the call returned without detaching (→ ended);
-// a detach that raced with it (the server asked as it answered: detached
-// though the call returned) is ended too, which ends the Request waiting
-// on it.
-func (bc *bridgeCall) endAttached() {
-	bc.mu.Lock()
-	raced := bc.state == bridgeDetached
-	bc.state = bridgeEnded
-	bc.mu.Unlock()
-	if raced {
-		close(bc.ended)
-		bc.cancel(nil)
-	}
-}
-
-// endDetached records that a detached call's upstream call has returned,
-// and hands its outcome to the request attached (detached or resumed →
-// ended). A parked call stays parked: its outcome (the server crashed,
-// say) waits for the client's retry, which gets it at once.
-func (bc *bridgeCall) endDetached(o relay.Outcome) {
-	bc.mu.Lock()
-	if bc.state != bridgeParked {
-		bc.state = bridgeEnded
-	}
-	bc.mu.Unlock()
-	close(bc.ended)
-	bc.done <- o
-}
-
 // shutdownCause is err, or the gateway's reason when it is shutting down
 // (CancelAll): a call cancelled by Gone gets a JSON-RPC error that says
 // why, not "context canceled".
@@ -377,9 +197,9 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	case kind == "input_required":
 		res, err = bc.passInputRequired(o, req.rec)
 	case kind == "task" && bc.method == "tools/call" && wantsTasks(bc.caps):
-		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // taskmodern.go
+		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // front.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
-		res = withCacheHints(res, readCache) // modernsurface.go
+		res = withCacheHints(res, readCache) // cache.go
 	}
 	if err != nil {
 		out.FinishStatus(modernErrorStatus(err), req.rec.ErrorParts(req.ID, err)...)
@@ -387,21 +207,6 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	}
 	req.rec.ResultKind(res, kind)
 	out.Finish(typedResultParts(req.ID, res, typed)...)
-}
-
-// modernErrorStatus is the HTTP status of a modern request's JSON-RPC
-// error: 400 for the errors MCP 2026-07-28 says are 400 on HTTP
-// (HeaderMismatch, MissingRequiredClientCapability,
-// UnsupportedProtocolVersion), whoever raised them; 200 otherwise.
-func modernErrorStatus(err error) int {
-	var e *jsonrpc.Error
-	if errors.As(err, &e) {
-		switch e.Code {
-		case codeHeaderMismatch, codeMissingCapability, codeUnsupportedVer:
-			return http.StatusBadRequest
-		}
-	}
-	return http.StatusOK
 }
 
 // passInputRequired takes a modern server's InputRequiredResult (the
@@ -444,3 +249,9 @@ func (bc *bridgeCall) missingCapabilities(reqs json.RawMessage) map[string]struc
 	})
 	return missing
 }
+
+// TestHookGathered, set only by tests, runs when a round's asks have been
+// gathered and before the round is parked or answered: a test acts at
+// that moment (the client leaves, the gateway shuts down) instead of
+// aiming at it with a sleep.
+var TestHookGathered func()

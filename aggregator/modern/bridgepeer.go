@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
@@ -87,9 +86,6 @@ func (bc *bridgeCall) cancelledFirst() {
 // sent upstream first.
 const cancelFirstWait = time.Second
 
-// token is the caller's token digest, for requestStates (state.go).
-func (bc *bridgeCall) token() string { return auth.TokenDigest(bc.bearer) }
-
 // ClientID is the call's own: a modern client has no session, and the
 // gateway tells apart only the calls it makes.
 func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
@@ -97,10 +93,3 @@ func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
 // Client: a modern client; a modern server's InputRequiredResult comes
 // back to it as sent, and the request's own _meta is kept.
 func (bc *bridgeCall) Client() supervisor.ClientInfo { return supervisor.ClientInfo{Modern: true} }
-
-func orEmpty(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("{}")
-	}
-	return b
-}

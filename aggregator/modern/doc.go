@@ -15,23 +15,33 @@
 // Parked; Versions, IsVersion, InMeta and UnsupportedVersion tell the
 // front door which era a request is.
 //
-//	front.go         Front, Options, New; Versions, UnsupportedVersion; what
-//	                 the gateway asks of the front
+// Each file uses only files listed below it:
+//
 //	modern.go        ServePOST: the method table (§3.10), server/discover,
-//	                 a tools/call routed and relayed, a retry's requestState
-//	headers.go       the headers against the body: MCP-Protocol-Version,
-//	                 Mcp-Method, Mcp-Name, Mcp-Param-{Name}; _meta read once
-//	modernsurface.go the lists with their caching hints, a modern
-//	                 tools/list (§4.10), prompts/get, resources/read,
-//	                 completion/complete, a listen's resourceSubscriptions
-//	bridge.go        a modern client's call: attached, detached, parked,
-//	                 resumed (§4.6); bridgepeer.go its supervisor.Peer side;
-//	                 park.go the rounds, the parked table and expiry
-//	listen.go        subscriptions/listen streams and their queues (§4.5)
+//	                 a tools/call checked and relayed (modernCall)
+//	listen.go        subscriptions/listen served: its filter, taskIds and
+//	                 resourceSubscriptions, the acknowledgment (§4.5)
+//	taskpoll.go      a relayed task's changes, polled for its creator's listen
 //	taskmodern.go    the tasks extension (§4.7): gateway-made tasks for a
 //	                 legacy server's call, a modern server's own relayed,
 //	                 tasks/get, tasks/update, tasks/cancel
-//	tasknotify.go    notifications/tasks to the creator's listen streams
-//	taskpoll.go      a relayed task's changes, polled for its creator's listen
+//	modernsurface.go the lists with their caching hints, a modern
+//	                 tools/list (§4.10), prompts/get, resources/read,
+//	                 completion/complete
+//	call.go          a request relayed as a bridged call: routed, a retry's
+//	                 requestState opened, a parked call resumed
 //	hooks.go         what package aggregator's tests reach inside
+//	front.go         Front, Options, New; what the gateway asks of the front
+//	bridge.go        a modern client's call run: inline or parkable,
+//	                 attached, detached, awaited, finished (§4.6)
+//	bridgepeer.go    a bridged call's supervisor.Peer side
+//	tasknotify.go    notifications/tasks to the creator's listen streams
+//	park.go          the rounds, the parked table and expiry
+//	listeners.go     the open subscriptions/listen streams and their queues
+//	headers.go       the headers against the body: MCP-Protocol-Version,
+//	                 Mcp-Method, Mcp-Name, Mcp-Param-{Name}
+//	bridgecall.go    a bridged call: its states and their moves, its asks
+//	cache.go         the caching hints: ttlMs and cacheScope
+//	request.go       what a modern request is: its versions, its _meta read
+//	                 once, modernReq, the error codes, resultType
 package modern

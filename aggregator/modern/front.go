@@ -3,11 +3,8 @@ package modern
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
@@ -17,36 +14,24 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
 // This file is the modern front (MCP 2026-07-28, SPEC §3.1, §3.10): what
-// it serves over (Options), and what the rest of the gateway asks of it
-// (the fan-out of news, EndStreams, CancelAll, Parked). A modern POST is
-// served by ServePOST (modern.go).
-
-// Versions are the modern protocol versions (SPEC §3.1), newest first:
-// 2026-07-28 and later have neither initialize nor sessions, which the
-// legacy ones (legacy.Versions) have.
-var Versions = []string{"2026-07-28"}
-
-// IsVersion reports whether v, an MCP-Protocol-Version header or _meta
-// protocolVersion value, is a modern version (one of Versions).
-func IsVersion(v string) bool { return slices.Contains(Versions, v) }
-
-// UnsupportedVersion is the answer to a version the gateway does not
-// speak: 400 with -32022 (UnsupportedProtocolVersion, SPEC §3.10), its
-// data {"supported": supported, "requested": v}.
-func UnsupportedVersion(v string, supported []string) *wire.HTTPError {
-	data, _ := json.Marshal(map[string]any{"supported": supported, "requested": v})
-	return &wire.HTTPError{Status: http.StatusBadRequest, Code: codeUnsupportedVer, Data: data,
-		Msg: fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(supported, ", "))}
-}
+// it holds and serves over (Front, Options), what it hands its bridges
+// (relayModernTask), and what the rest of the gateway asks of it (the
+// fan-out of news, EndStreams, CancelAll, Parked). A modern POST is
+// served by ServePOST (modern.go) and the Front methods it calls, in
+// files that stand on this one; this one stands on the parts a Front
+// holds: the listen streams (listeners.go, tasknotify.go) and the bridges
+// (bridgecall.go, park.go).
 
 // Front serves modern requests: their methods (modern.go,
-// modernsurface.go), their calls bridged to the servers (bridge.go,
-// park.go), their subscriptions/listen streams (listen.go) and their
-// tasks (taskmodern.go, tasknotify.go, taskpoll.go), over what Options
-// gives it.
+// modernsurface.go), their calls bridged to the servers (call.go,
+// bridge.go, park.go), their subscriptions/listen streams (listen.go,
+// listeners.go) and their tasks (taskmodern.go, tasknotify.go,
+// taskpoll.go), over what Options gives it.
 type Front struct {
 	reg         *registry.Registry
 	router      *relay.Router
@@ -63,7 +48,7 @@ type Front struct {
 	// uris is the URI memory of modern callers, who share the token
 	// (registry.Memory).
 	uris      registry.Memory
-	listeners *listeners // open subscriptions/listen streams (listen.go)
+	listeners *listeners // open subscriptions/listen streams (listeners.go)
 	bridges   *bridges   // modern clients' calls, and the parked ones (bridge.go)
 }
 
@@ -100,6 +85,20 @@ func New(o Options) *Front {
 	f.listeners = &listeners{log: o.Log, table: o.Tasks, runner: o.Runner, base: o.Base, set: map[*listener]struct{}{}}
 	f.bridges = &bridges{states: o.States, log: o.Log, stateTTL: o.StateTTL, base: o.Base, relayTask: f.relayModernTask, parked: map[string]*bridgeCall{}}
 	return f
+}
+
+// relayModernTask registers a modern server's CreateTaskResult
+// ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
+// resultType) for the caller (owner) and rewrites its taskId; parent is
+// the context of the call that made it (its trace, the gateway's base).
+func (f *Front) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(parent, taskrun.RelayTimeout)
+	defer cancel()
+	t, err := f.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
+	if t == nil {
+		return res, err
+	}
+	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
 }
 
 // NotifyLists sends kind's list_changed on every subscriptions/listen

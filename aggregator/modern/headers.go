@@ -70,14 +70,6 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	return req, nil
 }
 
-// requestMeta is a modern request's reserved _meta members, raw (nil when
-// absent), and its progressToken (the last) with how many there are.
-type requestMeta struct {
-	version, caps, info, level json.RawMessage
-	progress                   json.RawMessage
-	progresses                 int
-}
-
 // modernParams is the members of a modern request's params the gateway
 // reads, raw (nil when absent), found in one scan: a tools/call's params
 // are scanned once, however many of them it reads. metas counts the _meta
@@ -108,41 +100,6 @@ func readParams(params []byte) modernParams {
 		return true
 	})
 	return mp
-}
-
-// readMeta reads params._meta's reserved members in one scan.
-func readMeta(params []byte) requestMeta {
-	meta, _ := jsonrpc.Member(params, "_meta")
-	return readMetaMembers(meta)
-}
-
-// readMetaMembers reads a _meta object's reserved members and its
-// progressToken in one scan.
-func readMetaMembers(meta []byte) requestMeta {
-	var rm requestMeta
-	if len(meta) == 0 || meta[0] != '{' {
-		return rm
-	}
-	_ = jsonrpc.Members(meta, func(k, v []byte) bool {
-		switch string(k) {
-		case metaVersion:
-			rm.version = v
-		case metaCapabilities:
-			rm.caps = v
-		case metaClientInfo:
-			rm.info = v
-		case metaLogLevel:
-			rm.level = v
-		default:
-			// As checkProgressToken and the swap read it: an escaped key
-			// is the same key.
-			if jsonrpc.KeyIs(k, "progressToken") {
-				rm.progress, rm.progresses = v, rm.progresses+1
-			}
-		}
-		return true
-	})
-	return rm
 }
 
 // checkHeader checks that header is present and equals want, decoding a

@@ -3,13 +3,8 @@ package modern
 // This file is what the gateway's own tests reach inside the front: those
 // of package aggregator run the whole endpoint over fake servers, and act
 // at a moment of a bridged call's life (bridge.go, park.go) that no
-// request can aim at. Nothing else uses it.
-
-// TestHookGathered, set only by tests, runs when a round's asks have been
-// gathered and before the round is parked or answered: a test acts at
-// that moment (the client leaves, the gateway shuts down) instead of
-// aiming at it with a sleep.
-var TestHookGathered func()
+// request can aim at. Nothing else uses it. TestHookGathered, which they
+// set, is read where a round is gathered (bridge.go).
 
 // ExpireParked cancels every parked call now, as its expiry would
 // (errParkExpired; its server gets notifications/cancelled). Unlike

@@ -3,121 +3,20 @@ package modern
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
-// listener is one subscriptions/listen stream (MCP 2026-07-28
-// basic/patterns/subscriptions, SPEC §3.10, §4.5, §4.8): acknowledged at
-// once, then, tagged with the subscription id (the listen request's
-// JSON-RPC id), notifications/{tools,prompts,resources}/list_changed
-// whenever that merged list changes and the client asked for it, and
-// notifications/resources/updated for the URIs of its
-// resourceSubscriptions (registry.Subscriptions). It is written by its own
-// handler from a queue, like a GET stream.
-type listener struct {
-	id json.RawMessage
-	// lists are the list changes the client asked for, by registry.ListKind.
-	lists [registry.ListKinds]bool
-	// taskIDs are the caller's tasks whose notifications/tasks it
-	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
-	taskIDs map[string]bool
-	// queue holds messages as parts, so that a task's DetailedTask (with
-	// its result, up to the kept-results limit) is shared by every stream
-	// that names it instead of copied into each; queued counts the bytes
-	// waiting, bounded by listenQueueBytes.
-	queue  chan [][]byte
-	queued atomic.Int64
-
-	once    sync.Once
-	stopped chan struct{} // closed by stop: the gateway ends the subscription
-}
-
-func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
-
-// listeners is the set of open subscriptions/listen streams: what the
-// gateway tells them of list changes (here), of tasks (tasknotify.go) and
-// of relayed tasks it polls for them (taskpoll.go).
-type listeners struct {
-	log    *slog.Logger
-	table  *tasks.Table    // the tasks a stream may name
-	runner *taskrun.Runner // asks a relayed task's server (taskpoll.go)
-	base   context.Context // the polls' parent: shutdown ends them
-
-	mu  sync.Mutex
-	set map[*listener]struct{}
-}
-
-// add opens l to news; remove closes it.
-func (ls *listeners) add(l *listener) {
-	ls.mu.Lock()
-	ls.set[l] = struct{}{}
-	ls.mu.Unlock()
-}
-
-func (ls *listeners) remove(l *listener) {
-	ls.mu.Lock()
-	delete(ls.set, l)
-	ls.mu.Unlock()
-}
-
-// listenQueue is how many messages wait for a listen stream's client,
-// as for a legacy session's GET stream.
-const listenQueue = 64
-
-// listenQueueBytes bounds the bytes of the messages waiting on one
-// subscriptions/listen stream (a client that does not read, or many
-// streams naming tasks with large results, found by an adversarial
-// review to take gigabytes): one more than fits is dropped, with a
-// warning; tasks/get still answers it.
-const listenQueueBytes = 16 << 20
-
-// enqueue queues a message given as parts without blocking; it reports
-// false when the queue is full, by count or by bytes, and the message was
-// dropped.
-func (l *listener) enqueue(parts ...[]byte) bool {
-	n := int64(0)
-	for _, p := range parts {
-		n += int64(len(p))
-	}
-	if l.queued.Add(n) > listenQueueBytes && l.queued.Load() != n {
-		l.queued.Add(-n)
-		return false
-	}
-	select {
-	case l.queue <- parts:
-		return true
-	default:
-		l.queued.Add(-n)
-		return false
-	}
-}
-
-// dequeued returns a written message's bytes to the budget.
-func (l *listener) dequeued(parts [][]byte) {
-	n := int64(0)
-	for _, p := range parts {
-		n += int64(len(p))
-	}
-	l.queued.Add(-n)
-}
-
-// subscriptionMeta renders {"_meta":{"io.modelcontextprotocol/subscriptionId":id}} plus extra members.
-func subscriptionMeta(id []byte, extra string) []byte {
-	b := []byte(`{"_meta":{"` + metaSubscription + `":`)
-	b = append(append(b, id...), '}')
-	b = append(b, extra...)
-	return append(b, '}')
-}
+// This file serves subscriptions/listen (MCP 2026-07-28
+// basic/patterns/subscriptions, SPEC §3.10, §4.5, §4.8): what a listen
+// request asks for (its notifications filter: the lists, the taskIds of
+// the caller's own tasks, the resourceSubscriptions), the acknowledgment
+// of what the gateway agreed to, and the stream (listeners.go) written
+// until the client or the gateway ends it.
 
 // listen serves subscriptions/listen until the client closes the stream
 // or the gateway ends it (EndStreams, at shutdown), which it does
@@ -179,32 +78,67 @@ func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	}
 }
 
-// notifyLists sends kind's list_changed to every listener that asked
-// for it (SPEC §4.5).
-func (ls *listeners) notifyLists(kind registry.ListKind) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	for l := range ls.set {
-		if !l.lists[kind] {
+// listenTasks reads a subscriptions/listen's notifications.taskIds: the
+// ones agreed (the caller's own tasks) and their acknowledgement
+// member (`,"taskIds":[…]`, or "" when none were asked for). A caller
+// that asks without declaring the extension gets -32021.
+func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
+	raw, ok := jsonrpc.Member(filter, "taskIds")
+	if !ok {
+		return nil, "", nil
+	}
+	if !wantsTasks(req.caps) {
+		return nil, "", &jsonrpc.Error{Code: codeMissingCapability, Message: "Missing required client capability: notifications.taskIds needs the " + extTasks + " extension",
+			Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
+	}
+	var asked []string
+	_ = json.Unmarshal(raw, &asked)
+	agreed := map[string]bool{}
+	ack := []byte(`,"taskIds":[`)
+	owner := tokenOwner(r)
+	for _, id := range asked {
+		if _, err := f.tasks.Get(id, owner); err == nil && !agreed[id] {
+			if len(agreed) > 0 {
+				ack = append(ack, ',')
+			}
+			agreed[id] = true
+			ack = append(ack, jsonrpc.Quote(id)...)
+		}
+	}
+	return agreed, string(append(ack, ']')), nil
+}
+
+// subscribeListed subscribes a listen stream to the URIs of its filter's
+// resourceSubscriptions, each routed as resources/read is, and returns
+// the acknowledgment's member naming those it could subscribe to ("" when
+// it asked for none, or got none). A URI no server owns, or whose server
+// refuses, is left out, as MCP's acknowledgment leaves out what a server
+// does not honor.
+func (f *Front) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
+	raw, _ := jsonrpc.Member(filter, "resourceSubscriptions")
+	var uris []string
+	if len(raw) == 0 || json.Unmarshal(raw, &uris) != nil || len(uris) == 0 {
+		return ""
+	}
+	var agreed []string
+	seen := map[string]bool{}
+	for _, uri := range uris {
+		if seen[uri] {
 			continue
 		}
-		if !l.enqueue(jsonrpc.Notification(kind.Method(), subscriptionMeta(l.id, ""))) {
-			ls.log.Warn("subscriptions/listen stream full; notification dropped")
+		seen[uri] = true
+		u := f.reg.Owner(uri, &f.uris)
+		if u == nil {
+			continue
 		}
+		if err := f.subs.Add(ctx, u, uri, l); err != nil {
+			f.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
+			continue
+		}
+		agreed = append(agreed, string(jsonrpc.Quote(uri)))
 	}
-}
-
-// stopAll ends every subscription gracefully.
-func (ls *listeners) stopAll() {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	for l := range ls.set {
-		l.stop()
+	if len(agreed) == 0 {
+		return ""
 	}
-}
-
-// Updated queues a resource update on the listen stream, tagged with its
-// subscription id.
-func (l *listener) Updated(params json.RawMessage) {
-	l.enqueue(registry.TaggedUpdate(params, l.id))
+	return `"resourceSubscriptions":[` + strings.Join(agreed, ",") + `]`
 }

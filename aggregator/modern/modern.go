@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
-	"github.com/mcp-gateway/mcp-gateway/internal/telemetry"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
@@ -25,59 +20,6 @@ import (
 // completion/complete), subscriptions/listen (listen.go) and the tasks
 // extension's tasks/get, tasks/update, tasks/cancel (taskmodern.go); any
 // other is 404 with -32601.
-
-// MCP 2026-07-28 error codes (basic/index, Error Codes).
-const (
-	codeHeaderMismatch    = -32020
-	codeMissingCapability = -32021
-	codeUnsupportedVer    = -32022
-)
-
-// Reserved _meta keys of a modern request (MCP 2026-07-28 basic/index).
-const (
-	metaVersion      = "io.modelcontextprotocol/protocolVersion"
-	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel     = "io.modelcontextprotocol/logLevel"
-	metaSubscription = registry.MetaSubscription
-	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
-)
-
-// cacheTTL is the ttlMs of server/discover's result and of the merged
-// lists (server/utilities/caching); a change within it is announced on
-// every subscriptions/listen stream that asked. cacheScope is "private":
-// the lists are this sandbox's, behind its token.
-const cacheTTL = 60 * time.Second
-
-// modernReq is a validated modern request.
-type modernReq struct {
-	*wire.Message
-	version string
-	caps    json.RawMessage // _meta clientCapabilities, raw
-	info    json.RawMessage // _meta clientInfo, raw (nil when absent)
-	level   string          // _meta logLevel ("" = every level)
-	name    string          // tools/call: params.name
-	hasName bool            // params.name is a string
-	// state is params.requestState, raw (a retry of MRTR; nil when absent).
-	state    json.RawMessage
-	hasState bool
-	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
-	hasTask  bool     // params has a 2025-11-25 "task" member
-	// progressErr is checkProgressToken's verdict on params, from the
-	// same scan (the call then skips upstreamCall.check).
-	progressErr error
-	rec         *record.Record // what the operator is told of it (package record)
-}
-
-// accepted is what a POST's Accept admits; none sent admits both.
-type accepted struct{ json, sse bool }
-
-// InMeta reports whether a message names a modern protocol version in
-// params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
-func InMeta(m *wire.Message) bool {
-	s, _ := jsonrpc.Text(readMeta(m.Params).version)
-	return IsVersion(s)
-}
 
 // ServePOST answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28). version is
@@ -170,139 +112,3 @@ func (f *Front) modernCall(w http.ResponseWriter, r *http.Request, req *modernRe
 	c.Mem = &f.uris
 	f.relayModern(w, r, req, c, err)
 }
-
-// relayModern relays a modern request routed as c (or answers err, its
-// routing's error) as a bridged call: see modernCall. prompts/get and
-// resources/read may park as tools/call may (MRTR, SPEC §4.6);
-// completion/complete runs inline.
-func (f *Front) relayModern(w http.ResponseWriter, r *http.Request, req *modernReq, c relay.Call, err error) {
-	out := wire.NewStream(w, req.accept.sse)
-	defer out.Done()
-	if !req.accept.json && out.OpenSSE() != nil {
-		req.rec.Cancelled()
-		return
-	}
-	if own, ok := relay.OwnOf(err); ok { // search_tools (toolsearch.go)
-		req.rec.Routed(own.Name, "", own.Name)
-		res := own.Result()
-		req.rec.Result(res)
-		out.Finish(modernResultParts(req.ID, res)...)
-		return
-	}
-	if err != nil {
-		out.Finish(req.rec.ErrorParts(req.ID, err)...)
-		return
-	}
-	token, _ := auth.Bearer(r.Header.Get("Authorization"))
-	if req.hasState {
-		st, err := f.openState(req.state, auth.TokenDigest(token), c.StateKey(), c.Route)
-		if err != nil {
-			out.Finish(req.rec.ErrorParts(req.ID, err)...)
-			return
-		}
-		if st.Kind == reqstate.KindPark {
-			f.resumeCall(req, st, out, r.Context().Done())
-			return
-		}
-		req.rec.Follows(telemetry.ParseTraceparent(st.Trace)) // the rounds of a modern server's call are one trace
-		c.Params, _ = jsonrpc.Replace(c.Params, "requestState", jsonrpc.Quote(st.ServerState))
-		c.Run = st.Run
-	}
-	if req.progressErr != nil {
-		out.Finish(req.rec.ErrorParts(req.ID, req.progressErr)...)
-		return
-	}
-	if !canBeAsked(req.caps) || c.Method == "completion/complete" {
-		f.bridges.callInline(r, req, c, token, out)
-		return
-	}
-	f.bridges.callParkable(r, req, c, token, out)
-}
-
-// modernRoute routes a modern tools/call by the name validateModern has
-// read (routeTool's errors when it has none).
-func (f *Front) modernRoute(req *modernReq) (relay.Call, error) {
-	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return f.router.Tool(req.Params)
-	}
-	return f.router.ToolName(req.name, req.Params)
-}
-
-// openState verifies a retry's requestState (state.go): -32602 when it is
-// not a string this gateway sealed for this caller and tool, or has expired.
-func (f *Front) openState(raw json.RawMessage, token, tool string, rt registry.Route) (*reqstate.State, error) {
-	text, ok := jsonrpc.Text(raw)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: requestState must be a string"}
-	}
-	st, err := f.states.Open(text, token, tool, time.Now())
-	if err == nil && st.Kind == reqstate.KindUpstream && st.Server != rt.Upstream.Name() {
-		err = reqstate.ErrForeign
-	}
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
-	}
-	return st, nil
-}
-
-// resumeCall answers a parked call with the retry's inputResponses and
-// waits for its next round. Asks the client left unanswered are asked
-// again (MCP mrtr, Error Handling).
-func (f *Front) resumeCall(req *modernReq, st *reqstate.State, out *wire.Stream, done <-chan struct{}) {
-	bc, err := f.bridges.resume(st)
-	if err != nil {
-		out.Finish(req.rec.ErrorParts(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()})...)
-		return
-	}
-	req.rec.Follows(bc.trace) // a parked call and its retries are one trace
-	responses, _ := jsonrpc.Member(req.Params, "inputResponses")
-	if missing := bc.answer(responses); len(missing) > 0 {
-		if !bc.park(missing) { // shutting down: the call ends
-			bc.finish(req, out, <-bc.done)
-			return
-		}
-		out.Finish(req.rec.InputRequired(req.ID, bc.inputRequired(missing))...)
-		return
-	}
-	bc.mu.Lock()
-	bc.level = req.level
-	bc.mu.Unlock()
-	bc.await(req, out, done)
-}
-
-// resultType reads a result's resultType ("" when absent or not a
-// string) and whether it has one.
-func resultType(res json.RawMessage) (string, bool) {
-	raw, ok := jsonrpc.Member(res, "resultType")
-	kind, _ := jsonrpc.Text(raw)
-	return kind, ok
-}
-
-// modernResultParts renders a tools/call result response with
-// "resultType":"complete" first when the server (a legacy one) sent none
-// (MCP 2026-07-28: every result carries resultType), without copying the
-// result.
-func modernResultParts(id []byte, res json.RawMessage) [][]byte {
-	_, typed := resultType(res)
-	return typedResultParts(id, res, typed)
-}
-
-// typedResultParts is modernResultParts for a result whose resultType the
-// caller has read: typed says it has one.
-func typedResultParts(id []byte, res json.RawMessage, typed bool) [][]byte {
-	if typed {
-		return wire.ResultParts(id, res)
-	}
-	body := jsonrpc.TrimLeft(res)[1:] // after the opening brace
-	parts := wire.ResultParts(id, body)
-	parts[0] = append(parts[0], `{"resultType":"complete"`...) // one part less to write
-	if t := jsonrpc.TrimLeft(body); len(t) == 0 || t[0] != '}' {
-		parts[0] = append(parts[0], ',')
-	}
-	return parts
-}
-
-// errClientCancelled is the cause of a request the client cancelled (it
-// closed the stream): it gets no response (MCP Cancellation), and its
-// record is cancelled.
-var errClientCancelled = record.ErrClientCancelled

@@ -1,40 +1,21 @@
 package modern
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file serves modern clients (MCP 2026-07-28) the server surface
 // beyond tools (SPEC §3.8, §3.10, §4.8): the merged lists with their
-// caching hints, resources/read's caching hints, and the
-// resourceSubscriptions of a subscriptions/listen. prompts/get,
+// caching hints (cache.go) and a modern tools/list. prompts/get,
 // resources/read and completion/complete are relayed as tools/call is
-// (modern.go relayModern).
-
-// cacheHint is a result's ttlMs and cacheScope (server/utilities/caching).
-type cacheHint struct {
-	ttlMs int64
-	scope string
-}
-
-var (
-	// listCache is the merged lists': as tools/list's (cacheTTL).
-	listCache = cacheHint{cacheTTL.Milliseconds(), "private"}
-	// readCache is a resources/read result's that has none (a legacy
-	// server's): the gateway cannot know how long the contents stay
-	// fresh, so they are stale at once; private, as they are the
-	// sandbox's.
-	readCache = cacheHint{0, "private"}
-)
+// (call.go relayModern); the resourceSubscriptions of a
+// subscriptions/listen are its own (listen.go).
 
 // modernSurface answers a modern request of the surface beyond tools: a
 // method whose capability no server offers is 404 with -32601, as an
@@ -84,76 +65,4 @@ func modernPage(w http.ResponseWriter, req *modernReq, page json.RawMessage, err
 	}
 	tail := fmt.Sprintf(`,"resultType":"complete","ttlMs":%d,"cacheScope":%q}`, listCache.ttlMs, listCache.scope)
 	wire.WriteParts(w, http.StatusOK, wire.ResultParts(req.ID, append(page[:len(page)-1:len(page)-1], tail...)))
-}
-
-// withCacheHints adds ttlMs and cacheScope to a complete result that
-// lacks them (MCP 2026-07-28: cacheable results carry both); a server's
-// own are kept.
-func withCacheHints(res json.RawMessage, hint cacheHint) json.RawMessage {
-	var ttl, scope bool
-	_ = jsonrpc.Members(res, func(k, _ []byte) bool {
-		ttl = ttl || jsonrpc.KeyIs(k, "ttlMs")
-		scope = scope || jsonrpc.KeyIs(k, "cacheScope")
-		return true
-	})
-	var add []string
-	if !ttl {
-		add = append(add, fmt.Sprintf(`"ttlMs":%d`, hint.ttlMs))
-	}
-	if !scope {
-		add = append(add, fmt.Sprintf(`"cacheScope":%q`, hint.scope))
-	}
-	if len(add) == 0 {
-		return res
-	}
-	body := trimRight(res)
-	out := make([]byte, 0, len(body)+40)
-	out = append(out, body[:len(body)-1]...)
-	if t := jsonrpc.TrimLeft(body[1 : len(body)-1]); len(t) > 0 {
-		out = append(out, ',')
-	}
-	out = append(out, strings.Join(add, ",")...)
-	return append(out, '}')
-}
-
-func trimRight(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// subscribeListed subscribes a listen stream to the URIs of its filter's
-// resourceSubscriptions, each routed as resources/read is, and returns
-// the acknowledgment's member naming those it could subscribe to ("" when
-// it asked for none, or got none). A URI no server owns, or whose server
-// refuses, is left out, as MCP's acknowledgment leaves out what a server
-// does not honor.
-func (f *Front) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
-	raw, _ := jsonrpc.Member(filter, "resourceSubscriptions")
-	var uris []string
-	if len(raw) == 0 || json.Unmarshal(raw, &uris) != nil || len(uris) == 0 {
-		return ""
-	}
-	var agreed []string
-	seen := map[string]bool{}
-	for _, uri := range uris {
-		if seen[uri] {
-			continue
-		}
-		seen[uri] = true
-		u := f.reg.Owner(uri, &f.uris)
-		if u == nil {
-			continue
-		}
-		if err := f.subs.Add(ctx, u, uri, l); err != nil {
-			f.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
-			continue
-		}
-		agreed = append(agreed, string(jsonrpc.Quote(uri)))
-	}
-	if len(agreed) == 0 {
-		return ""
-	}
-	return `"resourceSubscriptions":[` + strings.Join(agreed, ",") + `]`
 }

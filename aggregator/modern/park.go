@@ -2,6 +2,7 @@ package modern
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
@@ -168,3 +169,8 @@ func (b *bridges) cancelAll(cause error) {
 		bc.cancel(cause)
 	}
 }
+
+var (
+	errParkExpired = errors.New("the client did not retry with inputResponses within the parked call's time")
+	errParkGone    = errors.New("no parked call for this requestState: it was answered already, expired, or the gateway restarted; start the call over")
+)

@@ -10,8 +10,6 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -42,9 +40,6 @@ import (
 // cancels it upstream. Both acknowledge with {"resultType": "complete"}.
 // The Mcp-Name header must carry the taskId.
 
-// extTasks is the tasks extension's identifier (tasks.Extension).
-const extTasks = tasks.Extension
-
 // taskAfter is how long a modern caller's call to a legacy server runs
 // before the gateway makes it a task. It sits well under a second: the
 // tasks extension's scenarios treat a call of one second (slow_compute
@@ -55,16 +50,6 @@ const extTasks = tasks.Extension
 const taskAfter = 500 * time.Millisecond
 
 var ackComplete = json.RawMessage(`{"resultType":"complete"}`)
-
-// wantsTasks reports whether clientCapabilities declare the extension.
-func wantsTasks(caps json.RawMessage) bool {
-	ext, ok := jsonrpc.Member(caps, "extensions")
-	if !ok || len(ext) == 0 || ext[0] != '{' {
-		return false
-	}
-	v, ok := jsonrpc.Member(ext, extTasks)
-	return ok && string(v) != "null"
-}
 
 func tokenOwner(r *http.Request) string {
 	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
@@ -234,20 +219,6 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 		return
 	}
 	wire.WriteResult(w, req.ID, res)
-}
-
-// relayModernTask registers a modern server's CreateTaskResult
-// ({"resultType": "task", "taskId", "ttlMs", …}; the caller has read its
-// resultType) for the caller (owner) and rewrites its taskId; parent is
-// the context of the call that made it (its trace, the gateway's base).
-func (f *Front) relayModernTask(parent context.Context, owner string, o relay.Outcome, res json.RawMessage, p supervisor.Peer) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(parent, taskrun.RelayTimeout)
-	defer cancel()
-	t, err := f.runner.RegisterRelayed(ctx, owner, res, "ttlMs", o, p)
-	if t == nil {
-		return res, err
-	}
-	return jsonrpc.Replace(res, "taskId", jsonrpc.Quote(t.ID))
 }
 
 // taskRequired refuses a modern call without the tasks extension to a

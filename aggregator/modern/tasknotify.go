@@ -2,7 +2,6 @@ package modern
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -69,34 +68,4 @@ func (ls *listeners) notifyEnded(l *listener) {
 		default:
 		}
 	}
-}
-
-// listenTasks reads a subscriptions/listen's notifications.taskIds: the
-// ones agreed (the caller's own tasks) and their acknowledgement
-// member (`,"taskIds":[…]`, or "" when none were asked for). A caller
-// that asks without declaring the extension gets -32021.
-func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
-	raw, ok := jsonrpc.Member(filter, "taskIds")
-	if !ok {
-		return nil, "", nil
-	}
-	if !wantsTasks(req.caps) {
-		return nil, "", &jsonrpc.Error{Code: codeMissingCapability, Message: "Missing required client capability: notifications.taskIds needs the " + extTasks + " extension",
-			Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + extTasks + `":{}}}}`)}
-	}
-	var asked []string
-	_ = json.Unmarshal(raw, &asked)
-	agreed := map[string]bool{}
-	ack := []byte(`,"taskIds":[`)
-	owner := tokenOwner(r)
-	for _, id := range asked {
-		if _, err := f.tasks.Get(id, owner); err == nil && !agreed[id] {
-			if len(agreed) > 0 {
-				ack = append(ack, ',')
-			}
-			agreed[id] = true
-			ack = append(ack, jsonrpc.Quote(id)...)
-		}
-	}
-	return agreed, string(append(ack, ']')), nil
 }
