@@ -96,5 +96,7 @@ func TestSearchQualityBlind2(t *testing.T) {
 	}
 }
 
-// blind2Floor is set after blind2's one run.
-const blind2Floor = 0.0
+// blind2Floor is blind2's recall@5 as measured once, rounded down to 5 %:
+// 86.8 % (46 of 53; first 49.1 %, 26). blind and blind2 together measured
+// 87.6 % (78 of 89; first 56.2 %, 50).
+const blind2Floor = 0.85
