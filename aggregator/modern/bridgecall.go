@@ -20,7 +20,7 @@ import (
 // This file is a bridged call (bridge.go; SPEC §4.6) as a thing: the
 // bridgeCall, its states and the moves between them, the asks it carries
 // and the bridges that hold them all. The rounds and the parked table
-// (park.go), the server's side (bridgepeer.go) and the running of a call
+// (park.go), the server's side (park.go) and the running of a call
 // (bridge.go) stand on it.
 
 // bridgeState is where a bridgeCall is in its life (docs/ARCHITECTURE.md

@@ -15,12 +15,12 @@ import (
 )
 
 // This file relays a modern request to its server as a bridged call
-// (bridge.go; SPEC §4.6): a tools/call routed by the name validateModern
-// read (modernRoute), a retry's requestState opened (openState) and
+// (bridge.go; SPEC §4.6): a tools/call routed (modernRoute, request.go),
+// a retry's requestState opened (openState) and
 // either a parked call resumed (resumeCall) or a modern server's round
 // carried on, and a call inline or parkable as the client's capabilities
 // allow. tools/call (modern.go), prompts/get, resources/read and
-// completion/complete (modernsurface.go) and the tasks extension
+// completion/complete (modern.go) and the tasks extension
 // (taskmodern.go) come through here.
 
 // relayModern relays a modern request routed as c (or answers err, its
@@ -69,15 +69,6 @@ func (f *Front) relayModern(w http.ResponseWriter, r *http.Request, req *modernR
 		return
 	}
 	f.bridges.callParkable(r, req, c, token, out)
-}
-
-// modernRoute routes a modern tools/call by the name validateModern has
-// read (routeTool's errors when it has none).
-func (f *Front) modernRoute(req *modernReq) (relay.Call, error) {
-	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return f.router.Tool(req.Params)
-	}
-	return f.router.ToolName(req.name, req.Params)
 }
 
 // openState verifies a retry's requestState (state.go): -32602 when it is

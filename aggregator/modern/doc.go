@@ -18,30 +18,31 @@
 // Each file uses only files listed below it:
 //
 //	modern.go        ServePOST: the method table (§3.10), server/discover,
-//	                 a tools/call checked and relayed (modernCall)
+//	                 a tools/call checked and relayed (modernCall), the
+//	                 lists with their caching hints, a modern tools/list
+//	                 (§4.10), prompts/get, resources/read,
+//	                 completion/complete
+//	call.go          a request relayed as a bridged call: a retry's
+//	                 requestState opened, a parked call resumed
 //	listen.go        subscriptions/listen served: its filter, taskIds and
 //	                 resourceSubscriptions, the acknowledgment (§4.5)
+//	front.go         Front, Options, New; what the gateway asks of the
+//	                 front, and ExpireParked for package aggregator's tests
 //	taskpoll.go      a relayed task's changes, polled for its creator's listen
+//	bridge.go        a modern client's call run: inline or parkable,
+//	                 attached, detached, awaited, finished (§4.6)
 //	taskmodern.go    the tasks extension (§4.7): gateway-made tasks for a
 //	                 legacy server's call, a modern server's own relayed,
 //	                 tasks/get, tasks/update, tasks/cancel
-//	modernsurface.go the lists with their caching hints, a modern
-//	                 tools/list (§4.10), prompts/get, resources/read,
-//	                 completion/complete
-//	call.go          a request relayed as a bridged call: routed, a retry's
-//	                 requestState opened, a parked call resumed
-//	hooks.go         what package aggregator's tests reach inside
-//	front.go         Front, Options, New; what the gateway asks of the front
-//	bridge.go        a modern client's call run: inline or parkable,
-//	                 attached, detached, awaited, finished (§4.6)
-//	bridgepeer.go    a bridged call's supervisor.Peer side
-//	tasknotify.go    notifications/tasks to the creator's listen streams
-//	park.go          the rounds, the parked table and expiry
-//	listeners.go     the open subscriptions/listen streams and their queues
+//	park.go          a bridged call's supervisor.Peer side; the rounds,
+//	                 the parked table and expiry
+//	listeners.go     the open subscriptions/listen streams and their
+//	                 queues; notifications/tasks to the creator's streams
 //	headers.go       the headers against the body: MCP-Protocol-Version,
 //	                 Mcp-Method, Mcp-Name, Mcp-Param-{Name}
 //	bridgecall.go    a bridged call: its states and their moves, its asks
 //	cache.go         the caching hints: ttlMs and cacheScope
 //	request.go       what a modern request is: its versions, its _meta read
-//	                 once, modernReq, the error codes, resultType
+//	                 once, modernReq, the error codes, resultType; a
+//	                 tools/call routed by its name
 package modern

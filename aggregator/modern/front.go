@@ -21,35 +21,33 @@ import (
 // This file is the modern front (MCP 2026-07-28, SPEC §3.1, §3.10): what
 // it holds and serves over (Front, Options), what it hands its bridges
 // (relayModernTask), and what the rest of the gateway asks of it (the
-// fan-out of news, EndStreams, CancelAll, Parked). A modern POST is
-// served by ServePOST (modern.go) and the Front methods it calls, in
-// files that stand on this one; this one stands on the parts a Front
-// holds: the listen streams (listeners.go, tasknotify.go) and the bridges
-// (bridgecall.go, park.go).
+// fan-out of news, EndStreams, CancelAll, Parked, and ExpireParked for
+// package aggregator's tests). A modern POST is served by ServePOST
+// (modern.go) and the Front methods it calls (call.go), in files that
+// stand on this one; this one stands on the parts a Front holds: the
+// listen streams (listeners.go) and the bridges (bridgecall.go, park.go).
 
-// Front serves modern requests: their methods (modern.go,
-// modernsurface.go), their calls bridged to the servers (call.go,
-// bridge.go, park.go), their subscriptions/listen streams (listen.go,
-// listeners.go) and their tasks (taskmodern.go, tasknotify.go,
-// taskpoll.go), over what Options gives it.
+// Front serves modern requests: their methods (modern.go), their calls
+// bridged to the servers (call.go, then bridge.go and park.go), and,
+// through the parts it holds, their tasks (modernTasks, taskmodern.go)
+// and their subscriptions/listen streams (listeners: listen.go,
+// listeners.go, taskpoll.go), over what Options gives it.
 type Front struct {
-	reg         *registry.Registry
-	router      *relay.Router
-	runner      *taskrun.Runner
-	tasks       *tasks.Table
-	subs        *registry.Subscriptions
-	states      *reqstate.Sealer
-	version     string
-	supported   []string
-	log         *slog.Logger
-	begin       func(m *wire.Message, session string, hr *http.Request) *record.Record
-	taskChanged func(t *tasks.Task)
+	reg       *registry.Registry
+	router    *relay.Router
+	runner    *taskrun.Runner
+	states    *reqstate.Sealer
+	version   string
+	supported []string
+	log       *slog.Logger
+	begin     func(m *wire.Message, session string, hr *http.Request) *record.Record
 
 	// uris is the URI memory of modern callers, who share the token
 	// (registry.Memory).
 	uris      registry.Memory
-	listeners *listeners // open subscriptions/listen streams (listeners.go)
-	bridges   *bridges   // modern clients' calls, and the parked ones (bridge.go)
+	tasks     *modernTasks // the tasks extension (taskmodern.go)
+	listeners *listeners   // open subscriptions/listen streams (listen.go, listeners.go)
+	bridges   *bridges     // modern clients' calls, and the parked ones (bridge.go)
 }
 
 // Options is what a Front serves over: the gateway's registry and router,
@@ -80,9 +78,11 @@ type Options struct {
 
 // New makes the modern front over o.
 func New(o Options) *Front {
-	f := &Front{reg: o.Registry, router: o.Router, runner: o.Runner, tasks: o.Tasks, subs: o.Subscriptions, states: o.States,
-		version: o.Version, supported: o.Supported, log: o.Log, begin: o.Begin, taskChanged: o.TaskChanged}
-	f.listeners = &listeners{log: o.Log, table: o.Tasks, runner: o.Runner, base: o.Base, set: map[*listener]struct{}{}}
+	f := &Front{reg: o.Registry, router: o.Router, runner: o.Runner, states: o.States,
+		version: o.Version, supported: o.Supported, log: o.Log, begin: o.Begin}
+	f.tasks = &modernTasks{router: o.Router, runner: o.Runner, table: o.Tasks, uris: &f.uris, changed: o.TaskChanged}
+	f.listeners = &listeners{log: o.Log, reg: o.Registry, subs: o.Subscriptions, uris: &f.uris, table: o.Tasks, runner: o.Runner, base: o.Base,
+		set: map[*listener]struct{}{}}
 	f.bridges = &bridges{states: o.States, log: o.Log, stateTTL: o.StateTTL, base: o.Base, relayTask: f.relayModernTask, parked: map[string]*bridgeCall{}}
 	return f
 }
@@ -106,7 +106,7 @@ func (f *Front) relayModernTask(parent context.Context, owner string, o relay.Ou
 func (f *Front) NotifyLists(kind registry.ListKind) { f.listeners.notifyLists(kind) }
 
 // NotifyTask queues notifications/tasks for a modern caller's task t on
-// each of its listen streams that named it (SPEC §4.7; tasknotify.go).
+// each of its listen streams that named it (SPEC §4.7; listeners.go).
 func (f *Front) NotifyTask(t *tasks.Task) { f.listeners.notifyTask(t) }
 
 // EndStreams ends every subscriptions/listen stream gracefully, with the
@@ -121,3 +121,11 @@ func (f *Front) CancelAll(cause error) { f.bridges.cancelAll(cause) }
 // Parked returns the number of calls parked for their clients' MRTR
 // retry (SPEC §4.6; /metrics, §11.2).
 func (f *Front) Parked() int { return f.bridges.parkedCount() }
+
+// ExpireParked cancels every parked call now, as its expiry would
+// (errParkExpired; its server gets notifications/cancelled). Unlike
+// CancelAll, calls park again afterwards. Only package aggregator's tests
+// use it, between calls: they act at a moment of a bridged call's life
+// (bridge.go, park.go) that no request can aim at, as TestHookGathered
+// (bridge.go) does.
+func (f *Front) ExpireParked() { f.bridges.expireAll() }

@@ -18,21 +18,21 @@ import (
 // of what the gateway agreed to, and the stream (listeners.go) written
 // until the client or the gateway ends it.
 
-// listen serves subscriptions/listen until the client closes the stream
+// serve serves subscriptions/listen until the client closes the stream
 // or the gateway ends it (EndStreams, at shutdown), which it does
 // gracefully: with the listen request's response (Graceful Closure). The
 // upstream subscriptions of its resourceSubscriptions are made before the
 // acknowledgment, which names the URIs the gateway could subscribe to,
 // and they end with the stream.
-func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
+func (ls *listeners) serve(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	filter, _ := jsonrpc.Member(req.Params, "notifications")
-	taskIDs, taskAck, err := f.listenTasks(r, req, filter)
+	taskIDs, taskAck, err := ls.listenTasks(r, req, filter)
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
 	}
 	l := &listener{id: req.ID, taskIDs: taskIDs, queue: make(chan [][]byte, listenQueue), stopped: make(chan struct{})}
-	offered := f.reg.Capabilities()
+	offered := ls.reg.Capabilities()
 	var agreed []string
 	for k := range registry.ListKinds {
 		want, _ := jsonrpc.Member(filter, k.Filter())
@@ -42,12 +42,12 @@ func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	}
 	out := wire.NewStream(w, true)
 	defer out.Done()
-	f.listeners.add(l)
+	ls.add(l)
 	defer func() {
-		f.listeners.remove(l)
-		f.subs.DropAll(l) // registry.Subscriptions
+		ls.remove(l)
+		ls.subs.DropAll(l) // registry.Subscriptions
 	}()
-	if uris := f.subscribeListed(r.Context(), l, filter); uris != "" {
+	if uris := ls.subscribeListed(r.Context(), l, filter); uris != "" {
 		agreed = append(agreed, uris)
 	}
 	if taskAck != "" {
@@ -57,9 +57,9 @@ func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	if out.Event(jsonrpc.Notification("notifications/subscriptions/acknowledged", subscriptionMeta(l.id, `,"notifications":{`+strings.Join(agreed, ",")+`}`))) != nil {
 		return
 	}
-	f.listeners.notifyEnded(l) // tasknotify.go
+	ls.notifyEnded(l) // listeners.go
 	// Relayed tasks are polled while the stream lasts (taskpoll.go).
-	defer f.listeners.pollRelayed(l, req.caps)()
+	defer ls.pollRelayed(l, req.caps)()
 	out.KeepAlive()
 	for {
 		select {
@@ -82,7 +82,7 @@ func (f *Front) listen(w http.ResponseWriter, r *http.Request, req *modernReq) {
 // ones agreed (the caller's own tasks) and their acknowledgement
 // member (`,"taskIds":[…]`, or "" when none were asked for). A caller
 // that asks without declaring the extension gets -32021.
-func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
+func (ls *listeners) listenTasks(r *http.Request, req *modernReq, filter json.RawMessage) (map[string]bool, string, error) {
 	raw, ok := jsonrpc.Member(filter, "taskIds")
 	if !ok {
 		return nil, "", nil
@@ -97,7 +97,7 @@ func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMess
 	ack := []byte(`,"taskIds":[`)
 	owner := tokenOwner(r)
 	for _, id := range asked {
-		if _, err := f.tasks.Get(id, owner); err == nil && !agreed[id] {
+		if _, err := ls.table.Get(id, owner); err == nil && !agreed[id] {
 			if len(agreed) > 0 {
 				ack = append(ack, ',')
 			}
@@ -114,7 +114,7 @@ func (f *Front) listenTasks(r *http.Request, req *modernReq, filter json.RawMess
 // it asked for none, or got none). A URI no server owns, or whose server
 // refuses, is left out, as MCP's acknowledgment leaves out what a server
 // does not honor.
-func (f *Front) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
+func (ls *listeners) subscribeListed(ctx context.Context, l *listener, filter json.RawMessage) string {
 	raw, _ := jsonrpc.Member(filter, "resourceSubscriptions")
 	var uris []string
 	if len(raw) == 0 || json.Unmarshal(raw, &uris) != nil || len(uris) == 0 {
@@ -127,12 +127,12 @@ func (f *Front) subscribeListed(ctx context.Context, l *listener, filter json.Ra
 			continue
 		}
 		seen[uri] = true
-		u := f.reg.Owner(uri, &f.uris)
+		u := ls.reg.Owner(uri, ls.uris)
 		if u == nil {
 			continue
 		}
-		if err := f.subs.Add(ctx, u, uri, l); err != nil {
-			f.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
+		if err := ls.subs.Add(ctx, u, uri, l); err != nil {
+			ls.log.Info("subscriptions/listen: resource subscription refused", "server", u.Name(), "uri", uri, "error", err.Error())
 			continue
 		}
 		agreed = append(agreed, string(jsonrpc.Quote(uri)))

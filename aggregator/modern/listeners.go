@@ -15,9 +15,9 @@ import (
 
 // This file is the open subscriptions/listen streams (SPEC §4.5): each
 // one's queue, bounded by count and bytes, and the set of them, which
-// the gateway's news reaches: list changes (here), tasks (tasknotify.go,
-// taskpoll.go) and resource updates (Updated). The listen request that
-// opens a stream is served in listen.go.
+// the gateway's news reaches: list changes and tasks (here), relayed
+// tasks (taskpoll.go) and resource updates (Updated). The listen request
+// that opens a stream is served in listen.go.
 
 // listener is one subscriptions/listen stream (MCP 2026-07-28
 // basic/patterns/subscriptions, SPEC §3.10, §4.5, §4.8): acknowledged at
@@ -32,7 +32,7 @@ type listener struct {
 	// lists are the list changes the client asked for, by registry.ListKind.
 	lists [registry.ListKinds]bool
 	// taskIDs are the caller's tasks whose notifications/tasks it
-	// carries: gateway-made (tasknotify.go) or relayed (taskpoll.go).
+	// carries: gateway-made (notifyTask) or relayed (taskpoll.go).
 	taskIDs map[string]bool
 	// queue holds messages as parts, so that a task's DetailedTask (with
 	// its result, up to the kept-results limit) is shared by every stream
@@ -47,14 +47,18 @@ type listener struct {
 
 func (l *listener) stop() { l.once.Do(func() { close(l.stopped) }) }
 
-// listeners is the set of open subscriptions/listen streams: what the
-// gateway tells them of list changes (here), of tasks (tasknotify.go) and
-// of relayed tasks it polls for them (taskpoll.go).
+// listeners is the set of open subscriptions/listen streams: the listen
+// requests it serves (listen.go), what the gateway tells them of list
+// changes and of tasks (here) and of relayed tasks it polls for them
+// (taskpoll.go).
 type listeners struct {
 	log    *slog.Logger
-	table  *tasks.Table    // the tasks a stream may name
-	runner *taskrun.Runner // asks a relayed task's server (taskpoll.go)
-	base   context.Context // the polls' parent: shutdown ends them
+	reg    *registry.Registry      // what a stream may ask for (listen.go)
+	subs   *registry.Subscriptions // its resourceSubscriptions upstream
+	uris   *registry.Memory        // the modern callers' URI memory (Front's)
+	table  *tasks.Table            // the tasks a stream may name
+	runner *taskrun.Runner         // asks a relayed task's server (taskpoll.go)
+	base   context.Context         // the polls' parent: shutdown ends them
 
 	mu  sync.Mutex
 	set map[*listener]struct{}
@@ -150,4 +154,67 @@ func (ls *listeners) stopAll() {
 // subscription id.
 func (l *listener) Updated(params json.RawMessage) {
 	l.enqueue(registry.TaggedUpdate(params, l.id))
+}
+
+// A gateway-made task's news: the gateway tells a gateway-made task's creator, and only it, that the
+// task changed (SPEC §4.7); the gateway's task runner reaches it through
+// Options.TaskChanged, which sends a legacy session's own news there
+// (package aggregator):
+//
+//   - a legacy session gets notifications/tasks/status (params: the Task)
+//     on its GET stream when the task ends (MCP 2025-11-25: optional);
+//   - a modern caller gets notifications/tasks (params: the DetailedTask,
+//     tagged with the subscription id) on each subscriptions/listen stream
+//     whose notifications.taskIds named the task, when it ends, is
+//     cancelled or needs input (io.modelcontextprotocol/tasks, "Task
+//     Status Notifications"); a task already ended when the subscription
+//     starts is sent at once. The acknowledgement lists the ids agreed:
+//     the caller's own tasks; other ids are left out. For a relayed task
+//     (a modern server's own) the gateway polls the server while such a
+//     stream listens (taskpoll.go);
+//   - a server's own notifications/tasks/status for a relayed task goes to
+//     the legacy session that created it, with the gateway's task id
+//     (aggregator's Gateway.TaskStatus).
+
+// notifyTask queues a modern caller's task t on each stream that named it.
+func (ls *listeners) notifyTask(t *tasks.Task) {
+	params := t.RenderModern("", true)
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for l := range ls.set {
+		if l.taskIDs[t.ID] {
+			ls.queueTask(l, params)
+		}
+	}
+}
+
+// queueTask queues notifications/tasks with a DetailedTask (params, an
+// object) on l: the message's parts share params' bytes, so that the
+// streams naming one task hold one copy of its result between them.
+func (ls *listeners) queueTask(l *listener, params json.RawMessage) {
+	head := jsonrpc.Notification("notifications/tasks", subscriptionMeta(l.id, ""))
+	head = head[:len(head)-2]            // {"jsonrpc":…,"params":{"_meta":{…}
+	body := jsonrpc.TrimLeft(params)[1:] // the members, then the closing brace
+	if t := jsonrpc.TrimLeft(body); len(t) > 0 && t[0] != '}' {
+		head = append(head, ',')
+	}
+	if !l.enqueue(head, body, []byte("}")) {
+		ls.log.Warn("subscriptions/listen stream full; notifications/tasks dropped (tasks/get still answers)")
+	}
+}
+
+// notifyEnded queues, on a new subscription, the tasks it agreed on that
+// have already ended: their last change came before it.
+func (ls *listeners) notifyEnded(l *listener) {
+	for id := range l.taskIDs {
+		t := ls.table.Lookup(id)
+		if t == nil || t.Kind == tasks.KindRelayed {
+			continue // a relayed task's changes are polled (taskpoll.go)
+		}
+		select {
+		case <-t.Done:
+			ls.queueTask(l, t.EndedModern())
+		default:
+		}
+	}
 }

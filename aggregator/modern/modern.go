@@ -15,11 +15,12 @@ import (
 // no initialize and no session; every request carries its protocol
 // version and the client's capabilities in params._meta, mirrored in HTTP
 // headers (headers.go). The methods are server/discover, tools/list,
-// tools/call, the rest of the server surface (modernsurface.go: the
-// prompts, resources and templates lists, prompts/get, resources/read,
-// completion/complete), subscriptions/listen (listen.go) and the tasks
-// extension's tasks/get, tasks/update, tasks/cancel (taskmodern.go); any
-// other is 404 with -32601.
+// tools/call, the rest of the server surface (SPEC §3.8, §4.8: the
+// prompts, resources and templates lists with their caching hints,
+// cache.go; prompts/get, resources/read and completion/complete, relayed
+// as tools/call is, call.go), subscriptions/listen (listen.go) and the
+// tasks extension's tasks/get, tasks/update, tasks/cancel
+// (taskmodern.go); any other is 404 with -32601.
 
 // ServePOST answers a modern POST: one request (a notification gets 202;
 // there are no batches and no client responses in 2026-07-28). version is
@@ -53,19 +54,19 @@ func (f *Front) ServePOST(w http.ResponseWriter, r *http.Request, msgs []*wire.M
 	case "server/discover":
 		wire.WriteResult(w, m.ID, discoverResult(f.reg, f.version, f.supported))
 	case "tools/list":
-		f.modernToolsList(w, r, req) // toolsearch.go (SPEC §4.10)
+		f.modernToolsList(w, r, req) // SPEC §4.10
 	case "prompts/list", "resources/list", "resources/templates/list", "prompts/get", "resources/read", "completion/complete":
-		f.modernSurface(w, r, req) // modernsurface.go
+		f.modernSurface(w, r, req)
 	case "tools/call":
-		f.dropLegacyTask(req)
-		if f.modernTaskCall(w, r, req) { // taskmodern.go (SPEC §4.7)
+		f.tasks.dropLegacy(req)
+		if f.tasks.call(w, r, req) { // taskmodern.go (SPEC §4.7)
 			return
 		}
 		f.modernCall(w, r, req)
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		f.modernTaskMethod(w, r, req) // taskmodern.go (SPEC §4.7)
+		f.tasks.serve(w, r, req) // taskmodern.go (SPEC §4.7)
 	case "subscriptions/listen":
-		f.listen(w, r, req)
+		f.listeners.serve(w, r, req) // listen.go
 	default:
 		wire.WriteRPCError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound,
 			fmt.Sprintf("Method not found: %s (the gateway serves server/discover, the tools, prompts, resources and templates lists, tools/call, "+
@@ -94,7 +95,7 @@ func discoverResult(reg *registry.Registry, version string, supported []string) 
 // logLevel) travel on its own SSE response; a retry with a requestState
 // resumes a parked call or reaches the server process that issued it.
 func (f *Front) modernCall(w http.ResponseWriter, r *http.Request, req *modernReq) {
-	c, err := f.modernRoute(req)
+	c, err := modernRoute(f.router, req)
 	relay.Unnamed(req.rec, c, err) // toolsearch.go
 	if err == nil {
 		req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
@@ -111,4 +112,54 @@ func (f *Front) modernCall(w http.ResponseWriter, r *http.Request, req *modernRe
 	}
 	c.Mem = &f.uris
 	f.relayModern(w, r, req, c, err)
+}
+
+// modernSurface answers a modern request of the surface beyond tools: a
+// method whose capability no server offers is 404 with -32601, as an
+// unknown method is.
+func (f *Front) modernSurface(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	if !f.reg.Capabilities().Serves(req.Method) {
+		wire.WriteParts(w, http.StatusNotFound, wire.ErrorParts(req.ID, registry.NotOffered(req.Method)))
+		return
+	}
+	switch req.Method {
+	case "prompts/get", "resources/read", "completion/complete":
+		c, err := f.router.Request(req.Method, req.Params, &f.uris)
+		f.relayModern(w, r, req, c, err)
+	default:
+		f.modernList(w, req)
+	}
+}
+
+// modernList answers a list method: the page, with resultType, ttlMs and
+// cacheScope added.
+func (f *Front) modernList(w http.ResponseWriter, req *modernReq) {
+	l, _ := f.reg.Load().List(req.Method)
+	page, err := l.Page(registry.CursorOf(req.Params))
+	modernPage(w, req, page, err)
+}
+
+// modernToolsList answers a modern tools/list: the list the request's
+// query parameter tools chose, else the gateway's setting's.
+func (f *Front) modernToolsList(w http.ResponseWriter, r *http.Request, req *modernReq) {
+	c, herr := relay.ToolsQuery(r)
+	if herr != nil {
+		req.rec.HTTPFailed(herr)
+		herr.ID = req.ID
+		wire.WriteError(w, herr)
+		return
+	}
+	page, err := f.router.ToolsPage(c, registry.CursorOf(req.Params))
+	modernPage(w, req, page, err)
+}
+
+// modernPage writes a list method's page (or err, its -32602) as
+// modernList answers.
+func modernPage(w http.ResponseWriter, req *modernReq, page json.RawMessage, err error) {
+	if err != nil {
+		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, err))
+		return
+	}
+	tail := fmt.Sprintf(`,"resultType":"complete","ttlMs":%d,"cacheScope":%q}`, listCache.ttlMs, listCache.scope)
+	wire.WriteParts(w, http.StatusOK, wire.ResultParts(req.ID, append(page[:len(page)-1:len(page)-1], tail...)))
 }

@@ -1,19 +1,103 @@
 package modern
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
 
-// This file is the parking side of the MRTR bridge (bridge.go; SPEC
-// §4.6): a legacy server's requests during a modern client's call are
-// gathered into one round, the call is parked and the client gets an
-// InputRequiredResult; the retry's requestState finds the call again,
-// its inputResponses answer the server, and an unanswered call expires.
+// This file is the server's side of a bridged call (bridge.go; SPEC
+// §4.6), its supervisor.Peer, and the parking of the MRTR bridge. Progress
+// and log messages go to the attached response. A legacy server's
+// requests during a modern client's call are gathered into one round, the
+// call is parked and the client gets an InputRequiredResult; the retry's
+// requestState finds the call again, its inputResponses answer the
+// server, and an unanswered call expires.
+
+// The supervisor.Peer of a bridged call.
+var _ supervisor.Peer = (*bridgeCall)(nil)
+
+// Notify relays progress and log messages (at or above the request's
+// logLevel) on the attached response; while parked they are dropped.
+func (bc *bridgeCall) Notify(_ context.Context, method string, params json.RawMessage) {
+	bc.mu.Lock()
+	out, level := bc.out, bc.level
+	bc.mu.Unlock()
+	if out == nil || !relay.LogPasses(method, params, level) {
+		return
+	}
+	_ = out.Event(jsonrpc.Notification(method, params))
+}
+
+// Request parks the call on a legacy server's server-to-client request
+// and returns the client's answer from its retry. A client without the
+// capability gets none: the server gets -32601 (SPEC §4.6).
+func (bc *bridgeCall) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !relay.ClientCan(bc.caps, method) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s: the calling client did not declare the %s capability", method, relay.CapabilityOf(method))}
+	}
+	if bc.b.parkedCount() >= maxParked {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("%s: %d calls already wait for their clients' input; the gateway parks no more", method, maxParked)}
+	}
+	bc.mu.Lock()
+	bc.keys++
+	key := relay.CapabilityOf(method) + "-" + strconv.Itoa(bc.keys)
+	bc.mu.Unlock()
+	a := &ask{key: key, method: method, params: params, answer: make(chan json.RawMessage, 1)}
+	if !bc.detachNow() { // the request's goroutine now awaits the asks
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the call that asked has ended"}
+	}
+	// The call's own context from here, not the request's that started it
+	// (given as ctx), which ends when the call parks.
+	ctx := bc.ctx
+	select {
+	case bc.asks <- a:
+	case <-ctx.Done():
+		bc.cancelledFirst()
+		return nil, ctx.Err()
+	}
+	select {
+	case v := <-a.answer:
+		return v, nil
+	case <-ctx.Done():
+		bc.cancelledFirst()
+		return nil, ctx.Err()
+	}
+}
+
+// cancelledFirst waits, within cancelFirstWait, for a cancelled call's
+// end, so that its notifications/cancelled reaches the server before the
+// error for the server's request does: the server might otherwise answer
+// the call first and never learn it was cancelled.
+func (bc *bridgeCall) cancelledFirst() {
+	select {
+	case <-bc.ended:
+	case <-time.After(cancelFirstWait):
+	}
+}
+
+// cancelFirstWait bounds how long a cancelled call's pending
+// server-to-client request waits for the call's own cancellation to be
+// sent upstream first.
+const cancelFirstWait = time.Second
+
+// ClientID is the call's own: a modern client has no session, and the
+// gateway tells apart only the calls it makes.
+func (bc *bridgeCall) ClientID() string { return "modern:" + bc.key() }
+
+// Client: a modern client; a modern server's InputRequiredResult comes
+// back to it as sent, and the request's own _meta is kept.
+func (bc *bridgeCall) Client() supervisor.ClientInfo { return supervisor.ClientInfo{Modern: true} }
 
 // Asks that arrive together go out in one round: a server may send
 // several requests before it waits on any (MCP mrtr, multiple input
@@ -157,17 +241,31 @@ func (bc *bridgeCall) answer(responses json.RawMessage) []*ask {
 // cancelAll cancels every parked call with cause, and parks none from
 // then on; the running ones end with base (Options.Base).
 func (b *bridges) cancelAll(cause error) {
+	for _, bc := range b.takeParked(true) {
+		bc.cancel(cause)
+	}
+}
+
+// expireAll cancels every parked call as its expiry would; calls park
+// again afterwards (Front.ExpireParked).
+func (b *bridges) expireAll() {
+	for _, bc := range b.takeParked(false) {
+		bc.cancel(errParkExpired)
+	}
+}
+
+// takeParked empties the parked table and returns what it held; closed
+// parks none from then on.
+func (b *bridges) takeParked(closed bool) []*bridgeCall {
 	b.mu.Lock()
-	b.closed = true
+	defer b.mu.Unlock()
+	b.closed = b.closed || closed
 	parked := make([]*bridgeCall, 0, len(b.parked))
 	for id, bc := range b.parked {
 		parked = append(parked, bc)
 		delete(b.parked, id)
 	}
-	b.mu.Unlock()
-	for _, bc := range parked {
-		bc.cancel(cause)
-	}
+	return parked
 }
 
 var (

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -19,9 +20,10 @@ import (
 // §3.10), and the ground every other file of the front stands on: its
 // protocol versions, the reserved _meta keys it carries and their reading
 // (readMeta), the request as validated (modernReq), the error codes and
-// HTTP status of its answers, the resultType every result carries, and
-// what its capabilities declare (the tasks extension). It uses nothing
-// else of the package.
+// HTTP status of its answers, the resultType every result carries, what
+// its capabilities declare (the tasks extension), and a tools/call routed
+// by the name it carries (modernRoute). It uses nothing else of the
+// package.
 
 // Versions are the modern protocol versions (SPEC §3.1), newest first:
 // 2026-07-28 and later have neither initialize nor sessions, which the
@@ -201,4 +203,13 @@ func wantsTasks(caps json.RawMessage) bool {
 	}
 	v, ok := jsonrpc.Member(ext, extTasks)
 	return ok && string(v) != "null"
+}
+
+// modernRoute routes a modern tools/call on router by the name
+// validateModern has read (routeTool's errors when it has none).
+func modernRoute(router *relay.Router, req *modernReq) (relay.Call, error) {
+	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
+		return router.Tool(req.Params)
+	}
+	return router.ToolName(req.name, req.Params)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -51,14 +53,27 @@ const taskAfter = 500 * time.Millisecond
 
 var ackComplete = json.RawMessage(`{"resultType":"complete"}`)
 
+// modernTasks serves the tasks extension over the gateway's router, task
+// runner and table: a modern tools/call made a task (call), its
+// "task" member dropped for a legacy server (dropLegacy), and tasks/get,
+// tasks/update, tasks/cancel (serve). changed is Options.TaskChanged;
+// uris is the modern callers' URI memory (Front's).
+type modernTasks struct {
+	router  *relay.Router
+	runner  *taskrun.Runner
+	table   *tasks.Table
+	uris    *registry.Memory
+	changed func(t *tasks.Task)
+}
+
 func tokenOwner(r *http.Request) string {
 	tok, _ := auth.Bearer(r.Header.Get("Authorization"))
 	return "token:" + auth.TokenDigest(tok)
 }
 
-// modernTaskCall runs a modern tools/call to a legacy server as a
+// call runs a modern tools/call to a legacy server as a
 // gateway-made task when the caller declares the extension, and reports
-// whether it did; otherwise modernCall serves the call. A retry that
+// whether it did; otherwise Front's modernCall serves the call. A retry that
 // carries a requestState is modernCall's (an MRTR round, SPEC §4.6).
 //
 // Until the task is announced (taskAfter, or the call asks for input) the
@@ -66,21 +81,21 @@ func tokenOwner(r *http.Request) string {
 // messages travel on its response, which honours Accept, and a result
 // that ends the call meanwhile is its answer, not counted against the
 // kept-results room (it is not kept).
-func (f *Front) modernTaskCall(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
+func (mt *modernTasks) call(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
 	if !wantsTasks(req.caps) || req.hasState || req.progressErr != nil {
 		return false
 	}
-	c, err := f.modernRoute(req)
+	c, err := modernRoute(mt.router, req)
 	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern || checkParamHeaders(r, req.Params, c.ParamHeaders()) != nil {
 		return false
 	}
-	c.Mem = &f.uris
+	c.Mem = mt.uris
 	out := wire.NewStream(w, req.accept.sse)
-	t := tasks.NewMade(tokenOwner(r), f.tasks.Lim.DefaultTTL, tasks.KindModern)
+	t := tasks.NewMade(tokenOwner(r), mt.table.Lim.DefaultTTL, tasks.KindModern)
 	t.Out, t.Trace = out, req.rec.SpanContext()
-	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: f.taskChanged, Inline: true, Level: req.level}
+	t.Modern = &tasks.Modern{Caps: req.caps, Asked: make(chan struct{}, 1), OnAsk: mt.changed, Inline: true, Level: req.level}
 	base := &modernBase{id: t.ID, info: supervisor.ClientInfo{Capabilities: req.caps, Info: req.info, LogLevel: req.level}}
-	if err := f.runner.StartTask(t, c, nil, base); err != nil {
+	if err := mt.runner.StartTask(t, c, nil, base); err != nil {
 		// Past a task limit the call is served without a task, but for a
 		// tool that runs only as one, whose server would refuse a plain
 		// call: the limit is its answer (the chaos soak, at 100 tasks a
@@ -98,7 +113,7 @@ func (f *Front) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mode
 	req.rec.Routed(c.Name, c.Route.Upstream.Name(), c.Route.Name)
 	defer out.Done()
 	if !req.accept.json && out.OpenSSE() != nil {
-		f.tasks.Remove(t, errClientCancelled)
+		mt.table.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		return true
 	}
@@ -109,7 +124,7 @@ func (f *Front) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mode
 	case <-wait.C:
 	case <-t.Asked:
 	case <-r.Context().Done():
-		f.tasks.Remove(t, errClientCancelled)
+		mt.table.Remove(t, errClientCancelled)
 		req.rec.Cancelled()
 		out.Close()
 		return true
@@ -120,18 +135,18 @@ func (f *Front) modernTaskCall(w http.ResponseWriter, r *http.Request, req *mode
 		out.Finish(wire.ResultParts(req.ID, res)...)
 		return true
 	}
-	f.answerInline(t, req, out)
+	mt.answerInline(t, req, out)
 	return true
 }
 
 // answerInline answers a call that ended before its task was announced
 // with its outcome, and drops the task.
-func (f *Front) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
+func (mt *modernTasks) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
 	<-t.Done
 	t.Mu.Lock()
 	res, rpcErr := t.Result, t.RPCErr
 	t.Mu.Unlock()
-	f.tasks.Remove(t, nil)
+	mt.table.Remove(t, nil)
 	if rpcErr != nil {
 		out.FinishStatus(modernErrorStatus(rpcErr), req.rec.ErrorParts(req.ID, rpcErr)...)
 		return
@@ -140,17 +155,17 @@ func (f *Front) answerInline(t *tasks.Task, req *modernReq, out *wire.Stream) {
 	out.Finish(modernResultParts(req.ID, res)...)
 }
 
-// dropLegacyTask removes a 2025-11-25 "task" member from a modern
+// dropLegacy removes a 2025-11-25 "task" member from a modern
 // caller's tools/call params bound for a legacy server. The tasks
 // extension has no such param (a server tolerates it and makes no task of
 // it, SEP-2663); relayed to a legacy server that has tasks, it would make
 // a 2025-11-25 task whose {"task": …} and server-side id the modern caller
 // could never use. A modern server gets it as sent (SPEC §4.3).
-func (f *Front) dropLegacyTask(req *modernReq) {
+func (mt *modernTasks) dropLegacy(req *modernReq) {
 	if !req.hasTask {
 		return
 	}
-	c, err := f.modernRoute(req)
+	c, err := modernRoute(mt.router, req)
 	if err != nil || c.Route.Upstream.Status().Era == supervisor.EraModern {
 		return
 	}
@@ -171,10 +186,10 @@ func (b *modernBase) Request(context.Context, string, json.RawMessage) (json.Raw
 func (b *modernBase) ClientID() string              { return "modern-task:" + b.id }
 func (b *modernBase) Client() supervisor.ClientInfo { return b.info }
 
-// modernTaskMethod answers tasks/get, tasks/update and tasks/cancel of a
+// serve answers tasks/get, tasks/update and tasks/cancel of a
 // modern caller (Mcp-Name: the taskId). A caller without the extension
 // gets -32021; a task it does not own, -32602.
-func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *modernReq) {
+func (mt *modernTasks) serve(w http.ResponseWriter, r *http.Request, req *modernReq) {
 	if !wantsTasks(req.caps) {
 		wire.WriteParts(w, http.StatusBadRequest, wire.ErrorParts(req.ID, &jsonrpc.Error{Code: codeMissingCapability,
 			Message: "Missing required client capability: " + req.Method + " needs the " + extTasks + " extension",
@@ -192,7 +207,7 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 		wire.WriteError(w, e)
 		return
 	}
-	t, err := f.tasks.Get(id, tokenOwner(r))
+	t, err := mt.table.Get(id, tokenOwner(r))
 	if err != nil {
 		wire.WriteParts(w, modernErrorStatus(err), wire.ErrorParts(req.ID, err))
 		return
@@ -201,7 +216,7 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 	var res json.RawMessage
 	switch {
 	case t.Kind == tasks.KindRelayed:
-		res, err = f.runner.RelayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
+		res, err = mt.runner.RelayTask(req.rec.Context(r.Context()), t, req.Method, req.Params, &modernBase{id: t.ID, info: supervisor.ClientInfo{Modern: true}})
 	case req.Method == "tasks/get":
 		res = t.RenderModern("complete", true)
 	case req.Method == "tasks/update":
@@ -210,7 +225,7 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 		res = ackComplete
 	default: // tasks/cancel: acknowledged, even for a task already ended
 		if _, err := t.CancelTask(); err == nil {
-			f.taskChanged(t)
+			mt.changed(t)
 		}
 		res = ackComplete
 	}
@@ -225,8 +240,8 @@ func (f *Front) modernTaskMethod(w http.ResponseWriter, r *http.Request, req *mo
 // legacy tool (exported as name) marked execution.taskSupport "required"
 // with -32021, as the extension has a server refuse such a caller; the
 // legacy server would answer a plain call -32601. A caller with the
-// extension gets a gateway-made task (modernTaskCall), or, past a task
-// limit, the limit's error (modernTaskCall).
+// extension gets a gateway-made task (modernTasks.call), or, past a task
+// limit, the limit's error.
 func taskRequired(caps json.RawMessage, name string, rt registry.Route) error {
 	if rt.TaskSupport != "required" || wantsTasks(caps) || rt.Upstream.Status().Era == supervisor.EraModern {
 		return nil

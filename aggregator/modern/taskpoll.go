@@ -27,7 +27,7 @@ import (
 // "identical to what tasks/get would have returned at that moment". It
 // does so when the status differs from the last one seen, the first being
 // working (as the task was created): a task already ended or waiting for
-// input is sent at once, as gateway-made ones are (tasknotify.go). A task
+// input is sent at once, as gateway-made ones are (listeners.go). A task
 // that ends, is dropped (ttl) or is lost with its process is polled no
 // more; nothing is polled while nobody listens.
 //

@@ -37,7 +37,7 @@ import (
 //   - a legacy session's call (methods.go, surface.go) carries a peer
 //     (peer.go): its progress, log messages and server-to-client requests
 //     travel on the call's own response;
-//   - a modern client's call (package modern: modern.go, modernsurface.go) carries a
+//   - a modern client's call (package modern: modern.go) carries a
 //     bridgeCall (bridge.go): a legacy server's request parks the call for
 //     the client's retry (park.go, MRTR, SPEC §4.6), which first detaches
 //     it from the HTTP request that started it (bridge.go): call then

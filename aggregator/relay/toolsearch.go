@@ -206,8 +206,8 @@ func buildSearch(gen *registry.Generation) *searchParts {
 
 // Own is Router.ToolName's "error" for a tools/call of search_tools,
 // which the gateway answers itself: the fronts answer result() as the
-// call's result; a front that only probes the route (modernTaskCall,
-// dropLegacyTask) pays nothing for the search.
+// call's result; a front that only probes the route (the modern front's
+// modernTasks.call and dropLegacy) pays nothing for the search.
 type Own struct {
 	Name string // the gateway's tool: search_tools
 	q    toolsearch.Query

@@ -109,7 +109,7 @@ type Modern struct {
 	OnAsk func(*Task)     // told when an ask makes the task input_required
 
 	// inline: the caller still waits on the call's own response and has
-	// not been told of the task (modernTaskCall); level filters the log
+	// not been told of the task (the modern front's modernTasks.call); level filters the log
 	// messages out carries meanwhile.
 	Inline  bool
 	Level   string
