@@ -1,8 +1,9 @@
 // Package telemetry owns what the gateway tells operators about its calls
 // besides the log's own lines (SPEC §11): the Prometheus metrics served on
 // /metrics (metrics.go), the tracer whose spans start on the call's path
-// (tracer.go; its sampler, the OpenTelemetry SDK's, sampler.go) and their
-// bounded export (spanqueue.go), written in OTLP's protobuf (otlp.go) and
+// (tracer.go; its sampler, the OpenTelemetry SDK's, sampler.go), what
+// they record (spandata.go), and their bounded export (spanqueue.go),
+// written in OTLP's protobuf (otlp.go) and
 // sent by the OTLP exporter's client (tracing.go), and the W3C trace
 // context carried in a request's params._meta (meta.go; MCP 2026-07-28
 // SEP-414).

@@ -122,7 +122,6 @@ func (q *spanQueue) newData() *spanData {
 	if d == nil {
 		d = &spanData{}
 	}
-	d.q = q
 	return d
 }
 

@@ -55,33 +55,9 @@ type Tracer struct {
 type Span struct {
 	_  noCopy
 	sc trace.SpanContext
-	d  *spanData // nil: records nothing (not sampled, or ended)
+	d  *spanData  // nil: records nothing (not sampled, or ended)
+	q  *spanQueue // where End queues d
 }
-
-// spanData is what a recording span records, with the ids and times
-// the export writes (otlpBatch).
-type spanData struct {
-	q       *spanQueue
-	sc      trace.SpanContext
-	parent  trace.SpanContext
-	name    string
-	kind    trace.SpanKind
-	start   time.Time
-	end     time.Time
-	links   []trace.Link
-	status  codes.Code
-	message string
-	nattrs  int
-	attrs   [inlineAttrs]stringAttr
-	more    []stringAttr // past inlineAttrs
-}
-
-// inlineAttrs is how many attributes a span holds in place: the most a
-// gateway span sets (a failed call's server span).
-const inlineAttrs = 12
-
-// stringAttr is one attribute of a span: a key and its string value.
-type stringAttr struct{ key, value string }
 
 // noCopy makes go vet's copylocks check report a Span copied.
 type noCopy struct{}
@@ -115,7 +91,7 @@ func (t *Tracer) Start(ctx context.Context, s *Span, name string, kind trace.Spa
 	if s.sc.IsSampled() { // a span recorded but not sampled is not exported: it is not kept either
 		d := t.queue.newData()
 		d.parent, d.name, d.kind, d.start, d.links = parent, name, kind, start, links
-		s.d = d
+		s.d, s.q = d, t.queue
 	}
 }
 
@@ -187,7 +163,7 @@ func (s *Span) End() {
 	}
 	s.d = nil
 	d.sc, d.end = s.sc, d.start.Add(time.Since(d.start)) // on the monotonic clock, as the SDK ends a span
-	d.q.add(d)
+	s.q.add(d)
 }
 
 // newTraceID and newSpanID are random, non-zero ids (the W3C Trace
