@@ -23,11 +23,17 @@ const (
 	fieldDesc
 	fieldParamName
 	fieldParamDesc
+	fieldHint
 	nFields
 )
 
+// readOnly is the term of a tool whose annotations say readOnlyHint
+// (MCP 2025-06-18, tool annotations): words never give it, so only a
+// query's hint (related.go, a question) finds it.
+const readOnly = "\x00read-only"
+
 // weight is how much a word counts in each field (doc.go); read only.
-var weight = [nFields]float64{fieldName: 3, fieldTitle: 2, fieldServer: 1, fieldDesc: 1, fieldParamName: 1.5, fieldParamDesc: 0.5}
+var weight = [nFields]float64{fieldName: 3, fieldTitle: 2, fieldServer: 1, fieldDesc: 1, fieldParamName: 1.5, fieldParamDesc: 0.5, fieldHint: 1}
 
 const (
 	k1 = 1.2  // BM25's saturation of a term's count
@@ -97,6 +103,13 @@ func New(tools []Tool) *Index {
 			}
 			add(def.Description, fieldDesc)
 			walkSchema(def.InputSchema, 0, add)
+			if def.Annotations.ReadOnlyHint {
+				cs := counts[readOnly]
+				cs = append(cs, count{tool: int32(i)})
+				cs[len(cs)-1].tf[fieldHint]++
+				counts[readOnly] = cs
+				lengths[i][fieldHint]++
+			}
 		}
 		for f := range nFields {
 			total[f] += lengths[i][f]
@@ -154,7 +167,8 @@ type definition struct {
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	Annotations struct {
-		Title string `json:"title"`
+		Title        string `json:"title"`
+		ReadOnlyHint bool   `json:"readOnlyHint"`
 	} `json:"annotations"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 }

@@ -1,7 +1,6 @@
 package toolsearch
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -10,28 +9,39 @@ import (
 // descriptions use for the same thing: users say "folder" and "PR",
 // tools say "directory" and "pull request". A query's own words weigh 1,
 // the related words relatedWeight, so a tool that uses the user's own
-// word still comes first. Each line: a word, then what it brings. The
+// word still comes first; a word that means the same (an abbreviation,
+// written with "=") weighs 1 too. Each line: a word, then what it
+// brings, "+" joining the words of a phrase. The
 // list is general vocabulary of software and everyday tasks, not the
 // reference servers' names.
-var related = map[string][][]string{}
+var related = map[string][]alternative{}
+
+// alternative is one related word of a query's word, or a phrase of
+// several terms summed ("pull request"); same is true for a word that
+// means the same (an abbreviation: "repo" = repository, "PR" = pull
+// request), which weighs as much as the query's own word.
+type alternative struct {
+	terms []string
+	same  bool
+}
 
 const relatedWeight = 0.6
 
 func init() {
 	for line := range strings.SplitSeq(`
-		pr: pull+request
-		prs: pull+request
-		mr: merge+request
+		pr= pull+request
+		prs= pull+request
+		mr= merge+request
 		bug: issue
-		repo: repository
-		repos: repository
-		folder: directory
-		dir: directory
+		repo= repository
+		repos= repository
+		folder= directory
+		dir= directory
 		find: search
 		look: search
 		lookup: search
 		seek: search
-		show: read display view list
+		show: read display view list content
 		view: read display
 		see: read display view
 		open: create read display
@@ -42,7 +52,7 @@ func init() {
 		put: write add
 		save: write store
 		store: write save memory
-		remember: memory store create observation entity
+		remember: memory store observation entity
 		memorize: memory store create
 		recall: memory search read
 		forget: delete remove memory
@@ -71,7 +81,8 @@ func init() {
 		respond: reply
 		thread: reply
 		database: sql query postgres table
-		db: database sql query
+		db= database
+		db: sql query
 		sql: query database
 		table: database sql
 		record: row database
@@ -175,13 +186,32 @@ func init() {
 		note: comment observation
 		fact: observation
 		question: message
-		lat: latitude
-		lng: longitude
+		lat= latitude
+		lng= longitude
+		spin: create start
+		thumbs: reaction
+		upvote: reaction
+		space: size
+		largest: size
+		together: multiple
+		both: multiple
+		small: tiny little
+		tiny: small little
+		little: small tiny
+		several: multiple
+		grep: search find code
+		form: elicitation input
+		ask: elicitation sampling
+		model: sampling llm
+		today: recent
+		said: message history
 		`, "\n") {
-		word, words, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
+		line = strings.TrimSpace(line)
+		sep := strings.IndexAny(line, ":=")
+		if sep < 0 {
 			continue
 		}
+		word, words, same := line[:sep], line[sep+1:], line[sep] == '='
 		from := term(word)
 		for _, alt := range strings.Fields(words) {
 			var terms []string
@@ -190,65 +220,9 @@ func init() {
 					terms = append(terms, to)
 				}
 			}
-			if len(terms) > 0 && !slices.ContainsFunc(related[from], func(a []string) bool { return slices.Equal(a, terms) }) {
-				related[from] = append(related[from], terms)
+			if len(terms) > 0 && !slices.ContainsFunc(related[from], func(a alternative) bool { return slices.Equal(a.terms, terms) }) {
+				related[from] = append(related[from], alternative{terms, same})
 			}
 		}
 	}
-}
-
-// hints are the words a query implies by its form, not its words: a
-// file's name (notes.txt, README.md) implies "file", and a question
-// that asks "when" is after a time.
-var hints = []struct {
-	word string
-	re   *regexp.Regexp
-}{
-	{"file", regexp.MustCompile(`\w\.[A-Za-z][A-Za-z0-9]{0,4}\b`)},
-	{"time", regexp.MustCompile(`(?i)\bwhen\b`)},
-}
-
-// weighted is one term of a query and its weight.
-type weighted struct {
-	term   string
-	weight float64
-}
-
-// queryGroups returns the query's terms in groups, one per word of the
-// query (in sorted order, each word once), each group a list of
-// alternatives, each alternative the terms that are summed: the word
-// itself at 1, then its related words (a phrase such as "pull request"
-// one alternative of two terms) at relatedWeight, leaving out terms the
-// query has itself; and each of hints the query's form implies ("file"
-// for notes.txt, "time" for "when …") at relatedWeight in a group of its
-// own, unless the query says it. Search counts a group
-// once, by its best alternative in each tool, so that a word with many
-// related words does not outweigh a word with none.
-func queryGroups(text string) [][][]weighted {
-	own := words(nil, text)
-	slices.Sort(own)
-	own = slices.Compact(own)
-	isOwn := func(w string) bool { _, ok := slices.BinarySearch(own, w); return ok }
-	groups := make([][][]weighted, 0, len(own)+1)
-	for _, w := range own {
-		g := [][]weighted{{{w, 1}}}
-		for _, alt := range related[w] {
-			var a []weighted
-			for _, r := range alt {
-				if !isOwn(r) {
-					a = append(a, weighted{r, relatedWeight})
-				}
-			}
-			if len(a) > 0 {
-				g = append(g, a)
-			}
-		}
-		groups = append(groups, g)
-	}
-	for _, h := range hints {
-		if t := term(h.word); h.re.MatchString(text) && !isOwn(t) {
-			groups = append(groups, [][]weighted{{{t, relatedWeight}}})
-		}
-	}
-	return groups
 }

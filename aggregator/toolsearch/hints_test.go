@@ -1,0 +1,66 @@
+package toolsearch
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestHints checks which hints a query's form sets off, and that the
+// words of names bring no related words.
+func TestHints(t *testing.T) {
+	hinted := func(q string) []string {
+		var out []string
+		for _, h := range hints {
+			if h.found(q) {
+				out = append(out, h.words[0])
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"save this into notes.txt", []string{"file"}},
+		{"show a.txt and b.txt", []string{"file", "multiple"}},
+		{"grep for os.Exit", []string{"code"}},
+		{"the lat/long of Paris", []string{"coordinates"}},
+		{"fork facebook/react", []string{"repository"}},
+		{"post in #general", []string{"channel"}},
+		{"the last five commits", []string{"list"}},
+		{"file a bug", []string{"create"}},
+		{"which folders can I touch", []string{"list"}},
+		{"have the server ask the model", nil},
+	} {
+		if got := hinted(c.query); !slices.Equal(got, c.want) {
+			t.Errorf("hints of %q: %v, want %v", c.query, got, c.want)
+		}
+	}
+	if got := names("what's in the package.json of facebook/react"); !slices.Contains(got, "react") || !slices.Contains(got, "json") {
+		t.Errorf("names: %v, want react and json among them", got)
+	}
+	for _, g := range queryGroups("fork facebook/react") {
+		if g[0][0].term == "react" && len(g) != 1 {
+			t.Errorf("react of facebook/react brings related words: %v", g)
+		}
+	}
+	if s := slugs("the lat/long of the Eiffel Tower"); len(s) != 0 {
+		t.Errorf("slugs of lat/long: %v, want none", s)
+	}
+}
+
+// TestReadOnlyHint checks that a question leans towards a tool
+// annotated readOnlyHint, and a command does not.
+func TestReadOnlyHint(t *testing.T) {
+	tools := []Tool{
+		{Server: "s", Name: "note_a", Definition: []byte(`{"name":"note_a","description":"notes","annotations":{"readOnlyHint":false}}`)},
+		{Server: "s", Name: "note_b", Definition: []byte(`{"name":"note_b","description":"notes","annotations":{"readOnlyHint":true}}`)},
+	}
+	ix := New(tools)
+	if hits := ix.Search(Query{Text: "what notes"}); len(hits) != 2 || hits[0].Tool.Name != "note_b" {
+		t.Errorf("a question: %v, want note_b first", hits)
+	}
+	if hits := ix.Search(Query{Text: "notes"}); len(hits) != 2 || hits[0].Tool.Name != "note_a" {
+		t.Errorf("no question: %v, want server order, note_a first", hits)
+	}
+}
