@@ -92,11 +92,20 @@ var blind3 = []struct {
 	{"walk through this slowly with me, revising as we go: should we split our monolith into services?", []string{"sequentialthinking"}},
 }
 
+// TestSearchQualityBlind3 reports recall@5 over blind3 and holds it to
+// its floor.
 func TestSearchQualityBlind3(t *testing.T) {
 	tools := realSet(t)
 	recall := measure(t, New(tools), tools, "blind3 set", blind3)
 	if len(blind3) < 40 {
 		t.Errorf("%d blind3 tasks, want at least 40", len(blind3))
 	}
-	_ = recall
+	if recall < blind3Floor {
+		t.Errorf("recall@5 %.1f %% on the blind3 set, want at least %.0f %%", 100*recall, 100*blind3Floor)
+	}
 }
+
+// blind3Floor is blind3's recall@5 as measured once, on the scorer of
+// 2026-12-04 that blind's and blind2's misses tuned (blind_test.go),
+// rounded down to 5 %: 72.9 % (43 of 59; first 44.1 %, 26).
+const blind3Floor = 0.70
