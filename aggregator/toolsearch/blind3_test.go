@@ -107,5 +107,8 @@ func TestSearchQualityBlind3(t *testing.T) {
 
 // blind3Floor is blind3's recall@5 as measured once, on the scorer of
 // 2026-12-04 that blind's and blind2's misses tuned (blind_test.go),
-// rounded down to 5 %: 72.9 % (43 of 59; first 44.1 %, 26).
+// rounded down to 5 %: 72.9 % (43 of 59; first 44.1 %, 26). Its misses
+// tuned the next changes (paths and identifiers are names, and the
+// vocabulary of CI, reviews and places): it is tuning data since, at
+// 96.6 % (first 59.3 %), and blind4 is the blind set.
 const blind3Floor = 0.70

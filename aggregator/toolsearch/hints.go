@@ -2,19 +2,21 @@ package toolsearch
 
 import (
 	"regexp"
-	"slices"
+	"strings"
 )
 
 // hints are the words a query implies by its form, not its words: a
-// file's name (notes.txt, README.md, Dockerfile) implies "file", two of
-// them "multiple"; an owner/name pair (facebook/react) a repository; a
-// name in code (os.Exit) code; "when" a time; a #channel a channel;
-// lat/long coordinates; "the last five …" a list; "what's in …" the
-// content; "file a bug" creating; and a question (what, which, who, is
-// …) reads rather than writes, so it implies list, read, search, show
-// and the tools annotated readOnlyHint, at questionWeight. A hint is one
-// group of alternatives (queryGroups), each at its weight, and adds
-// nothing when the query says one of its words itself.
+// file's name (notes.txt, README.md, .env) or a path (~/code, a/b/c)
+// implies "file", two names "multiple"; an owner/name pair
+// (facebook/react) a repository; a name in code (os.Exit,
+// MaxBytesReader) code; "change the name" a move; "when" a time; a
+// #channel a channel; lat/long coordinates; "the last five …" a list;
+// "what's in …" the content; "file a bug" creating; and a question
+// (what, which, who, is …) reads rather than writes, so it implies list,
+// read, search, show and the tools annotated readOnlyHint, at
+// questionWeight. A hint is one group of alternatives (queryGroups),
+// each at its weight; it adds nothing when the query says one of its
+// words itself, and a second hint of the same words adds nothing.
 var hints = []struct {
 	words  []string
 	weight float64
@@ -23,7 +25,9 @@ var hints = []struct {
 	{[]string{"file"}, relatedWeight, matches(fileName, 1)},
 	{[]string{"multiple"}, relatedWeight, matches(fileName, 2)},
 	{[]string{"repository"}, relatedWeight, func(q string) bool { return len(slugs(q)) > 0 }},
-	{[]string{"code"}, relatedWeight, matches(regexp.MustCompile(`\b[a-z]\w*\.[A-Z]\w*`), 1)},
+	{[]string{"code"}, relatedWeight, matches(identifier, 1)},
+	{[]string{"file"}, relatedWeight, matches(path, 1)},
+	{[]string{"move", "rename"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:change|update|fix|edit)\s+(?:the\s+|its\s+)?(?:file\s*)?name\b`), 1)},
 	{[]string{"time"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bwhen\b`), 1)},
 	{[]string{"channel"}, relatedWeight, matches(regexp.MustCompile(`(?:^|\s)#[A-Za-z][\w-]*`), 1)},
 	{[]string{"coordinates", "latitude", "longitude"}, relatedWeight, matches(latLong, 1)},
@@ -45,27 +49,58 @@ func matches(re *regexp.Regexp, n int) func(string) bool {
 // fileName matches a file's name: a word and a short extension in one
 // case (notes.txt, README.md, a.PDF, not os.Exit), or a name that
 // conventionally has none (README, Dockerfile).
-var fileName = regexp.MustCompile(`\w\.(?:[a-z][a-z0-9]{0,4}|[A-Z][A-Z0-9]{0,4})\b|\b(?:README|LICENSE|CHANGELOG|CONTRIBUTING|Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile)\b`)
+var fileName = regexp.MustCompile(`\w\.(?:[a-z][a-z0-9]{0,4}|[A-Z][A-Z0-9]{0,4})\b|(?:^|\s)\.[a-z][\w.-]*|\b(?:README|LICENSE|CHANGELOG|CONTRIBUTING|Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile)\b`)
 
 // slug matches an owner/name pair (facebook/react, octocat/hello-world),
-// and lat/long too, which slugs leaves out.
+// and lat/long and parts of paths too, which slugs leaves out.
 var slug = regexp.MustCompile(`\b[A-Za-z0-9][\w.-]*[A-Za-z0-9]/[A-Za-z0-9][\w.-]*[A-Za-z0-9]\b`)
 
 // latLong matches lat/long, lat/lng and lat/lon.
 var latLong = regexp.MustCompile(`(?i)\blat\s*/\s*(?:long|lng|lon)\b`)
 
-// slugs returns the owner/name pairs in a query.
+// path matches a file system path that is not an owner/name pair:
+// ~/code, ./src, ../a, /etc/hosts, a/b/c (notes/a.md is a fileName).
+var path = regexp.MustCompile(`(?:~|\.{1,2})/[\w./-]*|~(?:\s|$)|(?:^|\s)/[\w.-]+(?:/[\w.-]+)*|\b[\w.-]+(?:/[\w.-]+){2,}`)
+
+// identifier matches a name in code: os.Exit, MaxBytesReader, readFile
+// (a lower-case word then a capital, or two humps of capitals).
+var identifier = regexp.MustCompile(`\b[a-z]\w*\.[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z][a-z0-9]+\w*`)
+
+// slugs returns the owner/name pairs in a query: slug's matches that are
+// not lat/long, not within a longer path (~/Desktop/bug.png, a/b/c) and
+// whose name is not a document's file name (notes/draft.md).
 func slugs(q string) []string {
-	return slices.DeleteFunc(slug.FindAllString(q, -1), latLong.MatchString)
+	var out []string
+	for _, m := range slug.FindAllStringIndex(q, -1) {
+		s := q[m[0]:m[1]]
+		switch {
+		case latLong.MatchString(s),
+			m[0] > 0 && strings.ContainsRune("/~.", rune(q[m[0]-1])),
+			m[1] < len(q) && q[m[1]] == '/',
+			document.MatchString(s):
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
+
+// document matches a name that ends in a document's or a file's usual
+// extension (a path, not a repository: next.js and socket.io are names).
+var document = regexp.MustCompile(`(?i)\.(?:md|txt|png|jpe?g|gif|pdf|json|ya?ml|toml|csv|log|html?|css|go|py|rs|java|c|h|cpp|sh|env|docx?|xlsx?)$`)
 
 // names returns the words of the names in a query (owner/name pairs,
 // files' names): they name things, so they bring no related words
 // ("react" in facebook/react is not a reaction).
 func names(q string) []string {
 	var out []string
-	for _, m := range append(slugs(q), fileName.FindAllString(q, -1)...) {
+	for _, m := range slugs(q) {
 		out = words(out, m)
+	}
+	for _, re := range []*regexp.Regexp{fileName, path, identifier} {
+		for _, m := range re.FindAllString(q, -1) {
+			out = words(out, m)
+		}
 	}
 	return out
 }

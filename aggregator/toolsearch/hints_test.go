@@ -31,6 +31,10 @@ func TestHints(t *testing.T) {
 		{"file a bug", []string{"create"}},
 		{"which folders can I touch", []string{"list"}},
 		{"have the server ask the model", nil},
+		{"look at ~/Desktop/bug.png", []string{"file", "file"}},
+		{"rename notes/draft.md to notes/final.md", []string{"file", "multiple"}},
+		{"change the name of it", []string{"move"}},
+		{"where do they call MaxBytesReader", []string{"code", "list"}},
 	} {
 		if got := hinted(c.query); !slices.Equal(got, c.want) {
 			t.Errorf("hints of %q: %v, want %v", c.query, got, c.want)
@@ -44,8 +48,22 @@ func TestHints(t *testing.T) {
 			t.Errorf("react of facebook/react brings related words: %v", g)
 		}
 	}
-	if s := slugs("the lat/long of the Eiffel Tower"); len(s) != 0 {
-		t.Errorf("slugs of lat/long: %v, want none", s)
+	for _, q := range []string{"the lat/long of the Eiffel Tower", "look at ~/Desktop/bug.png", "rename notes/draft.md", "in a/b/c"} {
+		if s := slugs(q); len(s) != 0 {
+			t.Errorf("slugs of %q: %v, want none", q, s)
+		}
+	}
+	if s := slugs("fork vercel/next.js and golang/go"); !slices.Equal(s, []string{"vercel/next.js", "golang/go"}) {
+		t.Errorf("slugs: %v, want vercel/next.js and golang/go", s)
+	}
+	var files int
+	for _, g := range queryGroups("look at ~/Desktop/bug.png") {
+		if g[0][0].term == "file" {
+			files++
+		}
+	}
+	if files != 1 {
+		t.Errorf("%d groups of file for a path and a file's name, want 1", files)
 	}
 }
 

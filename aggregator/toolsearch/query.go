@@ -50,8 +50,9 @@ func queryGroups(text string) [][][]weighted {
 		}
 		groups = append(groups, g)
 	}
+	var hinted [][]string // the words of each hint added: two hints of "file" count once
 	for _, h := range hints {
-		if !h.found(text) {
+		if slices.ContainsFunc(hinted, func(ws []string) bool { return slices.Equal(ws, h.words) }) || !h.found(text) {
 			continue
 		}
 		var g [][]weighted
@@ -68,6 +69,7 @@ func queryGroups(text string) [][][]weighted {
 		}
 		if len(g) > 0 {
 			groups = append(groups, g)
+			hinted = append(hinted, h.words)
 		}
 	}
 	return groups

@@ -97,6 +97,18 @@ func init() {
 		cafe: place business local
 		hotel: place business local
 		coffee: place business local
+		bakery: place business local
+		bar: place business local
+		pub: place business local
+		gym: place business local
+		pharmacy: place business local
+		hospital: place business local
+		clinic: place business local
+		museum: place business local
+		bank: place business local
+		supermarket: place business local
+		salon: place business local
+		park: place local
 		hours: detail
 		address: geocode location
 		coordinates: geocode latitude longitude location
@@ -186,6 +198,29 @@ func init() {
 		note: comment observation
 		fact: observation
 		question: message
+		report: issue bug
+		ci: status check build
+		build: status check
+		builds: status check
+		passing: status check
+		failing: status check
+		squash: merge
+		ship: merge release
+		reply: comment
+		nitpick: comment review
+		feedback: review comment
+		sync: update
+		behind: update
+		squish: compress
+		gz= gzip
+		screenshot: image picture
+		hunt: search find
+		swap: replace change edit
+		replace: edit update
+		jot: note write save
+		everything: entire whole
+		mark: highlight annotate
+		highlight: annotate mark
 		lat= latitude
 		lng= longitude
 		spin: create start
