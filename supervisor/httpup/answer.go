@@ -249,7 +249,7 @@ func (t *Transport) refused(ctx context.Context, id int64, method string, sent [
 	switch resp.StatusCode {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
 		if method == "initialize" && t.conn.ModernVersion() == "" {
-			if ferr := fallback(t, sent); ferr != nil {
+			if ferr := fallback(&t.link, t.sess, &t.old, sent); ferr != nil {
 				t.conn.Unanswered(id, fmt.Errorf("%w; nor is it an HTTP+SSE server: %w", refusal, ferr))
 			}
 			return

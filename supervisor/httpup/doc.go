@@ -9,6 +9,12 @@
 //     goroutine when its call cannot detach (Inline), else on a goroutine
 //     of its own; Close ends every request in flight, the GET stream and
 //     a legacy session (DELETE). It holds the parts below.
+//   - link (link.go): what the parts share, held by each instead of the
+//     Transport: the connection, the url, the transport's lifetime and
+//     lock, and the requests every part makes (a POST, its
+//     acknowledgment, a GET for a stream, an event's message, the ping
+//     of a probe), each with the headers of a protocol: the Transport,
+//     or a legacy server's session.
 //   - remote (client.go): the url as requests reach it, with the
 //     configured headers, every body read under the budget, and the
 //     server's loss noticed (failed, Config.Lost).

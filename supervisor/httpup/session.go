@@ -2,10 +2,12 @@ package httpup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -16,9 +18,10 @@ import (
 // initialize's answer says (initialized), its headers on every request
 // (stamp), a new session when the server ends one (renew), the GET
 // stream (openGET, listenGET) and DELETE at close (end). Its state is
-// guarded by the Transport's mu, which also says whether it closed.
+// guarded by the link's mu, which also says whether it closed.
 type session struct {
-	t *Transport
+	l   *link
+	old *atomic.Pointer[sseTransport] // the Transport's: set when the HTTP+SSE fallback took over
 
 	id      string // Mcp-Session-Id; "" for none
 	version string // the negotiated version, once initialize answered
@@ -56,32 +59,32 @@ const (
 // negotiated protocol version, sent on every later request; sent, the
 // initialize, is kept for a new session.
 func (s *session) initialized(resp *http.Response, msg *jsonrpc.Message, sent []byte) error {
-	t := s.t
+	l := s.l
 	session := resp.Header.Get("Mcp-Session-Id")
 	for _, c := range []byte(session) {
 		if c < 0x21 || c > 0x7e {
-			return fmt.Errorf("POST %s: the server's Mcp-Session-Id is not visible ASCII", t.shown)
+			return fmt.Errorf("POST %s: the server's Mcp-Session-Id is not visible ASCII", l.shown)
 		}
 	}
 	raw, _ := jsonrpc.Member(msg.Result, "protocolVersion")
 	version, _ := jsonrpc.Text(raw)
-	t.mu.Lock()
+	l.mu.Lock()
 	s.id, s.version, s.initMsg = session, version, sent
 	s.idHdr, s.versionHdr = []string{session}, nil
 	if version != "" {
 		s.versionHdr = []string{version}
 	}
-	t.mu.Unlock()
+	l.mu.Unlock()
 	return nil
 }
 
 // stamp sets the session's headers on a request of method, once
 // initialize has answered, and returns the session it names ("" for
 // none).
-func (s *session) stamp(h http.Header, method string) string {
-	s.t.mu.Lock()
+func (s *session) stamp(h http.Header, method string, _ json.RawMessage) string {
+	s.l.mu.Lock()
 	id, idHdr, versionHdr := s.id, s.idHdr, s.versionHdr
-	s.t.mu.Unlock()
+	s.l.mu.Unlock()
 	if id != "" {
 		h["Mcp-Session-Id"] = idHdr
 	}
@@ -102,18 +105,18 @@ type renewal struct {
 // initialize again (newSession). Requests that meet the same 404 share
 // one renewal; one that comes once it is made just uses the new session.
 func (s *session) renew(ctx context.Context, expired string) error {
-	t := s.t
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
+	l := s.l
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
 		return errClosed
 	}
 	if s.id != expired {
-		t.mu.Unlock()
+		l.mu.Unlock()
 		return nil
 	}
 	if r := s.renewal; r != nil {
-		t.mu.Unlock()
+		l.mu.Unlock()
 		select {
 		case <-r.done:
 			return r.err
@@ -124,11 +127,11 @@ func (s *session) renew(ctx context.Context, expired string) error {
 	r := &renewal{done: make(chan struct{})}
 	s.renewal = r
 	sent := s.initMsg
-	t.mu.Unlock()
+	l.mu.Unlock()
 	r.err = s.newSession(sent)
-	t.mu.Lock()
+	l.mu.Lock()
 	s.renewal = nil
-	t.mu.Unlock()
+	l.mu.Unlock()
 	close(r.done)
 	return r.err
 }
@@ -139,18 +142,18 @@ func (s *session) renew(ctx context.Context, expired string) error {
 // others. (Resource subscriptions of the old session are not made again
 // in the new one: the server's restart does that: package supervisor.)
 func (s *session) newSession(sent []byte) error {
-	t := s.t
-	ctx, cancel := context.WithTimeout(t.ctx, renewTimeout)
+	l := s.l
+	ctx, cancel := context.WithTimeout(l.ctx, renewTimeout)
 	defer cancel()
-	t.log.Line(t.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
-	id := t.conn.NextID()
+	l.log.Line(l.name, "[gateway] the server ended the session (HTTP 404); starting a new one")
+	id := l.conn.NextID()
 	msg, err := jsonrpc.Replace(sent, "id", jsonrpc.IntID(id))
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
 	res, resp, err := s.own(ctx, id, msg)
 	if err != nil {
-		return fmt.Errorf("start a new session: %w", t.net.failed(err))
+		return fmt.Errorf("start a new session: %w", l.net.failed(err))
 	}
 	defer resp.Body.Close()
 	if len(res.Error) > 0 {
@@ -159,10 +162,11 @@ func (s *session) newSession(sent []byte) error {
 	if err := s.initialized(resp, res, sent); err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
-	if err := t.post(jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
+	if err := l.ack(s, jsonrpc.Notification("notifications/initialized", nil), false); err != nil {
 		return fmt.Errorf("start a new session: notifications/initialized: %w", err)
 	}
-	t.conn.ListsChanged("notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed")
+	s.openGET()
+	l.conn.ListsChanged("notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed")
 	return nil
 }
 
@@ -170,22 +174,22 @@ func (s *session) newSession(sent []byte) error {
 // initialize, outside any session) and returns its response; other
 // messages on its answer go to dispatch.
 func (s *session) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Message, *http.Response, error) {
-	t := s.t
-	req, err := t.net.newRequest(ctx, http.MethodPost, msg)
+	l := s.l
+	req, err := l.net.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
-	resp, err := t.net.roundTrip(req)
+	resp, err := l.net.roundTrip(req)
 	if err != nil {
-		return nil, nil, describe("POST "+t.shown, err)
+		return nil, nil, describe("POST "+l.shown, err)
 	}
-	body := t.net.reader(ctx, resp, cancelOnly(ctx, resp))
+	body := l.net.reader(ctx, resp, cancelOnly(ctx, resp))
 	defer body.done()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := body.readAll(resp.ContentLength)
 		resp.Body.Close()
-		return nil, nil, newStatusError("POST "+t.shown, resp, data, t.log, false)
+		return nil, nil, newStatusError("POST "+l.shown, resp, data, l.log, false)
 	}
 	if contentType(resp) == "text/event-stream" {
 		events := newSSEReader(body)
@@ -193,25 +197,25 @@ func (s *session) own(ctx context.Context, id int64, msg []byte) (*jsonrpc.Messa
 			ev, err := events.next()
 			if err != nil {
 				resp.Body.Close()
-				return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
+				return nil, nil, fmt.Errorf("POST %s: read the answer: %w", l.shown, err)
 			}
 			if m, err := jsonrpc.DecodeOwned(ev.data); err == nil {
 				if m.IsResponse() && isID(m.ID, id) {
 					return m, resp, nil
 				}
-				t.conn.Dispatch(m, 0)
+				l.conn.Dispatch(m, 0)
 			}
 		}
 	}
 	data, err := body.readAll(resp.ContentLength)
 	if err != nil {
 		resp.Body.Close()
-		return nil, nil, fmt.Errorf("POST %s: read the answer: %w", t.shown, err)
+		return nil, nil, fmt.Errorf("POST %s: read the answer: %w", l.shown, err)
 	}
 	res, err := jsonrpc.DecodeOwned(data)
 	if err != nil || !res.IsResponse() {
 		resp.Body.Close()
-		return nil, nil, fmt.Errorf("POST %s: the server's answer is not a JSON-RPC response", t.shown)
+		return nil, nil, fmt.Errorf("POST %s: the server's answer is not a JSON-RPC response", l.shown)
 	}
 	return res, resp, nil
 }
@@ -225,20 +229,20 @@ func cancelOnly(_ context.Context, resp *http.Response) context.CancelFunc {
 // notifications/initialized, in every session. A server that answered
 // 405 is not asked again.
 func (s *session) openGET() {
-	t := s.t
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed || s.getGone || t.old.Load() != nil {
+	l := s.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || s.getGone || s.old.Load() != nil {
 		return
 	}
 	if s.getStop != nil {
 		s.getStop()
 	}
-	ctx, stop := context.WithCancel(t.ctx)
+	ctx, stop := context.WithCancel(l.ctx)
 	s.getStop = stop
-	t.wg.Add(1)
+	l.wg.Add(1)
 	go func() {
-		defer t.wg.Done()
+		defer l.wg.Done()
 		s.listenGET(ctx)
 	}()
 }
@@ -284,23 +288,23 @@ type getState struct {
 // getOnce opens the GET stream once and reads it to its end. It reports
 // whether to open it again, and the server's retry time.
 func (s *session) getOnce(ctx context.Context, st *getState) (again bool, retry time.Duration) {
-	t := s.t
+	l := s.l
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	resp, session, err := t.get(reqCtx, st.lastID)
+	resp, session, err := l.get(reqCtx, s, st.lastID)
 	if err != nil {
 		if ctx.Err() == nil {
-			t.log.Line(t.name, "[gateway] GET stream: "+t.log.Mask(err.Error()))
-			_ = t.net.failed(err)
+			l.log.Line(l.name, "[gateway] GET stream: "+l.log.Mask(err.Error()))
+			_ = l.net.failed(err)
 		}
 		return false, 0
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
-		t.mu.Lock()
+		l.mu.Lock()
 		s.getGone = true
-		t.mu.Unlock()
+		l.mu.Unlock()
 		return false, 0
 	case resp.StatusCode == http.StatusNotFound && session != "":
 		_ = s.renew(ctx, session) // a new session opens a GET stream of its own
@@ -312,11 +316,11 @@ func (s *session) getOnce(ctx context.Context, st *getState) (again bool, retry 
 		if !again {
 			what = fmt.Sprintf("%d times in a row: the gateway stops asking; what the server sends outside a call is lost", getRefusals)
 		}
-		t.log.Line(t.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
+		l.log.Line(l.name, fmt.Sprintf("[gateway] GET stream: the server answered HTTP %s (%s); %s", resp.Status, resp.Header.Get("Content-Type"), what))
 		return again, 0
 	}
 	st.refusals = 0
-	events := newSSEReader(t.net.reader(reqCtx, resp, cancel))
+	events := newSSEReader(l.net.reader(reqCtx, resp, cancel))
 	for {
 		ev, err := events.next()
 		if err != nil {
@@ -324,8 +328,8 @@ func (s *session) getOnce(ctx context.Context, st *getState) (again bool, retry 
 			s.streamEnded(ctx, err)
 			return true, events.retry
 		}
-		if msg, ok := t.message(ev); ok {
-			t.conn.Dispatch(msg, 0)
+		if msg, ok := l.message(ev); ok {
+			l.conn.Dispatch(msg, 0)
 		}
 	}
 }
@@ -333,15 +337,15 @@ func (s *session) getOnce(ctx context.Context, st *getState) (again bool, retry 
 // streamEnded handles the end of the GET stream: a stall or an event
 // over the limit is logged; a stream that broke off pings the server.
 func (s *session) streamEnded(ctx context.Context, err error) {
-	t := s.t
+	l := s.l
 	var stall *stallError
 	var limit *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
 	case errors.As(err, &stall), errors.As(err, &limit):
-		t.log.Line(t.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
+		l.log.Line(l.name, "[gateway] GET stream: "+err.Error()+"; reopening it")
 	case !errors.Is(err, io.EOF):
-		t.probe(ctx)
+		l.probe(ctx)
 	}
 }
 
@@ -349,20 +353,20 @@ func (s *session) streamEnded(ctx context.Context, err error) {
 // a 405 (the server keeps sessions to itself) or no answer within
 // deleteTimeout is fine.
 func (s *session) end(session string) {
-	t := s.t
+	l := s.l
 	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 	defer cancel()
-	req, err := t.net.newRequest(ctx, http.MethodDelete, nil)
+	req, err := l.net.newRequest(ctx, http.MethodDelete, nil)
 	if err != nil {
 		return
 	}
 	req.Header["Mcp-Session-Id"] = []string{session}
-	t.mu.Lock()
+	l.mu.Lock()
 	if s.versionHdr != nil {
 		req.Header["Mcp-Protocol-Version"] = s.versionHdr
 	}
-	t.mu.Unlock()
-	if resp, err := t.net.roundTrip(req); err == nil {
+	l.mu.Unlock()
+	if resp, err := l.net.roundTrip(req); err == nil {
 		drain(resp)
 	}
 }

@@ -4,20 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/mcpheader"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
 )
-
-// postTimeout bounds a POST that carries no request (a notification, or
-// the answer to a server's request, which the server acknowledges with
-// 202), as package stdio bounds a write to a child's stdin.
-const postTimeout = 10 * time.Second
 
 // Transport is the transport of one run of an HTTP server (SPEC
 // §5.6, §7.9): MCP Streamable HTTP (2025-11-25 basic/transports, and
@@ -53,31 +44,20 @@ const postTimeout = 10 * time.Second
 //     fails its call and pings the server, whose failure to answer is
 //     then such a loss.
 type Transport struct {
-	conn  *rpc.Conn
-	net   *remote // the requests to url (client.go)
-	shown string  // url for messages (ShownURL)
-	name  string  // the server's
-	log   *logfile.Log
+	link // conn, url, lifetime and mu (link.go); mu also guards calls and sess's state
 
-	ctx  context.Context // ends with close: every request in flight ends
-	stop context.CancelFunc
-	wg   sync.WaitGroup // exchanges, the GET stream, the HTTP+SSE stream
-
-	// mu guards closed and calls, and the session's state (session.go).
-	mu     sync.Mutex
-	closed bool
-	calls  map[int64]context.CancelFunc // exchanges in flight: cancel ends one
-	sess   *session                     // a legacy server's session and GET stream (session.go)
-	tools  toolHeaders                  // a modern server's tools' x-mcp-header parameters (headers.go)
+	calls map[int64]context.CancelFunc // exchanges in flight: cancel ends one
+	sess  *session                     // a legacy server's session and GET stream (session.go)
+	tools toolHeaders                  // a modern server's tools' x-mcp-header parameters (headers.go)
 
 	old atomic.Pointer[sseTransport] // set once, by the HTTP+SSE fallback (legacysse.go)
 }
 
 // New makes the HTTP transport to cfg.URL the transport of c.
 func New(c *rpc.Conn, cfg Config) *Transport {
-	t := &Transport{conn: c, net: newRemote(cfg), shown: ShownURL(cfg.URL), name: cfg.Name, log: cfg.Log,
+	t := &Transport{link: link{conn: c, net: newRemote(cfg), shown: ShownURL(cfg.URL), name: cfg.Name, log: cfg.Log},
 		calls: map[int64]context.CancelFunc{}, tools: toolHeaders{params: map[string][]mcpheader.Param{}}}
-	t.sess = &session{t: t}
+	t.sess = &session{l: &t.link, old: &t.old}
 	t.ctx, t.stop = context.WithCancel(context.Background())
 	c.SetTransport(t)
 	return t
@@ -110,42 +90,16 @@ func (t *Transport) Network() string { return "tcp" }
 
 // Send POSTs a notification or an answer to the server's request, which
 // the server acknowledges (202); a 404 for the session is answered as for
-// a request (renew).
+// a request (renew). The acknowledgment of notifications/initialized
+// opens the GET stream.
 func (t *Transport) Send(msg []byte) error {
 	if o := t.old.Load(); o != nil {
 		return o.post(msg)
 	}
-	return t.post(msg, true)
-}
-
-// post is send, renewing an expired session first if renew says so; the
-// acknowledgment of notifications/initialized opens the GET stream.
-func (t *Transport) post(msg []byte, renew bool) error {
-	t.mu.Lock()
-	closed := t.closed
-	t.mu.Unlock()
-	if closed {
-		return errClosed
+	if err := t.ack(t, msg, true); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithTimeout(t.ctx, postTimeout)
-	defer cancel()
-	method := methodOf(msg)
-	resp, session, err := t.do(ctx, method, nil, msg)
-	if err == nil && resp.StatusCode == http.StatusNotFound && session != "" && renew {
-		drain(resp)
-		if err = t.sess.renew(ctx, session); err == nil {
-			resp, _, err = t.do(ctx, method, nil, msg)
-		}
-	}
-	if err != nil {
-		return t.net.failed(err)
-	}
-	defer drain(resp)
-	if resp.StatusCode/100 != 2 {
-		body, _ := t.net.reader(ctx, resp, cancel).readAll(resp.ContentLength)
-		return newStatusError("POST "+t.shown, resp, body, t.log, false)
-	}
-	if method == "notifications/initialized" {
+	if methodOf(msg) == "notifications/initialized" {
 		t.sess.openGET()
 	}
 	return nil
@@ -204,44 +158,13 @@ func (t *Transport) Close(lost bool) {
 // do POSTs msg with the headers of its method and params (stamp), and
 // returns the answer and the session it was sent in.
 func (t *Transport) do(ctx context.Context, method string, params json.RawMessage, msg []byte) (*http.Response, string, error) {
-	req, err := t.net.newRequest(ctx, http.MethodPost, msg)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header["Content-Type"], req.Header["Accept"] = hdrJSON, hdrAccept
-	session := t.stamp(req.Header, method, params)
-	resp, err := t.net.roundTrip(req)
-	if err != nil {
-		return nil, session, describe("POST "+t.shown, err)
-	}
-	return resp, session, nil
+	return t.link.do(ctx, t, method, params, msg)
 }
 
-// Header values every request shares (the transport only reads them).
-var (
-	hdrJSON   = []string{"application/json"}
-	hdrAccept = []string{"application/json, text/event-stream"}
-	hdrSSE    = []string{"text/event-stream"}
-)
-
-// get sends a GET for an SSE stream (the session's, or a resumed answer
-// after lastID), with the session's headers; it returns the session it
-// was sent in.
+// get sends a GET for an SSE stream after lastID, with the headers of
+// stamp, and returns the session it was sent in.
 func (t *Transport) get(ctx context.Context, lastID string) (*http.Response, string, error) {
-	req, err := t.net.newRequest(ctx, http.MethodGet, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header["Accept"] = hdrSSE
-	session := t.stamp(req.Header, "", nil)
-	if lastID != "" {
-		req.Header["Last-Event-Id"] = []string{lastID}
-	}
-	resp, err := t.net.roundTrip(req)
-	if err != nil {
-		return nil, session, describe("GET "+t.shown, err)
-	}
-	return resp, session, nil
+	return t.link.get(ctx, t, lastID)
 }
 
 // stamp sets the protocol headers of one POST and returns the session it
@@ -255,45 +178,10 @@ func (t *Transport) stamp(h http.Header, method string, params json.RawMessage) 
 		t.tools.stamp(h, method, params)
 		return ""
 	}
-	return t.sess.stamp(h, method)
+	return t.sess.stamp(h, method, params)
 }
 
-func isID(raw json.RawMessage, id int64) bool {
-	n, ok := jsonrpc.ParseIntID(raw)
-	return ok && n == id
-}
-
-// message is the JSON-RPC message an SSE event carries: one of the default
-// type ("message"), whose data decodes; any other is skipped, and one
-// that does not decode is logged.
-func (t *Transport) message(ev sseEvent) (*jsonrpc.Message, bool) {
-	if ev.name != "" && ev.name != "message" {
-		return nil, false
-	}
-	msg, err := jsonrpc.DecodeOwned(ev.data) // each event's data is a buffer of its own
-	if err != nil {
-		t.log.Output(t.name, "[http event, not JSON-RPC; skipped] "+truncate(t.log.Mask(string(ev.data)), 512))
-		return nil, false
-	}
-	return msg, true
-}
-
-// probeTimeout bounds the ping that asks whether a server whose answer
-// broke off is still there.
-const probeTimeout = 10 * time.Second
-
-// probing marks the context of a probe's ping.
-type probing struct{}
-
-// probe pings the server within ctx, the broken request's, and at most
-// probeTimeout; its request, like any, loses the server if it cannot
-// reach it. Under ctx, an inline call (whose probe runs on the caller's
-// goroutine) still ends at its deadline. Without the mark, a server
-// whose every answer broke off got a ping for each ping's answer, each
-// nested in the last on one goroutine, without end: thousands a second
-// (FuzzHTTPAnswer found it; TestBrokenAnswerProbesOnce).
-func (t *Transport) probe(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithValue(ctx, probing{}, true), probeTimeout)
-	defer cancel()
-	_, _ = t.conn.Call(ctx, "ping", nil, nil)
+// renew makes a new session after a 404 for expired (session.go).
+func (t *Transport) renew(ctx context.Context, expired string) error {
+	return t.sess.renew(ctx, expired)
 }
