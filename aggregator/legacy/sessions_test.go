@@ -1,0 +1,65 @@
+package legacy
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
+)
+
+// TestSessionsTable checks the table's cap, its lookups and end: a
+// session past max is refused, an ended one is gone, its context done and
+// onEnd called once, and ending it twice reports false.
+func TestSessionsTable(t *testing.T) {
+	ss := newSessions(2, 0)
+	var ended []*Session
+	ss.onEnd = func(s *Session) { ended = append(ended, s) }
+	caps := json.RawMessage(`{"extensions":{"` + tasks.Extension + `":{}}}`)
+	a := ss.open("2025-11-25", caps, nil, relay.ToolsUnchosen)
+	b := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen)
+	if a == nil || b == nil || a.id == b.id || len(a.id) != 32 {
+		t.Fatalf("two sessions: %v %v, want two of distinct 32-digit ids", a, b)
+	}
+	if strings.Contains(string(a.upCaps), tasks.Extension) {
+		t.Errorf("the caps modern servers see keep the tasks extension: %s", a.upCaps)
+	}
+	if c := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen); c != nil {
+		t.Errorf("a third session past max 2 opened")
+	}
+	if ss.get(a.id) != a || ss.count() != 2 || len(ss.all()) != 2 {
+		t.Errorf("get/count/all do not see the two sessions")
+	}
+	if !ss.end(a) || ss.end(a) {
+		t.Errorf("end: want true once, then false")
+	}
+	if ss.get(a.id) != nil || a.ctx.Err() == nil || len(ended) != 1 || ended[0] != a {
+		t.Errorf("an ended session: still listed, its context live, or onEnd not called once (%d)", len(ended))
+	}
+	if c := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen); c == nil {
+		t.Errorf("a session after one ended was refused")
+	}
+}
+
+// TestUnknownSession checks the answer to a request of an unknown
+// session: 404, -32001 under the request's id, and the connection closed.
+func TestUnknownSession(t *testing.T) {
+	w := httptest.NewRecorder()
+	unknownSession(w, []byte(`7`))
+	if w.Code != http.StatusNotFound || w.Header().Get("Connection") != "close" {
+		t.Errorf("status %d, Connection %q; want 404 and close", w.Code, w.Header().Get("Connection"))
+	}
+	var msg struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct{ Code int } `json:"error"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &msg); err != nil || string(msg.ID) != "7" || msg.Error.Code != -32001 {
+		t.Errorf("body %s: want id 7 and code -32001", w.Body.Bytes())
+	}
+	if ErrUnknownSession.ID != nil {
+		t.Errorf("unknownSession changed the shared ErrUnknownSession's id")
+	}
+}
