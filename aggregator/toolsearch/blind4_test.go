@@ -139,12 +139,21 @@ var blind4 = []struct {
 	{"let's break this scheduling puzzle into steps and revise as we go if something doesn't fit", []string{"sequentialthinking"}},
 }
 
-// TestSearchQualityBlind4 reports recall@5 over blind4.
+// TestSearchQualityBlind4 reports recall@5 over blind4 and holds it to
+// its floor.
 func TestSearchQualityBlind4(t *testing.T) {
 	tools := realSet(t)
 	recall := measure(t, New(tools), tools, "blind4 set", blind4)
 	if len(blind4) < 50 {
 		t.Errorf("%d blind4 tasks, want at least 50", len(blind4))
 	}
-	_ = recall
+	if recall < blind4Floor {
+		t.Errorf("recall@5 %.1f %% on the blind4 set, want at least %.0f %%", 100*recall, 100*blind4Floor)
+	}
 }
+
+// blind4Floor is blind4's recall@5 as measured once, on the scorer of
+// 2026-12-04 that blind3's misses tuned, rounded down to 5 %: 88.7 %
+// (94 of 106; first 54.7 %, 58). The set was written by a helper from the
+// real set's tool list alone, and committed before it was run.
+const blind4Floor = 0.85
