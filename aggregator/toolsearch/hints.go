@@ -10,8 +10,12 @@ import (
 // implies "file", two names "multiple"; an owner/name pair
 // (facebook/react) a repository; a name in code (os.Exit,
 // MaxBytesReader) code; "change the name" a move; "when" a time; a
-// #channel a channel; lat/long coordinates; "the last five …" a list;
-// "what's in …" the content; "file a bug" creating; and a question
+// #channel a channel; lat/long coordinates; a street address
+// (1600 Amphitheatre Parkway) an address to geocode; a path on this
+// machine (~/notes, /etc/hosts) the file system; "PR 3001" or
+// "issue 77" getting one; "pull up" opening; "4821 + 3377" a sum;
+// "the last five …" a list; "what's in …" the content; "file a bug"
+// creating; and a question
 // (what, which, who, is …) reads rather than writes, so it implies list,
 // read, search, show and the tools annotated readOnlyHint, at
 // questionWeight. A hint is one group of alternatives (queryGroups),
@@ -31,6 +35,11 @@ var hints = []struct {
 	{[]string{"time"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bwhen\b`), 1)},
 	{[]string{"channel"}, relatedWeight, matches(regexp.MustCompile(`(?:^|\s)#[A-Za-z][\w-]*`), 1)},
 	{[]string{"coordinates", "latitude", "longitude"}, relatedWeight, matches(latLong, 1)},
+	{[]string{"address", "geocode"}, relatedWeight, matches(streetAddress, 1)},
+	{[]string{"system"}, relatedWeight, matches(localPath, 1)},
+	{[]string{"get"}, questionWeight, matches(regexp.MustCompile(`(?i)\b(?:PR|MR|issue|pull request|merge request)\s*#?\d+`), 1)},
+	{[]string{"open", "read", "display"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bpull(?:s|ed|ing)?\s+up\b`), 1)},
+	{[]string{"sum", "add"}, relatedWeight, matches(regexp.MustCompile(`\d\s*\+\s*\d`), 1)},
 	{[]string{"list"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:last|latest|recent|newest|oldest|first|top)\s+(?:few|several|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)\b`), 1)},
 	{[]string{"content"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bwhat(?:'s|s| is| was) in\b`), 1)},
 	{[]string{"create"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bfile\s+(?:a|an)\b`), 1)},
@@ -55,12 +64,20 @@ var fileName = regexp.MustCompile(`\w\.(?:[a-z][a-z0-9]{0,4}|[A-Z][A-Z0-9]{0,4})
 // and lat/long and parts of paths too, which slugs leaves out.
 var slug = regexp.MustCompile(`\b[A-Za-z0-9][\w.-]*[A-Za-z0-9]/[A-Za-z0-9][\w.-]*[A-Za-z0-9]\b`)
 
+// streetAddress matches a street address: a number, then capitalised
+// words, then a kind of street (1600 Amphitheatre Parkway, 10 Downing St).
+var streetAddress = regexp.MustCompile(`\b\d+[A-Za-z]?\s+(?:[A-Z][\w'.-]*\s+)+(?:Street|St|Avenue|Ave|Road|Rd|Parkway|Pkwy|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Place|Pl|Square|Sq|Court|Ct|Highway|Hwy)\b`)
+
 // latLong matches lat/long, lat/lng and lat/lon.
 var latLong = regexp.MustCompile(`(?i)\blat\s*/\s*(?:long|lng|lon)\b`)
 
 // path matches a file system path that is not an owner/name pair:
 // ~/code, ./src, ../a, /etc/hosts, a/b/c (notes/a.md is a fileName).
 var path = regexp.MustCompile(`(?:~|\.{1,2})/[\w./-]*|~(?:\s|$)|(?:^|\s)/[\w.-]+(?:/[\w.-]+)*|\b[\w.-]+(?:/[\w.-]+){2,}`)
+
+// localPath matches a path on this machine (~/notes, ./src, /etc/hosts),
+// which implies the file system rather than a repository's files.
+var localPath = regexp.MustCompile(`(?:^|\s)(?:~|\.{1,2})?/[\w.-]`)
 
 // identifier matches a name in code: os.Exit, MaxBytesReader, readFile
 // (a lower-case word then a capital, or two humps of capitals).

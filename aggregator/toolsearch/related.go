@@ -240,6 +240,27 @@ func init() {
 		model: sampling llm
 		today: recent
 		said: message history
+		label: issue tag
+		tag: label
+		layout: structure tree
+		skip: exclude ignore
+		ignore: exclude
+		spot: place local
+		food: restaurant place local
+		eat: restaurant place local
+		lunch: restaurant place local
+		dinner: restaurant place local
+		breakfast: restaurant place local
+		km: distance radius
+		mile: distance radius
+		timezone: profile user
+		job: profile
+		mind: memory remember
+		know: knowledge memory observation
+		notes: observation memory
+		manages: relation
+		main: branch
+		master: branch
 		`, "\n") {
 		line = strings.TrimSpace(line)
 		sep := strings.IndexAny(line, ":=")
