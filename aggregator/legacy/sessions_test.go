@@ -53,7 +53,7 @@ func TestUnknownSession(t *testing.T) {
 		t.Errorf("status %d, Connection %q; want 404 and close", w.Code, w.Header().Get("Connection"))
 	}
 	var msg struct {
-		ID    json.RawMessage `json:"id"`
+		ID    json.RawMessage    `json:"id"`
 		Error struct{ Code int } `json:"error"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &msg); err != nil || string(msg.ID) != "7" || msg.Error.Code != -32001 {

@@ -40,9 +40,9 @@ func TestPollEvery(t *testing.T) {
 func TestWithoutTasksExt(t *testing.T) {
 	for caps, want := range map[string]string{
 		`{"roots":{},"extensions":{"` + tasks.Extension + `":{},"other":{"a":1}}}`: `{"roots":{},"extensions":{"other":{"a":1}}}`,
-		`{"roots":{},"extensions":{"other":{}}}`:                                  `{"roots":{},"extensions":{"other":{}}}`,
-		`{"roots":{}}`:                                                            `{"roots":{}}`,
-		`{"extensions":7}`:                                                        `{"extensions":7}`,
+		`{"roots":{},"extensions":{"other":{}}}`:                                   `{"roots":{},"extensions":{"other":{}}}`,
+		`{"roots":{}}`:                                                             `{"roots":{}}`,
+		`{"extensions":7}`:                                                         `{"extensions":7}`,
 	} {
 		if got := string(WithoutTasksExt([]byte(caps))); got != want {
 			t.Errorf("WithoutTasksExt(%s) = %s, want %s", caps, got, want)
