@@ -12,8 +12,11 @@ import (
 // MaxBytesReader) code; "change the name" a move; "when" a time; a
 // #channel a channel; lat/long coordinates; a street address
 // (1600 Amphitheatre Parkway) an address to geocode; a path on this
-// machine (~/notes, /etc/hosts) the file system; "PR 3001" or
-// "issue 77" getting one; "pull up" opening; "4821 + 3377" a sum;
+// machine (~/notes, /etc/hosts) the file system, and one without an
+// extension (~/Downloads) a directory; an image's name (bug.png) an
+// image; "PR 3001", "issue 77" or "#5521" getting one; "pull up"
+// opening; "4821 + 3377" a sum; an emoji's :code: a reaction; "from
+// King's Cross to Heathrow" directions;
 // "the last five …" a list; "what's in …" the content; "file a bug"
 // creating; and a question
 // (what, which, who, is …) reads rather than writes, so it implies list,
@@ -37,7 +40,11 @@ var hints = []struct {
 	{[]string{"coordinates", "latitude", "longitude"}, relatedWeight, matches(latLong, 1)},
 	{[]string{"address", "geocode"}, relatedWeight, matches(streetAddress, 1)},
 	{[]string{"system"}, relatedWeight, matches(localPath, 1)},
-	{[]string{"get"}, questionWeight, matches(regexp.MustCompile(`(?i)\b(?:PR|MR|issue|pull request|merge request)\s*#?\d+`), 1)},
+	{[]string{"get"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:PR|MR|issue|pull request|merge request)\s*#?\d+|(?:^|\s)#\d+\b`), 1)},
+	{[]string{"image", "media"}, relatedWeight, matches(regexp.MustCompile(`(?i)\w\.(?:png|jpe?g|gif|webp|svg|bmp|heic|tiff?)\b`), 1)},
+	{[]string{"directory"}, relatedWeight, matches(regexp.MustCompile(`(?:^|\s)(?:~|\.{1,2})?/(?:[\w-]+/)*[\w-]*/?(?:[\s?!,]|$)`), 1)},
+	{[]string{"reaction"}, relatedWeight, matches(regexp.MustCompile(`(?:^|\s):[a-z0-9_+-]+:(?:\s|$)`), 1)},
+	{[]string{"direction"}, relatedWeight, matches(regexp.MustCompile(`\bfrom\s+[A-Z][\w'.-]*.*\bto\s+[A-Z]`), 1)},
 	{[]string{"open", "read", "display"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bpull(?:s|ed|ing)?\s+up\b`), 1)},
 	{[]string{"sum", "add"}, relatedWeight, matches(regexp.MustCompile(`\d\s*\+\s*\d`), 1)},
 	{[]string{"list"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:last|latest|recent|newest|oldest|first|top)\s+(?:few|several|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)\b`), 1)},

@@ -261,6 +261,12 @@ func init() {
 		manages: relation
 		main: branch
 		master: branch
+		bump: update edit version
+		entry: entity node record
+		entries: entity node record
+		stick: add put
+		transport: transit direction
+		tell: comment
 		`, "\n") {
 		line = strings.TrimSpace(line)
 		sep := strings.IndexAny(line, ":=")
