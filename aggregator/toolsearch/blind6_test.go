@@ -140,12 +140,24 @@ var blind6 = []struct {
 	{"I need a careful plan for splitting our monolith into services. break it down in stages, backtrack if something doesn't hold up", []string{"sequentialthinking"}},
 }
 
-// TestSearchQualityBlind6 reports recall@5 over blind6.
+// TestSearchQualityBlind6 reports recall@5 over blind6 and holds it to
+// its floor.
 func TestSearchQualityBlind6(t *testing.T) {
 	tools := realSet(t)
 	recall := measure(t, New(tools), tools, "blind6 set", blind6)
 	if len(blind6) < 50 {
 		t.Errorf("%d blind6 tasks, want at least 50", len(blind6))
 	}
-	_ = recall
+	if recall < blind6Floor {
+		t.Errorf("recall@5 %.1f %% on the blind6 set, want at least %.0f %%", 100*recall, 100*blind6Floor)
+	}
 }
+
+// blind6Floor is blind6's recall@5 as measured once, on the scorer of
+// 2026-12-04 that blind5's misses tuned (2ac5d5c), rounded down to 5 %:
+// 87.9 % (94 of 107; first 57.9 %, 62). The set was written by a helper
+// from the real set's tool list alone, and committed before it was run.
+// Three blind sets in a row came out at 88 % (blind4 88.7, blind5 88.3,
+// blind6 87.9): that is this scorer's recall on phrasings it has not
+// seen, under the 90 % target.
+const blind6Floor = 0.85
