@@ -16,7 +16,9 @@ import (
 // extension (~/Downloads) a directory; an image's name (bug.png) an
 // image; "PR 3001", "issue 77" or "#5521" getting one; "pull up"
 // opening; "4821 + 3377" a sum; an emoji's :code: a reaction; "from
-// King's Cross to Heathrow" directions;
+// King's Cross to Heathrow" directions; "signed off" a review; "all the
+// .proto files" a search; "keep track", "do you have" memory; "reports
+// to" a relation; "the latest on" news;
 // "the last five …" a list; "what's in …" the content; "file a bug"
 // creating; and a question
 // (what, which, who, is …) reads rather than writes, so it implies list,
@@ -46,6 +48,11 @@ var hints = []struct {
 	{[]string{"reaction"}, relatedWeight, matches(regexp.MustCompile(`(?:^|\s):[a-z0-9_+-]+:(?:\s|$)`), 1)},
 	{[]string{"direction"}, relatedWeight, matches(regexp.MustCompile(`\bfrom\s+[A-Z][\w'.-]*.*\bto\s+[A-Z]`), 1)},
 	{[]string{"open", "read", "display"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bpull(?:s|ed|ing)?\s+up\b`), 1)},
+	{[]string{"review", "approve"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bsign(?:s|ed)?[\s-]+off\b`), 1)},
+	{[]string{"search"}, relatedWeight, matches(regexp.MustCompile(`(?i)(?:\*|\ball\s+(?:the\s+|my\s+|of\s+the\s+)?)\.[a-z0-9]+\b(?:\s+files)?`), 1)},
+	{[]string{"memory", "remember", "entity"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bkeep(?:s|ing)?\s+track\b|\b(?:do|did)\s+you\s+(?:have|know|remember)\b`), 1)},
+	{[]string{"relation"}, relatedWeight, matches(regexp.MustCompile(`(?i)\breports?\s+to\b|\bworks?\s+(?:for|with)\s+[A-Z]`), 1)},
+	{[]string{"news", "web"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:latest|news)\s+(?:on|about)\b`), 1)},
 	{[]string{"sum", "add"}, relatedWeight, matches(regexp.MustCompile(`\d\s*\+\s*\d`), 1)},
 	{[]string{"list"}, relatedWeight, matches(regexp.MustCompile(`(?i)\b(?:last|latest|recent|newest|oldest|first|top)\s+(?:few|several|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)\b`), 1)},
 	{[]string{"content"}, relatedWeight, matches(regexp.MustCompile(`(?i)\bwhat(?:'s|s| is| was) in\b`), 1)},

@@ -267,6 +267,11 @@ func init() {
 		stick: add put
 		transport: transit direction
 		tell: comment
+		cut: create branch
+		hotfix: branch fix
+		contract: document
+		conversation: thread reply message
+		discussion: thread reply comment
 		`, "\n") {
 		line = strings.TrimSpace(line)
 		sep := strings.IndexAny(line, ":=")
