@@ -22,8 +22,11 @@
 // request, "find" → search) at a lower weight, and the word and its
 // related words score as one group: its best match in full, the others
 // at half, so that a word with many related words does not outweigh one
-// with none. A query's form implies words too ("file" for notes.txt,
-// "time" for "when …"). A query that is exactly a tool's exported name
+// with none. Names in a query (facebook/react, notes.txt) bring no
+// related words. A query's form implies words too (hints.go: "file" for
+// notes.txt, "time" for "when …", "get" for "PR 3001"), and a question
+// leans to the tools that read, those annotated readOnlyHint among them.
+// A query that is exactly a tool's exported name
 // puts it first. Ties keep server order, so the ranking is
 // deterministic.
 //
