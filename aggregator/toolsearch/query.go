@@ -33,7 +33,7 @@ func queryGroups(text string) [][][]weighted {
 			groups = append(groups, g)
 			continue
 		}
-		for _, alt := range related[w] {
+		for _, alt := range related()[w] {
 			wt := relatedWeight
 			if alt.same {
 				wt = 1

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // related maps a word of a user's request to the words tools' names and
@@ -13,8 +14,8 @@ import (
 // written with "=") weighs 1 too. Each line: a word, then what it
 // brings, "+" joining the words of a phrase. The
 // list is general vocabulary of software and everyday tasks, not the
-// reference servers' names.
-var related = map[string][]alternative{}
+// reference servers' names. It is made on first use (see compiled).
+var related = sync.OnceValue(relatedWords)
 
 // alternative is one related word of a query's word, or a phrase of
 // several terms summed ("pull request"); same is true for a word that
@@ -27,7 +28,9 @@ type alternative struct {
 
 const relatedWeight = 0.6
 
-func init() {
+// relatedWords parses the table below into related's map.
+func relatedWords() map[string][]alternative {
+	related := map[string][]alternative{}
 	for line := range strings.SplitSeq(`
 		pr= pull+request
 		prs= pull+request
@@ -292,4 +295,5 @@ func init() {
 			}
 		}
 	}
+	return related
 }

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -69,10 +70,10 @@ func upper(r rune) bool { return unicode.IsUpper(r) && unicode.ToLower(r) != r }
 // term lowercases and folds one word; "" for a stop word.
 func term(w string) string {
 	w = strings.ToLower(w)
-	if stop[w] {
+	if stop()[w] {
 		return ""
 	}
-	if w = stem(w); stop[w] {
+	if w = stem(w); stop()[w] {
 		return "" // getting
 	}
 	return w
@@ -104,10 +105,10 @@ var conflate = map[string]string{
 	"summari":   "summar",   // summary → summarize
 }
 
-// stop are the English words that carry no meaning in a search of tools.
-var stop = map[string]bool{}
-
-func init() {
+// stop are the English words that carry no meaning in a search of tools,
+// made on first use (see compiled).
+var stop = sync.OnceValue(func() map[string]bool {
+	stop := map[string]bool{}
 	for w := range strings.FieldsSeq(`a an the and or but if of to in on at by for from with without into onto
 		is are was were be been being am do does did done have has had can could should would will shall may might must
 		i me my mine we us our you your it its this that these those there here what which who whom whose when where how why
@@ -115,4 +116,5 @@ func init() {
 		please want need like get let let's use using used`) {
 		stop[w] = true
 	}
-}
+	return stop
+})
