@@ -95,14 +95,7 @@ var blind3 = []struct {
 // TestSearchQualityBlind3 reports recall@5 over blind3 and holds it to
 // its floor.
 func TestSearchQualityBlind3(t *testing.T) {
-	tools := realSet(t)
-	recall := measure(t, New(tools), tools, "blind3 set", blind3)
-	if len(blind3) < 40 {
-		t.Errorf("%d blind3 tasks, want at least 40", len(blind3))
-	}
-	if recall < blind3Floor {
-		t.Errorf("recall@5 %.1f %% on the blind3 set, want at least %.0f %%", 100*recall, 100*blind3Floor)
-	}
+	holdToFloor(t, "blind3", blind3, 40, blind3Floor)
 }
 
 // blind3Floor is blind3's recall@5 as measured once, on the scorer of

@@ -142,14 +142,7 @@ var blind4 = []struct {
 // TestSearchQualityBlind4 reports recall@5 over blind4 and holds it to
 // its floor.
 func TestSearchQualityBlind4(t *testing.T) {
-	tools := realSet(t)
-	recall := measure(t, New(tools), tools, "blind4 set", blind4)
-	if len(blind4) < 50 {
-		t.Errorf("%d blind4 tasks, want at least 50", len(blind4))
-	}
-	if recall < blind4Floor {
-		t.Errorf("recall@5 %.1f %% on the blind4 set, want at least %.0f %%", 100*recall, 100*blind4Floor)
-	}
+	holdToFloor(t, "blind4", blind4, 50, blind4Floor)
 }
 
 // blind4Floor is blind4's recall@5 as measured once, on the scorer of

@@ -139,14 +139,7 @@ var blind5 = []struct {
 // TestSearchQualityBlind5 reports recall@5 over blind5 and holds it to
 // its floor.
 func TestSearchQualityBlind5(t *testing.T) {
-	tools := realSet(t)
-	recall := measure(t, New(tools), tools, "blind5 set", blind5)
-	if len(blind5) < 50 {
-		t.Errorf("%d blind5 tasks, want at least 50", len(blind5))
-	}
-	if recall < blind5Floor {
-		t.Errorf("recall@5 %.1f %% on the blind5 set, want at least %.0f %%", 100*recall, 100*blind5Floor)
-	}
+	holdToFloor(t, "blind5", blind5, 50, blind5Floor)
 }
 
 // blind5Floor is blind5's recall@5 as measured once, on the scorer of

@@ -143,14 +143,7 @@ var blind6 = []struct {
 // TestSearchQualityBlind6 reports recall@5 over blind6 and holds it to
 // its floor.
 func TestSearchQualityBlind6(t *testing.T) {
-	tools := realSet(t)
-	recall := measure(t, New(tools), tools, "blind6 set", blind6)
-	if len(blind6) < 50 {
-		t.Errorf("%d blind6 tasks, want at least 50", len(blind6))
-	}
-	if recall < blind6Floor {
-		t.Errorf("recall@5 %.1f %% on the blind6 set, want at least %.0f %%", 100*recall, 100*blind6Floor)
-	}
+	holdToFloor(t, "blind6", blind6, 50, blind6Floor)
 }
 
 // blind6Floor is blind6's recall@5 as measured once, on the scorer of

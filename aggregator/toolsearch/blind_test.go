@@ -63,14 +63,7 @@ var blind = []struct {
 // TestSearchQualityBlind reports recall@5 over blind and holds it to its
 // floor.
 func TestSearchQualityBlind(t *testing.T) {
-	tools := realSet(t)
-	recall := measure(t, New(tools), tools, "blind set", blind)
-	if len(blind) < 30 {
-		t.Errorf("%d blind tasks, want at least 30", len(blind))
-	}
-	if recall < blindFloor {
-		t.Errorf("recall@5 %.1f %% on the blind set, want at least %.0f %%", 100*recall, 100*blindFloor)
-	}
+	holdToFloor(t, "blind", blind, 30, blindFloor)
 }
 
 // blindFloor is blind's recall@5 as measured once, rounded down to 5 %:

@@ -118,6 +118,23 @@ func TestSearchQuality(t *testing.T) {
 	}
 }
 
+// holdToFloor measures a set's recall@5 over the real set and holds it
+// to floor, the set to at least min tasks.
+func holdToFloor(t *testing.T, name string, set []struct {
+	ask   string
+	tools []string
+}, min int, floor float64) {
+	t.Helper()
+	tools := realSet(t)
+	recall := measure(t, New(tools), tools, name+" set", set)
+	if len(set) < min {
+		t.Errorf("%d %s tasks, want at least %d", len(set), name, min)
+	}
+	if recall < floor {
+		t.Errorf("recall@5 %.1f %% on the %s set, want at least %.0f %%", 100*recall, name, 100*floor)
+	}
+}
+
 // measure returns recall@5 of ix over tasks, and logs it and the misses.
 func measure(t *testing.T, ix *Index, tools []Tool, set string, tasks []struct {
 	ask   string
