@@ -1,0 +1,128 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/proc"
+	"github.com/mcp-gateway/mcp-gateway/supervisor/rpc"
+)
+
+// answer is a child that reads one request and answers it with the line
+// that printf makes of format and the request's id, after what it prints
+// first, then reads on until it is killed.
+func answer(first, format string) string {
+	return `read l; id=$(printf %s "$l" | sed 's/.*"id":\([0-9]*\).*/\1/'); ` + first +
+		`; printf '` + format + `\n' "$id"; cat >/dev/null`
+}
+
+// lockedBuffer is a log's writer that the child's reader and the test
+// may use at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// start runs sh -c script as server "s" over a Transport, its stdout read
+// by Read on a goroutine that the cleanup waits for.
+func start(t *testing.T, script string) (*rpc.Conn, *lockedBuffer) {
+	t.Helper()
+	var out lockedBuffer
+	log := logfile.New(&out)
+	p, err := proc.Start(proc.Command{Argv: []string{"/bin/sh", "-c", script}, Log: log, Source: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rpc.NewConn("s", log, rpc.Hooks{})
+	tr := New(c, "s", log, p, nil)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		p.ReadStdout(tr.Read)
+	}()
+	t.Cleanup(func() {
+		p.Kill()
+		<-p.Exited()
+		<-read
+	})
+	return c, &out
+}
+
+// call makes one tools/call on c, bounded so that a lost answer fails the
+// test rather than hang it.
+func call(t *testing.T, c *rpc.Conn) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, _, err := c.RoundTrip(ctx, "tools/call", []byte(`{"name":"echo"}`), nil)
+	if ctx.Err() != nil {
+		t.Fatalf("no answer within 10 s: %v", err)
+	}
+	return res, err
+}
+
+// TestReadSkipsWhatIsNotJSONRPC: a banner on stdout before the answer is
+// logged as the server's output and skipped; the call gets its result.
+func TestReadSkipsWhatIsNotJSONRPC(t *testing.T) {
+	c, log := start(t, answer("echo 'listening on stdio'", `{"jsonrpc":"2.0","id":%s,"result":{"ok":true}}`))
+	res, err := call(t, c)
+	if err != nil || string(res) != `{"ok":true}` {
+		t.Fatalf("result %s, error %v; want {\"ok\":true}", res, err)
+	}
+	testwait.For(t, 0, "the banner in the log", func() bool {
+		return strings.Contains(log.String(), "[stdout, not JSON-RPC; skipped] listening on stdio")
+	})
+}
+
+// TestUndecodableAnswerFailsItsCall: an answer that looks like JSON-RPC
+// but does not decode fails the call it names at once, with an internal
+// error, instead of leaving it to wait for an answer that already came.
+func TestUndecodableAnswerFailsItsCall(t *testing.T) {
+	c, _ := start(t, answer("true", `{"jsonrpc":"2.0","id":%s,"result":{"a":[}}`))
+	_, err := call(t, c)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "could not be decoded") {
+		t.Fatalf("error %v, want an internal error saying the response could not be decoded", err)
+	}
+}
+
+// TestFindID reads the id of a fragment of a message, and only a
+// numeric one.
+func TestFindID(t *testing.T) {
+	for _, c := range []struct {
+		fragment string
+		id       int64
+		ok       bool
+	}{
+		{`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"xxxx`, 42, true},
+		{`xxxx"}]},"id" : -7}`, -7, true},
+		{`{"jsonrpc":"2.0","id":"a","result":`, 0, false},
+		{`{"jsonrpc":"2.0","result":{"x":1`, 0, false},
+		{`{"id":99999999999999999999}`, 0, false},
+	} {
+		id, ok := findID([]byte(c.fragment))
+		if ok != c.ok || ok && id != c.id {
+			t.Errorf("findID(%q) = %d, %v; want %d, %v", c.fragment, id, ok, c.id, c.ok)
+		}
+	}
+}
