@@ -51,7 +51,7 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 		// No control socket: a daemon still starting, or none.
 		pid = ipc.Running(runDir)
 		if pid == 0 {
-			fmt.Fprintf(stderr, "mcp-gateway: no gateway is running (nothing holds %s)\n", runDir)
+			fmt.Fprintf(stderr, "mcp-gateway: no gateway is running (nothing holds %s; one started with another run dir, as make run's is, needs --run-dir DIR)\n", runDir)
 			return 1
 		}
 		if pid < 0 {
@@ -166,7 +166,7 @@ func controlFailed(stderr io.Writer, cmd, runDir string, err error) int {
 		case pid < 0:
 			fmt.Fprintf(stderr, "mcp-gateway: %s: a gateway holds %s but does not answer on its control socket\n", cmd, runDir)
 		default:
-			fmt.Fprintf(stderr, "mcp-gateway: %s: no gateway is running (nothing holds %s)\n", cmd, runDir)
+			fmt.Fprintf(stderr, "mcp-gateway: %s: no gateway is running (nothing holds %s; one started with another run dir, as make run's is, needs --run-dir DIR)\n", cmd, runDir)
 		}
 		return 1
 	}

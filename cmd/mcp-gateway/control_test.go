@@ -149,10 +149,11 @@ func TestStatusReloadStop(t *testing.T) {
 		t.Error("the log does not say why the daemon stopped")
 	}
 
-	// Nothing running now: each command says so and exits non-zero.
+	// Nothing running now: each command says so, and how to name another
+	// run dir, and exits non-zero.
 	for _, cmd := range []string{"stop", "status", "reload"} {
 		code, _, errOut := e.ctl(cmd)
-		if code == 0 || !strings.Contains(errOut, "no gateway is running") {
+		if code == 0 || !strings.Contains(errOut, "no gateway is running") || !strings.Contains(errOut, "--run-dir DIR") {
 			t.Errorf("%s with no gateway: exit %d, %q", cmd, code, errOut)
 		}
 	}
