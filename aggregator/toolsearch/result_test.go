@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,27 @@ func TestResultNoMatchEchoesQuery(t *testing.T) {
 		}
 		if !strings.HasPrefix(r.Content[0].Text, c.want) {
 			t.Errorf("%+v: text %q, want it to start %q", c.q, r.Content[0].Text, c.want)
+		}
+	}
+}
+
+// TestSearchArgsRefusesALongQuery: a query of more than MaxQuery
+// characters (counted as characters, not bytes) is invalid params, so
+// that one request cannot hold a core for seconds; MaxQuery is fine.
+func TestSearchArgsRefusesALongQuery(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		ok    bool
+	}{
+		{strings.Repeat("a", MaxQuery), true},
+		{strings.Repeat("é", MaxQuery), true},
+		{strings.Repeat("a", MaxQuery+1), false},
+		{strings.Repeat("open a PR ", 1<<17), false},
+	} {
+		args, _ := json.Marshal(map[string]string{"query": c.query})
+		_, err := SearchArgs(args)
+		if ok := err == nil; ok != c.ok || !ok && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "at most 1000")) {
+			t.Errorf("query of %d bytes: error %v, want ok %v", len(c.query), err, c.ok)
 		}
 	}
 }

@@ -5,10 +5,14 @@ import (
 	"slices"
 )
 
-// Limits of search_tools' limit (SPEC §4.10).
+// Limits of search_tools' limit (SPEC §4.10), and of its query: a
+// request of a few words, not a document. Scoring costs about 2 µs a
+// character of the query (its forms are read by regexps), so a query of
+// megabytes would hold a core for seconds, past its client's patience.
 const (
 	DefaultLimit = 8
 	MaxLimit     = 50
+	MaxQuery     = 1000 // characters
 )
 
 // Query is one search_tools call's arguments.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -65,7 +66,7 @@ func invalid(format string, args ...any) error {
 }
 
 // SearchArgs reads search_tools' arguments (a JSON object, or nothing):
-// query, a string (required); limit, a positive integer (optional;
+// query, a string of at most MaxQuery characters (required); limit, a positive integer (optional;
 // above MaxLimit it is MaxLimit); server, a string (optional). Errors
 // wrap ErrInvalid.
 func SearchArgs(arguments json.RawMessage) (Query, error) {
@@ -80,6 +81,9 @@ func SearchArgs(arguments json.RawMessage) (Query, error) {
 	}
 	if err := json.Unmarshal(query, &q.Text); err != nil || query[0] != '"' {
 		return q, invalid(`search_tools: "query" must be a string`)
+	}
+	if n := utf8.RuneCountInString(q.Text); n > MaxQuery {
+		return q, invalid(`search_tools: "query" is %d characters, at most %d: say what you want to do in a few words`, n, MaxQuery)
 	}
 	if limit, ok := jsonrpc.Member(arguments, "limit"); ok && string(limit) != "null" {
 		var f float64
