@@ -202,6 +202,10 @@ func TestToolsChoiceRenameCollides(t *testing.T) {
 			three := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"pid","inputSchema":{"type":"object"}},{"name":"a_echo","inputSchema":{"type":"object"}}]`
 			return []adapters.Server{stdioEntry(t, "a", three, `{"rename":{"pid":"echo"}}`, "MCP_FAKE_NAME", "a")}
 		}, []string{"a_echo", "echo"}, map[string]string{"echo": "a pid", "a_echo": "a echo"}},
+		{"onto a name that a prefix would take", func(t *testing.T) []adapters.Server {
+			three := `[{"name":"echo","inputSchema":{"type":"object"}},{"name":"pid","inputSchema":{"type":"object"}},{"name":"other","inputSchema":{"type":"object"}}]`
+			return []adapters.Server{stdioEntry(t, "a", three, `{"rename":{"pid":"echo","other":"a_echo"}}`, "MCP_FAKE_NAME", "a")}
+		}, []string{"a_a_echo", "echo", "a_echo"}, map[string]string{"echo": "a pid", "a_a_echo": "a echo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _, logText := startGatewayList(t, tc.servers(t), HTTPOptions{MaxSessions: 3})

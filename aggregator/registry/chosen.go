@@ -76,7 +76,9 @@ type key struct{ key, orig string }
 // the name it asks for: its rename, or its own. A rename onto the own name
 // of another of the same server's kept entries takes that name (the
 // operator asked for it); the other asks for "<server>_<name>", as a
-// later server's would (§4.1), with a log line.
+// later server's would (§4.1), with a log line, prefixed again while
+// that name is one another rename asks for (that rename wins too) or
+// one given already.
 func chosenKeys(server, what string, c choice.Choice, kept []supervisor.Entry, log *slog.Logger) []key {
 	renamed := map[string]string{} // a rename's target → the renamed entry's own name
 	for _, e := range kept {
@@ -85,13 +87,18 @@ func chosenKeys(server, what string, c choice.Choice, kept []supervisor.Entry, l
 		}
 	}
 	out := make([]key, 0, len(kept))
+	given := map[string]bool{}
 	for _, e := range kept {
 		to, _ := c.Export(e.Key)
 		if by, ok := renamed[to]; ok && by != e.Key {
 			to = server + "_" + e.Key
+			for renamed[to] != "" || given[to] { // a name the entry asks for, or one given already: prefix again
+				to = server + "_" + to
+			}
 			log.Warn(what+" exported prefixed: the entry renames another "+what+" of the server to its name",
 				"server", server, what, e.Key, "renamed", by, "exported_as", to)
 		}
+		given[to] = true
 		out = append(out, key{key: to, orig: e.Key})
 	}
 	return out
