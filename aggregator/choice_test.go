@@ -229,6 +229,17 @@ func TestToolsChoiceRenameCollides(t *testing.T) {
 			if strings.HasPrefix(tc.name, "a prefixed") && !strings.Contains(logText(), `msg="tool dropped" server=a tool=a_echo reason="no unique exported name`) {
 				t.Errorf("no log line for the dropped tool:\n%s", logText())
 			}
+			seen := map[string]bool{} // each naming line once, whatever the number of merges
+			for _, line := range strings.Split(logText(), "\n") {
+				_, l, ok := strings.Cut(line, "level=")
+				if !ok || !strings.Contains(l, `msg="tool renamed"`) && !strings.Contains(l, "exported prefixed") && !strings.Contains(l, `msg="tool dropped"`) {
+					continue
+				}
+				if seen[l] {
+					t.Errorf("logged twice: %s", l)
+				}
+				seen[l] = true
+			}
 		})
 	}
 }

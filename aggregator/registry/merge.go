@@ -17,7 +17,7 @@ import (
 // definition is the server's, byte for byte, except a tool's or prompt's
 // "name" and a tool's minimal schema repair (SPEC §4.4); entries that
 // cannot be served are dropped with a log line. prev is the generation it
-// replaces: what it logged already is not logged again.
+// replaces: what it logged already is not logged again (oncelog.go).
 func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Generation {
 	lists := make([]supervisor.Lists, len(ups))
 	readable := map[*supervisor.Upstream]bool{}
@@ -28,8 +28,10 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 		readable[u] = u.Capabilities().Resources
 	}
 	r := empty()
+	once, logged := onceLogger(log, prev.logged)
+	r.logged = logged
 	tools := mergeNamed(ups, lists, "tool", func(l supervisor.Lists) []supervisor.Entry { return l.Tools },
-		func(i int) choice.Choice { return picks[i].tools }, repairSchema, log)
+		func(i int) choice.Choice { return picks[i].tools }, repairSchema, once)
 	for _, n := range tools {
 		schema, _ := jsonrpc.Member(n.def, "inputSchema")
 		exec, _ := jsonrpc.Member(n.def, "execution")
@@ -42,7 +44,7 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 		}
 	}
 	prompts := mergeNamed(ups, lists, "prompt", func(l supervisor.Lists) []supervisor.Entry { return l.Prompts },
-		func(i int) choice.Choice { return picks[i].prompts }, isObjectDef, log)
+		func(i int) choice.Choice { return picks[i].prompts }, isObjectDef, once)
 	for _, n := range prompts {
 		r.prompts[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Resources: readable[n.up]}
 		r.promptList.items = append(r.promptList.items, n.def)
