@@ -19,9 +19,8 @@ import (
 // opening; "4821 + 3377" a sum; an emoji's :code: a reaction; "from
 // King's Cross to Heathrow" directions; "signed off" a review; "all the
 // .proto files" a search; "keep track", "do you have" memory; "reports
-// to" a relation; "the latest on" news;
-// "the last five …" a list; "what's in …" the content; "file a bug"
-// creating; and a question
+// to" a relation; "the latest on" news; "the last five …" a list;
+// "what's in …" the content; "file a bug" creating; and a question
 // (what, which, who, is …) reads rather than writes, so it implies list,
 // read, search, show and the tools annotated readOnlyHint, at
 // questionWeight. A hint is one group of alternatives (queryGroups),

@@ -66,9 +66,9 @@ func invalid(format string, args ...any) error {
 }
 
 // SearchArgs reads search_tools' arguments (a JSON object, or nothing):
-// query, a string of at most MaxQuery characters (required); limit, a positive integer (optional;
-// above MaxLimit it is MaxLimit); server, a string (optional). Errors
-// wrap ErrInvalid.
+// query, a string of at most MaxQuery characters (required); limit, a
+// positive integer (optional; above MaxLimit it is MaxLimit); server, a
+// string (optional). Errors wrap ErrInvalid.
 func SearchArgs(arguments json.RawMessage) (Query, error) {
 	var q Query
 	arguments = bytes.TrimSpace(arguments)
