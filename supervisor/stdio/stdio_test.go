@@ -1,11 +1,11 @@
 package stdio
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,31 +24,17 @@ func answer(first, format string) string {
 		`; printf '` + format + `\n' "$id"; cat >/dev/null`
 }
 
-// lockedBuffer is a log's writer that the child's reader and the test
-// may use at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 // start runs sh -c script as server "s" over a Transport, its stdout read
-// by Read on a goroutine that the cleanup waits for.
-func start(t *testing.T, script string) (*rpc.Conn, *lockedBuffer) {
+// by Read on a goroutine that the cleanup waits for; the function it
+// returns reads the log file.
+func start(t *testing.T, script string) (*rpc.Conn, func() string) {
 	t.Helper()
-	var out lockedBuffer
-	log := logfile.New(&out)
+	path := filepath.Join(t.TempDir(), "gateway.log")
+	log, err := logfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = log.Close() })
 	p, err := proc.Start(proc.Command{Argv: []string{"/bin/sh", "-c", script}, Log: log, Source: "s"})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +51,7 @@ func start(t *testing.T, script string) (*rpc.Conn, *lockedBuffer) {
 		<-p.Exited()
 		<-read
 	})
-	return c, &out
+	return c, func() string { b, _ := os.ReadFile(path); return string(b) }
 }
 
 // call makes one tools/call on c, bounded so that a lost answer fails the
@@ -90,7 +76,7 @@ func TestReadSkipsWhatIsNotJSONRPC(t *testing.T) {
 		t.Fatalf("result %s, error %v; want {\"ok\":true}", res, err)
 	}
 	testwait.For(t, 0, "the banner in the log", func() bool {
-		return strings.Contains(log.String(), "[stdout, not JSON-RPC; skipped] listening on stdio")
+		return strings.Contains(log(), "[stdout, not JSON-RPC; skipped] listening on stdio")
 	})
 }
 
