@@ -104,10 +104,10 @@ func chosenKeys(server, what string, c choice.Choice, kept []supervisor.Entry, l
 	return out
 }
 
-// report is each server's Chosen, by name. A warning that prev (the
-// generation replaced) had for the server is not logged again.
+// report is each server's Chosen, by name, its warnings logged to log
+// (build's, which logs each once: oncelog.go).
 func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked, tools, prompts []named,
-	log *slog.Logger, prev map[string]Chosen) map[string]Chosen {
+	log *slog.Logger) map[string]Chosen {
 	out := make(map[string]Chosen, len(ups))
 	for _, n := range tools {
 		c := out[n.up.Name()]
@@ -129,14 +129,8 @@ func report(ups []*supervisor.Upstream, lists []supervisor.Lists, picks []picked
 		c.Unmatched = append(c.Unmatched, renamedAway(u.Name(), "tool", tools)...)
 		c.Unmatched = append(c.Unmatched, renamedAway(u.Name(), "prompt", prompts)...)
 		out[u.Name()] = c
-		logged := make(map[string]bool, len(prev[u.Name()].Unmatched))
-		for _, w := range prev[u.Name()].Unmatched {
-			logged[w] = true
-		}
 		for _, w := range c.Unmatched {
-			if !logged[w] {
-				log.Warn(w, "server", u.Name())
-			}
+			log.Warn(w, "server", u.Name())
 		}
 	}
 	return out

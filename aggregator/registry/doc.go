@@ -24,7 +24,7 @@
 //	                 List, Chosen, Pinned), Route
 //	merge.go         the merge: names (§4.1, §4.2, package names), schema
 //	                 repair (§4.4), what is dropped and logged
-//	oncelog.go       each naming line logged once, not at every merge
+//	oncelog.go       each line of a merge logged once, not at every merge
 //	chosen.go        each entry's "tools" and "prompts" (§4.9, package
 //	                 choice) applied to its lists; Chosen, what /health shows
 //	                 of it; Pinned, the tools search mode lists (§4.10)

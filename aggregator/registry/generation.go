@@ -40,7 +40,7 @@ type Generation struct {
 	uris       uriTable          // resources and templates (resources.go)
 	pinned     []json.RawMessage // the pinned tools' definitions, in tools' order (chosen.go)
 	chosen     map[string]Chosen // server → what its entry chose (chosen.go)
-	logged     map[string]bool   // the naming lines its build logged (oncelog.go)
+	logged     map[string]bool   // the lines its build logged (oncelog.go)
 }
 
 // empty is the generation before the first build: every list empty.

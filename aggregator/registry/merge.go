@@ -49,8 +49,8 @@ func build(ups []*supervisor.Upstream, log *slog.Logger, prev *Generation) *Gene
 		r.prompts[n.exported] = Route{Upstream: n.up, Name: n.ref.Name, Resources: readable[n.up]}
 		r.promptList.items = append(r.promptList.items, n.def)
 	}
-	r.chosen = report(ups, lists, picks, tools, prompts, log, prev.chosen)
-	r.uris = buildURITable(ups, lists, log, &prev.uris)
+	r.chosen = report(ups, lists, picks, tools, prompts, once)
+	r.uris = buildURITable(ups, lists, once)
 	return r
 }
 

@@ -8,8 +8,9 @@ import (
 
 // onceHandler passes on each log record of a build once: not again in
 // the same build, nor when the generation it replaces logged it. A merge
-// runs whenever a server's list arrives or changes, and its naming lines
-// ("tool renamed", "tool dropped", "tool exported prefixed") would
+// runs whenever a server's list arrives or changes, and its lines (a
+// tool renamed, dropped or exported prefixed, an entry's unmatched
+// names, a URI two servers list, a template that is not RFC 6570) would
 // otherwise be repeated at every one: three times at a start with three
 // servers. The records it saw become the next build's prev.
 type onceHandler struct {

@@ -39,9 +39,6 @@ type uriTable struct {
 	templates    []uriTemplate // in server order, each uriTemplate once
 	templateList List
 	byText       map[string]*supervisor.Upstream // uriTemplate → its server (completion's ref/resource)
-	// logged holds the duplicates this generation has logged, so that the
-	// next one does not log them again.
-	logged map[string]bool
 }
 
 // uriTemplate is one server's resource template: its uriTemplate as
@@ -57,16 +54,12 @@ type uriTemplate struct {
 
 // buildURITable merges the upstreams' resources and templates, in server
 // order. A URI or uriTemplate listed by several servers is served by the
-// first, with a log line naming both (once for as long as it lasts).
-func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *slog.Logger, prev *uriTable) uriTable {
-	t := uriTable{listed: map[string]*supervisor.Upstream{}, byText: map[string]*supervisor.Upstream{}, logged: map[string]bool{}}
+// first, with a log line naming both (once for as long as it lasts: log
+// is build's, oncelog.go).
+func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *slog.Logger) uriTable {
+	t := uriTable{listed: map[string]*supervisor.Upstream{}, byText: map[string]*supervisor.Upstream{}}
 	t.resources.member, t.templateList.member = "resources", "resourceTemplates"
 	dup := func(what, key string, first, also *supervisor.Upstream) {
-		k := what + "\x00" + key + "\x00" + first.Name() + "\x00" + also.Name()
-		t.logged[k] = true
-		if prev.logged[k] {
-			return
-		}
 		if first == also {
 			log.Warn(what+" dropped", "server", also.Name(), what, key, "reason", "the server lists it twice")
 			return
@@ -91,7 +84,7 @@ func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *sl
 		for _, e := range lists[i].Templates {
 			if first("resource template", t.byText, e.Key, u) {
 				t.templateList.items = append(t.templateList.items, e.Raw)
-				t.templates = append(t.templates, compileTemplate(e.Key, u, log, prev))
+				t.templates = append(t.templates, compileTemplate(e.Key, u, log))
 			}
 		}
 	}
@@ -99,14 +92,12 @@ func buildURITable(ups []*supervisor.Upstream, lists []supervisor.Lists, log *sl
 }
 
 // compileTemplate compiles a template; one that is not RFC 6570 is
-// logged (once) and routes nothing.
-func compileTemplate(text string, u *supervisor.Upstream, log *slog.Logger, prev *uriTable) uriTemplate {
+// logged and routes nothing.
+func compileTemplate(text string, u *supervisor.Upstream, log *slog.Logger) uriTemplate {
 	ut, err := parseTemplate(text)
 	ut.up = u
 	if err != nil {
-		if _, seen := prev.byText[text]; !seen {
-			log.Warn("resource template is not an RFC 6570 URI template; no read is routed by it", "server", u.Name(), "uriTemplate", text, "error", err.Error())
-		}
+		log.Warn("resource template is not an RFC 6570 URI template; no read is routed by it", "server", u.Name(), "uriTemplate", text, "error", err.Error())
 	}
 	return ut
 }
