@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // Tests of servers' own tasks relayed by task id (SPEC §4.7, issue 14).
@@ -157,6 +159,10 @@ func TestTaskListBoundedByOneTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(pid, syscall.SIGCONT)
+	// kill returns once SIGSTOP is queued; the process runs on until a
+	// thread of it takes the signal, which on a busy machine was long
+	// enough to answer one tasks/get (CI at 6bb6ead).
+	testwait.For(t, 10*time.Second, "the server's threads to stop", func() bool { return stopped(pid) })
 	start := time.Now()
 	msg := c.rpc(`{"jsonrpc":"2.0","id":20,"method":"tasks/list","params":{}}`)
 	if d := time.Since(start); d > 15*time.Second {
@@ -165,4 +171,18 @@ func TestTaskListBoundedByOneTimeout(t *testing.T) {
 	if !strings.Contains(string(msg), `"tasks":[]`) {
 		t.Errorf("tasks/list with a stalled server: %s", msg)
 	}
+}
+
+// stopped reports whether every thread of process pid is stopped by a
+// signal: state T in /proc/pid/task/*/stat (proc(5)).
+func stopped(pid int) bool {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		i := strings.LastIndexByte(string(b), ')')
+		if err != nil || i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return len(stats) > 0
 }
