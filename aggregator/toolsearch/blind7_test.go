@@ -142,7 +142,19 @@ var blind7 = []struct {
 	{"I need to test user-input requests that my client handles as a background task while the server polls for the answer", []string{"trigger-elicitation-request-async"}},
 }
 
-// TestSearchQualityBlind7 reports recall@5 over blind7.
+// TestSearchQualityBlind7 reports recall@5 over blind7 and holds it to
+// its floor.
 func TestSearchQualityBlind7(t *testing.T) {
-	holdToFloor(t, "blind7", blind7, 50, 0)
+	holdToFloor(t, "blind7", blind7, 50, blind7Floor)
 }
+
+// blind7Floor is blind7's recall@5 as measured once, on the scorer of
+// 2026-12-04 that blind6's misses tuned (f642836), rounded down to 5 %:
+// 97.2 % (106 of 109; first 63.3 %, 69). The set was written by a helper
+// from the real set's tool list alone, and committed before it was run.
+// Helpers write alike: 64 of its tasks share at least 40 % of their
+// words (over two letters) with an earlier task for the same tool; of
+// the 45 others, 42 found their tool (93.3 %), and of the 20 that share
+// under 25 %, 19. blind6, first run, scored 50 of 53, 33 of 36 and 11 of
+// 18 on the same three parts.
+const blind7Floor = 0.95
