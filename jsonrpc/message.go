@@ -101,14 +101,9 @@ func DecodeError(raw json.RawMessage) *Error {
 		Data    json.RawMessage `json:"data,omitempty"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil || e.Code == nil {
-		return &Error{Code: CodeInternalError, Message: "upstream sent a malformed error object", Data: rawString(string(raw))}
+		return &Error{Code: CodeInternalError, Message: "upstream sent a malformed error object", Data: Quote(string(raw))}
 	}
 	return &Error{Code: *e.Code, Message: e.Message, Data: e.Data}
-}
-
-func rawString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // IntID renders an integer id.
@@ -173,3 +168,30 @@ func appendMessage(b []byte, id json.RawMessage, method string, params, result, 
 	}
 	return append(b, '}')
 }
+
+// Envelope is the members of a JSON-RPC message object, raw: slices of
+// the object, nil when absent. Method is the raw JSON string.
+type Envelope struct {
+	Version, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// ReadEnvelope reads a message object's envelope in one scan; it fails
+// only if obj is not an object.
+func ReadEnvelope(obj []byte) (Envelope, error) {
+	var e Envelope
+	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
+	err := Members(obj, func(k, v []byte) bool {
+		for i, key := range envelopeKeys {
+			if string(k) == key {
+				*members[i] = v
+				break
+			}
+		}
+		return true
+	})
+	return e, err
+}
+
+// envelopeKeys are the members of a JSON-RPC message, in the order of
+// ReadEnvelope's members.
+var envelopeKeys = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}

@@ -97,33 +97,6 @@ func Encode(fields []Field) json.RawMessage {
 	return append(b, '}')
 }
 
-// String decodes a raw JSON string, or returns "" and false.
-func String(raw json.RawMessage) (string, bool) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// Quote encodes s as a raw JSON string.
-func Quote(s string) json.RawMessage { return appendString(nil, s) }
-
-// appendString appends s as a JSON string, as encoding/json writes it:
-// printable ASCII but '"', '\\', '<', '>' and '&' as it is, anything else
-// through json.Marshal.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 // Without returns obj without its member key, compacted (Fields, then
 // Encode); obj as it is when it is not an object.
 func Without(obj json.RawMessage, key string) json.RawMessage {

@@ -69,33 +69,6 @@ func members(obj []byte, fn func(key []byte, keyAt, start, end int) bool) error 
 	}
 }
 
-// Envelope is the members of a JSON-RPC message object, raw: slices of
-// the object, nil when absent. Method is the raw JSON string.
-type Envelope struct {
-	Version, ID, Method, Params, Result, Error json.RawMessage
-}
-
-// ReadEnvelope reads a message object's envelope in one scan; it fails
-// only if obj is not an object.
-func ReadEnvelope(obj []byte) (Envelope, error) {
-	var e Envelope
-	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
-	err := Members(obj, func(k, v []byte) bool {
-		for i, key := range envelopeKeys {
-			if string(k) == key {
-				*members[i] = v
-				break
-			}
-		}
-		return true
-	})
-	return e, err
-}
-
-// envelopeKeys are the members of a JSON-RPC message, in the order of
-// ReadEnvelope's members.
-var envelopeKeys = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
-
 // Member returns the raw value of obj's member key (the last one, as
 // encoding/json and JavaScript's JSON.parse take it), or false.
 func Member(obj []byte, key string) (json.RawMessage, bool) {
@@ -279,19 +252,6 @@ func keyIs(raw []byte, name string) bool {
 	q := make([]byte, 0, len(raw)+2)
 	q = append(append(append(q, '"'), raw...), '"')
 	return json.Unmarshal(q, &s) == nil && s == name
-}
-
-// Text returns the Go string of a raw JSON string value, or false if raw
-// is not a string.
-func Text(raw []byte) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	return String(raw)
 }
 
 func skipSpace(b []byte, i int) int {
