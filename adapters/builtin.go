@@ -82,7 +82,7 @@ func (a *catalogAdapter) fromDisk(key string, spec *LaunchSpec) {
 		return
 	}
 	if p, ok := a.store.Lookup(run); ok {
-		spec.Argv = append([]string{p.Exec}, slices.Clone(run.Args)...)
+		spec.Argv = append([]string{p.Executable}, slices.Clone(run.Args)...)
 		spec.Pulled = p.Record.Package + "@" + p.Record.Version
 		return
 	}

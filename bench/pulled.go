@@ -76,7 +76,7 @@ func pullThree(ctx context.Context, cfg Config) (*pulledSet, error) {
 		if !ok {
 			return nil, fmt.Errorf("pull left no executable for %s in %s", name, servers)
 		}
-		argv := []string{node, got.Exec}
+		argv := []string{node, got.Executable}
 		if name == "filesystem" {
 			argv = append(argv, data)
 		}

@@ -47,8 +47,8 @@ type Store struct {
 
 // Pulled is a package run found in the store.
 type Pulled struct {
-	Record Record
-	Exec   string // the absolute path of the executable the run names
+	Record     Record
+	Executable string // the absolute path of the executable the run names
 }
 
 // PackageDir is where the package of spec, for manager m, is installed.
@@ -76,7 +76,7 @@ func (s Store) Lookup(r Run) (Pulled, bool) {
 	if fi, err := os.Stat(exec); err != nil || fi.IsDir() {
 		return Pulled{}, false
 	}
-	return Pulled{Record: rec, Exec: exec}, true
+	return Pulled{Record: rec, Executable: exec}, true
 }
 
 // read reads r's record.

@@ -94,7 +94,7 @@ func TestInstallNPMAndLookup(t *testing.T) {
 	}
 	p, ok := s.Lookup(run)
 	want := filepath.Join(s.Dir, "npm", "@modelcontextprotocol%2Fserver-memory", "node_modules", ".bin", "server-memory")
-	if !ok || p.Exec != want || p.Record.Version != "2026.8.31" {
+	if !ok || p.Executable != want || p.Record.Version != "2026.8.31" {
 		t.Errorf("Lookup = %+v, %v; want exec %s", p, ok, want)
 	}
 	// Another spec of the same package is another install.
@@ -106,7 +106,7 @@ func TestInstallNPMAndLookup(t *testing.T) {
 	if err := os.Rename(s.Dir, moved); err != nil {
 		t.Fatal(err)
 	}
-	if p, ok := (Store{Dir: moved}).Lookup(run); !ok || !strings.HasPrefix(p.Exec, moved) {
+	if p, ok := (Store{Dir: moved}).Lookup(run); !ok || !strings.HasPrefix(p.Executable, moved) {
 		t.Errorf("after a move: %+v, %v", p, ok)
 	}
 }
@@ -120,7 +120,7 @@ func TestLookupChoosesTheExecutable(t *testing.T) {
 	}
 	for bin, want := range map[string]string{"": "tools", "tools-admin": "tools-admin"} {
 		p, ok := s.Lookup(Run{Manager: NPM, Spec: "@scope/tools", Bin: bin})
-		if !ok || filepath.Base(p.Exec) != want {
+		if !ok || filepath.Base(p.Executable) != want {
 			t.Errorf("bin %q: %+v, %v; want %s", bin, p, ok, want)
 		}
 	}
@@ -185,7 +185,7 @@ func TestInstallUV(t *testing.T) {
 		t.Errorf("record = %+v", rec)
 	}
 	p, ok := s.Lookup(run)
-	if !ok || p.Exec != filepath.Join(s.Dir, "uv", "mcp-server-time", "bin", "mcp-server-time") {
+	if !ok || p.Executable != filepath.Join(s.Dir, "uv", "mcp-server-time", "bin", "mcp-server-time") {
 		t.Errorf("Lookup = %+v, %v", p, ok)
 	}
 	// A tool whose executable is not named after it needs --from: a
@@ -219,7 +219,7 @@ func TestTheOnlyExecutableIsTheOwn(t *testing.T) {
 	if _, err := s.Install(context.Background(), run, InstallOptions{Exec: fakeNPM("1.0.0", `{"mcp-server-memory":"dist/index.js"}`, "mcp-server-memory")}); err != nil {
 		t.Fatal(err)
 	}
-	if p, ok := s.Lookup(run); !ok || filepath.Base(p.Exec) != "mcp-server-memory" {
+	if p, ok := s.Lookup(run); !ok || filepath.Base(p.Executable) != "mcp-server-memory" {
 		t.Errorf("Lookup = %+v, %v", p, ok)
 	}
 }

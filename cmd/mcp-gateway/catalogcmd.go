@@ -70,7 +70,7 @@ func packageOf(e *catalog.Entry, store pulled.Store) *packageState {
 	}
 	st := &packageState{Manager: run.Manager, Spec: run.Spec}
 	if p, ok := store.Lookup(run); ok {
-		st.Pulled, st.Version, st.Exec = true, p.Record.Version, p.Exec
+		st.Pulled, st.Version, st.Exec = true, p.Record.Version, p.Executable
 	}
 	return st
 }

@@ -170,7 +170,7 @@ func pullPackage(ctx context.Context, name string, run pulled.Run, s daemon.Sett
 	if !ok {
 		return fmt.Errorf("pull %s: the install of %s did not leave the executable it names", name, run.Spec)
 	}
-	fmt.Fprintf(stdout, "pull %s: pulled %s %s; it starts from %s, without the network\n", name, rec.Package, rec.Version, p.Exec)
+	fmt.Fprintf(stdout, "pull %s: pulled %s %s; it starts from %s, without the network\n", name, rec.Package, rec.Version, p.Executable)
 	return nil
 }
 
