@@ -146,5 +146,12 @@ func TestSearchQualityBlind8(t *testing.T) {
 	holdToFloor(t, "blind8", blind8, 50, blind8Floor)
 }
 
-// blind8Floor is blind8's recall@5, to be measured once; 0 until then.
-const blind8Floor = 0
+// blind8Floor is blind8's recall@5 as measured once, on the scorer of
+// 2026-12-04 (last changed in b23e684), rounded down to 5 %: 94.4 %
+// (101 of 107; first 58.9 %, 63). The set was written by a helper from
+// the real set's tool list alone, and committed before it was run.
+// Helpers write alike: 100 of its tasks share at least 40 % of their
+// words (over two letters) with an earlier task for the same tool, and
+// 95 of them found their tool (95.0 %); of the 7 others, 6 (85.7 %), and
+// of the 1 that shares under 25 %, none.
+const blind8Floor = 0.90
