@@ -39,22 +39,25 @@
 // legacy.Front and modern.Front, which share the taskrun.Runner, the task
 // table and the resource subscriptions the handler makes.
 //
-// Where to find a rule, in the order a request meets them:
+// Where to find a rule, in the order a request meets them; each file
+// uses only the files below it:
 //
-//	http.go       New's one handler: /mcp behind package auth's Origin check (§3.4)
-//	              and bearer token (§3.2), /health (§3.3), /metrics (§11.2); a
-//	              task's news to its owner, of either front (§4.7)
-//	transport.go  /mcp by HTTP method, version header, Accept; a session's
-//	              GET and DELETE go to legacy.Front
-//	post.go       POST: Accept and Content-Type, the body (package body:
-//	              413, 503, 408), the era; a legacy POST is legacy.Front's,
-//	              a modern one modern.Front's
-//	gateway.go    the Gateway: the registry swap, list changes, shutdown (§4.5,
-//	              §7.6), what the daemon tells it (resource updates, task status)
-//	readout.go    what the daemon reads of it: /health (§3.3), the counts, the
-//	              merged tools for the code API (§12)
+//	http.go       Gateway.Handler: /mcp behind package auth's Origin check
+//	              (§3.4) and bearer token (§3.2), /health (§3.3), /metrics (§11.2)
+//	readout.go    what the daemon reads of the gateway: /health, the counts,
+//	              the merged tools for the code API (§12)
+//	transport.go  /mcp by HTTP method, version header, Accept; a POST's
+//	              Content-Type, body (package body: 413, 503, 408) and era:
+//	              a legacy POST, GET and DELETE are legacy.Front's, a modern
+//	              POST modern.Front's
+//	gateway.go    the Gateway and its endpoint's parts (New, newHandler): the
+//	              registry swap, list changes, shutdown (§4.5, §7.6), what the
+//	              daemon tells it (resource updates, task status), a task's
+//	              news to its owner, of either front (§4.7)
+//	metrics.go    what /metrics reads at each scrape (§11.2)
+//	options.go    HTTPOptions and their defaults
 //	recording.go  where a request's record begins (package record: the call
 //	              line, the call series and the server span, §11), one place
-//	              for both fronts (legacy.Options.Begin, modern.Options.Begin), its
-//	              client named; metrics.go what /metrics reads at each scrape (§11.2)
+//	              for both fronts (legacy.Options.Begin, modern.Options.Begin),
+//	              its client named
 package aggregator

@@ -1,14 +1,22 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/reqstate"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 	"github.com/mcp-gateway/mcp-gateway/supervisor"
 )
@@ -26,7 +34,7 @@ type Gateway struct {
 	router  *relay.Router      // routes every front's relayed requests (package relay)
 
 	rebuildMu sync.Mutex
-	onTools   func() // OnToolsChanged's hook, under rebuildMu (codeview.go)
+	onTools   func() // OnToolsChanged's hook, under rebuildMu
 }
 
 // New builds the gateway over the upstreams, in config-key order, and its
@@ -40,12 +48,63 @@ func New(ups []*supervisor.Upstream, version string, log *slog.Logger, o HTTPOpt
 	g.router = relay.NewRouter(g.reg, o.ToolSearch, o.ToolSearchThreshold)
 	g.h = newHandler(g, o)
 	if m := o.Telemetry.Metrics; m != nil {
-		if err := m.Register(stateCollector{g}); err != nil {
+		h := g.h
+		c := stateCollector{ups: ups, sessions: h.legacy.Count, parked: h.modern.Parked,
+			tasks: func() int { n, _ := h.tasks.Usage(); return n }}
+		if err := m.Register(c); err != nil {
 			log.Error("register the gateway's metrics", "error", err)
 		}
 	}
 	return g
 }
+
+// handler serves /mcp for one Gateway.
+type handler struct {
+	o      HTTPOptions
+	legacy *legacy.Front // legacy sessions (package legacy)
+	modern *modern.Front // modern requests (package modern)
+	bodies body.Reader   // POST bodies, within their limits and the memory budget (package body)
+
+	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
+	runner  *taskrun.Runner         // their calls (package taskrun)
+	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
+	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
+	records recorder                // where each request's record begins, for both fronts (recording.go)
+	// baseCtx is every bridged call's parent; cancelBase ends them all
+	// (CancelCalls, at shutdown).
+	baseCtx    context.Context
+	cancelBase context.CancelCauseFunc
+}
+
+// newHandler makes g's /mcp handler with o's defaults filled in.
+func newHandler(g *Gateway, o HTTPOptions) *handler {
+	o = o.withDefaults()
+	h := &handler{o: o, records: recorder{tel: &g.tel}, bodies: body.Reader{Budget: o.Budget, MaxBytes: o.MaxBodyBytes, Timeout: o.BodyTimeout},
+		tasks: tasks.NewTable(o.Tasks), subs: registry.NewSubscriptions(), auth: auth.NewLog(g.log)}
+	h.baseCtx, h.cancelBase = context.WithCancelCause(context.Background())
+	h.runner = taskrun.New(h.tasks, h.baseCtx, h.taskChanged)
+	h.modern = modern.New(modern.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
+		States: g.states, Version: g.version, Supported: supportedVersions(), Log: g.log, Begin: h.records.begin, TaskChanged: h.taskChanged,
+		Base: h.baseCtx, StateTTL: o.StateTTL})
+	h.legacy = legacy.New(legacy.Options{Registry: g.reg, Router: g.router, Runner: h.runner, Tasks: h.tasks, Subscriptions: h.subs,
+		Upstreams: g.ups, Version: g.version, Log: g.log, Begin: h.records.begin, MaxSessions: o.MaxSessions, SessionTimeout: o.SessionTimeout})
+	return h
+}
+
+// taskChanged notifies t's owner of its current state (SPEC §4.7): a
+// legacy session gets notifications/tasks/status on its GET stream, a
+// modern caller notifications/tasks on its listen streams that named t
+// (modern.Front.NotifyTask).
+func (h *handler) taskChanged(t *tasks.Task) {
+	if id, ok := strings.CutPrefix(t.Owner, "session:"); ok {
+		h.legacy.Notify(id, jsonrpc.Notification("notifications/tasks/status", t.Snapshot()))
+		return
+	}
+	h.modern.NotifyTask(t)
+}
+
+// supportedVersions is every version the gateway speaks, modern first.
+func supportedVersions() []string { return append(slices.Clone(modern.Versions), legacy.Versions...) }
 
 // Rebuild recomputes what the gateway serves from the upstreams' current
 // lists and notifies every client of each list that changed (SPEC §4.5):

@@ -28,8 +28,12 @@ var (
 
 var serverStates = []supervisor.State{supervisor.StateStarting, supervisor.StateRunning, supervisor.StateExited, supervisor.StateFailed, supervisor.StateStopped}
 
-// stateCollector is the gateway's prometheus.Collector of those.
-type stateCollector struct{ g *Gateway }
+// stateCollector is the gateway's prometheus.Collector of those: the
+// servers, and the endpoint's counts of sessions, parked calls and tasks.
+type stateCollector struct {
+	ups                     []*supervisor.Upstream
+	sessions, parked, tasks func() int
+}
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descState, descRestarts, descStarted, descInFlight, descSessions, descParked, descTasks} {
@@ -38,7 +42,7 @@ func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, u := range c.g.ups {
+	for _, u := range c.ups {
 		st := u.Status()
 		for _, s := range serverStates {
 			v := 0.0
@@ -53,9 +57,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(u.InFlight()), st.Name)
 	}
-	h := c.g.h
-	tasks, _ := h.tasks.Usage()
-	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(h.legacy.Count()))
-	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(h.modern.Parked()))
-	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(tasks))
+	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(c.sessions()))
+	ch <- prometheus.MustNewConstMetric(descParked, prometheus.GaugeValue, float64(c.parked()))
+	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(c.tasks()))
 }

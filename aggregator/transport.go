@@ -1,53 +1,28 @@
 package aggregator
 
 import (
-	"context"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/mcp-gateway/mcp-gateway/aggregator/auth"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/body"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/legacy"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/modern"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // This file is the front of /mcp (MCP Streamable HTTP, SPEC §3): it routes
-// by HTTP method and checks what every request must carry, before post.go
-// (POST), package legacy (a session's POST, GET and DELETE) and DELETE
-// below. Auth and Origin come first
-// (http.go).
+// by HTTP method and checks what every request must carry; a POST's body
+// and era (servePOST) send it to package legacy (a session's POST, GET and
+// DELETE) or package modern. Auth and Origin come first (http.go).
 
 // knownVersion reports whether an MCP-Protocol-Version header value is
 // absent or a version the gateway speaks: a modern one (modern.Versions)
 // or a legacy one (legacy.Versions).
 func knownVersion(v string) bool {
 	return v == "" || slices.Contains(legacy.Versions, v) || modern.IsVersion(v)
-}
-
-// handler serves /mcp for one Gateway.
-type handler struct {
-	g      *Gateway
-	o      HTTPOptions
-	legacy *legacy.Front // legacy sessions (package legacy)
-	modern *modern.Front // modern requests (package modern)
-	bodies body.Reader   // POST bodies, within their limits and the memory budget (package body)
-
-	tasks   *tasks.Table            // tasks made or relayed for callers (package tasks)
-	runner  *taskrun.Runner         // their calls (package taskrun)
-	subs    *registry.Subscriptions // resource subscriptions (registry.Subscriptions)
-	auth    *auth.Log               // 401s, logged at a bounded rate (package auth)
-	records recorder                // where each request's record begins, for both fronts (recording.go)
-	// baseCtx is every bridged call's parent; cancelBase ends them all
-	// (CancelCalls, at shutdown).
-	baseCtx    context.Context
-	cancelBase context.CancelCauseFunc
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +54,64 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// servePOST answers a POST to /mcp: one JSON-RPC message or a batch
+// (MCP Streamable HTTP, "Sending Messages to the Server"). Requests are
+// answered as JSON or as an SSE stream (stream.go); a body of only
+// notifications and responses gets 202 with no body.
+func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	jsonOK, sseOK, herr := postTypes(r)
+	if herr != nil {
+		wire.WriteError(w, herr)
+		return
+	}
+	body, rerr := h.bodies.Read(w, r)
+	if rerr != nil {
+		wire.WriteError(w, rerr)
+		return
+	}
+	msgs, batch, perr := wire.ParseBody(body)
+	if perr != nil {
+		wire.WriteError(w, perr)
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if !knownVersion(version) {
+		e := unsupportedVersion(version)
+		if !batch {
+			e.ID = msgs[0].ID
+		}
+		wire.WriteError(w, e)
+		return
+	}
+	if modern.IsVersion(version) || (!batch && modern.InMeta(msgs[0])) {
+		h.modern.ServePOST(w, r, msgs, batch, jsonOK, sseOK, version)
+		return
+	}
+	h.legacy.ServePOST(w, r, msgs, batch, jsonOK, sseOK, version)
+}
+
+// postTypes checks a POST's Accept (406 when it admits neither JSON nor
+// SSE; none sent admits both) and Content-Type (415 unless JSON).
+func postTypes(r *http.Request) (jsonOK, sseOK bool, err *wire.HTTPError) {
+	given, jsonOK, sseOK := accepts(r.Header.Values("Accept"))
+	if !given {
+		jsonOK, sseOK = true, true
+	}
+	if !jsonOK && !sseOK {
+		return false, false, &wire.HTTPError{Status: http.StatusNotAcceptable, Code: jsonrpc.CodeInvalidRequest,
+			Msg: "Not Acceptable: send Accept: application/json, text/event-stream"}
+	}
+	// The type every client sends is checked as it is; any other form
+	// ("application/json; charset=utf-8", other case) is parsed.
+	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return false, false, &wire.HTTPError{Status: http.StatusUnsupportedMediaType, Code: jsonrpc.CodeInvalidRequest,
+				Msg: "Unsupported Media Type: POST a JSON-RPC message as Content-Type: application/json"}
+		}
+	}
+	return jsonOK, sseOK, nil
+}
+
 // sessionOf finds the session a GET or DELETE names, or answers: 405 for a
 // modern request (no sessions in 2026-07-28, SPEC §3.10), 400 without
 // Mcp-Session-Id, 404 for an unknown one.
@@ -108,9 +141,6 @@ func (h *handler) sessionOf(w http.ResponseWriter, r *http.Request) (*legacy.Ses
 func unsupportedVersion(v string) *wire.HTTPError {
 	return modern.UnsupportedVersion(v, supportedVersions())
 }
-
-// supportedVersions is every version the gateway speaks, modern first.
-func supportedVersions() []string { return append(slices.Clone(modern.Versions), legacy.Versions...) }
 
 // accepts reports whether an Accept header was sent, and whether it admits
 // JSON and SSE (wildcards count; q=0 excludes). HTTP: a missing Accept
