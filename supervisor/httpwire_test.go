@@ -81,3 +81,28 @@ func TestHTTPSameOriginRedirectIsFollowed(t *testing.T) {
 		t.Errorf("echo = %q", got)
 	}
 }
+
+// An interim 1xx answer (103 Early Hints, an unasked 100 Continue) comes
+// before the real one; RFC 9110 §15.2 has a client read past it. The wire
+// client took it for the answer: the call failed, and the real answer
+// stayed on the kept-alive connection, where the next calls read each
+// other's answers and failed too.
+func TestHTTPInterimAnswersAreSkipped(t *testing.T) {
+	f := fakehttp.New(fakehttp.Options{JSON: true, NoGET: true})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("Link")
+		}
+		f.ServeHTTP(w, r)
+	})
+	srv, _, _ := countingServer(t, h, 0)
+	s, _ := httpSupervisor(t, []adapters.Server{{Name: "remote", Spec: adapters.LaunchSpec{Kind: "http", URL: srv.URL + "/mcp"}}})
+	u, _ := s.Upstream("remote")
+	for _, text := range []string{"one", "two", "three"} {
+		if got := mustText(t, u, "echo", `{"text":"`+text+`"}`); got != text {
+			t.Fatalf("echo %q = %q", text, got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -137,9 +138,24 @@ func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Respo
 	if _, err := wc.br.Peek(1); err != nil {
 		return nil, false, err
 	}
-	resp, err = http.ReadResponse(wc.br, req)
-	return resp, true, err
+	// An interim answer (1xx but 101: 100 Continue, 103 Early Hints) comes
+	// before the real one, which a client reads past (RFC 9110 §15.2), as
+	// net/http's Transport does; taken for the answer, it failed the call
+	// and left the real one on the connection for the next request.
+	for interim := 0; ; interim++ {
+		resp, err = http.ReadResponse(wc.br, req)
+		if err != nil || resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, true, err
+		}
+		if interim == maxInterim {
+			return nil, true, fmt.Errorf("more than %d interim (1xx) answers before the answer", maxInterim)
+		}
+	}
 }
+
+// maxInterim bounds the interim (1xx) answers read before an answer, as
+// net/http's Transport bounds them.
+const maxInterim = 5
 
 // get returns an idle connection that is still open, or a new one.
 func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err error) {
