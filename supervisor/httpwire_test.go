@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,3 +107,34 @@ func TestHTTPInterimAnswersAreSkipped(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose head (status line and headers) runs past what any MCP
+// server sends is refused with an error that says so, as net/http's
+// Transport refuses one past MaxResponseHeaderBytes: the wire client read
+// it whole into memory, however large, outside the memory budget.
+func TestHTTPAnswerHeadIsBounded(t *testing.T) {
+	f := fakehttp.New(fakehttp.Options{JSON: true, NoGET: true})
+	var huge atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if huge.Load() && r.Method == http.MethodPost {
+			w.Header().Set("X-Padding", strings.Repeat("a", 2*maxAnswerHeadForTest))
+		}
+		f.ServeHTTP(w, r)
+	})
+	srv, _, _ := countingServer(t, h, 0)
+	s, _ := httpSupervisor(t, []adapters.Server{{Name: "remote", Spec: adapters.LaunchSpec{Kind: "http", URL: srv.URL + "/mcp"}}})
+	u, _ := s.Upstream("remote")
+	mustText(t, u, "echo", `{"text":"x"}`)
+	huge.Store(true)
+	_, err := callText(t, u, "echo", `{"text":"y"}`)
+	if err == nil || !strings.Contains(err.Error(), "head") {
+		t.Fatalf("call with a %d-byte header: err = %v, want one about the answer's head", 2*maxAnswerHeadForTest, err)
+	}
+	huge.Store(false)
+	if got := mustText(t, u, "echo", `{"text":"z"}`); got != "z" {
+		t.Fatalf("echo after = %q", got)
+	}
+}
+
+// maxAnswerHeadForTest is httpup's bound on an answer's head.
+const maxAnswerHeadForTest = 1 << 20

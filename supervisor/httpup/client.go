@@ -42,6 +42,7 @@ func NewClient() *http.Client {
 	tr.TLSHandshakeTimeout = tlsTimeout
 	tr.MaxIdleConns = 256
 	tr.MaxIdleConnsPerHost = 64
+	tr.MaxResponseHeaderBytes = maxAnswerHead
 	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -63,6 +64,7 @@ const (
 
 type wireConn struct {
 	c    net.Conn
+	lim  *io.LimitedReader // c, under br: bounds an answer's head (exchange)
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	idle time.Time // when it was given back
@@ -135,6 +137,16 @@ func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Respo
 	if err := wc.bw.Flush(); err != nil {
 		return nil, false, err
 	}
+	// The head of an answer is read whole into memory, so it is bounded,
+	// as net/http's Transport bounds it (MaxResponseHeaderBytes); what br
+	// reads ahead of the body counts too, hence the buffer's size on top.
+	wc.lim.N = maxAnswerHead + int64(wc.br.Size())
+	defer func() {
+		if err != nil && wc.lim.N <= 0 {
+			err = fmt.Errorf("the answer's head (status line and headers) runs past %d bytes", maxAnswerHead)
+		}
+		wc.lim.N = math.MaxInt64
+	}()
 	if _, err := wc.br.Peek(1); err != nil {
 		return nil, false, err
 	}
@@ -152,6 +164,11 @@ func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Respo
 		}
 	}
 }
+
+// maxAnswerHead bounds an answer's status line and headers, which an MCP
+// server keeps to a few hundred bytes; the Transport's
+// MaxResponseHeaderBytes is set to it too (NewClient).
+const maxAnswerHead = 1 << 20
 
 // maxInterim bounds the interim (1xx) answers read before an answer, as
 // net/http's Transport bounds them.
@@ -182,7 +199,8 @@ func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err er
 	if err != nil {
 		return nil, false, err
 	}
-	return &wireConn{c: c, br: bufio.NewReaderSize(c, 32<<10), bw: bufio.NewWriterSize(c, 16<<10)}, false, nil
+	lim := &io.LimitedReader{R: c, N: math.MaxInt64}
+	return &wireConn{c: c, lim: lim, br: bufio.NewReaderSize(lim, 32<<10), bw: bufio.NewWriterSize(c, 16<<10)}, false, nil
 }
 
 // put keeps wc for another request, or closes it.
