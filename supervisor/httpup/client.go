@@ -137,6 +137,13 @@ func (t *remote) close() {
 	}
 }
 
+// dropIdle closes the wire client's idle connections (wireClient.dropIdle).
+func (t *remote) dropIdle() {
+	if t.wire != nil {
+		t.wire.dropIdle()
+	}
+}
+
 // roundTrip sends req over the wire client when the url allows it (see
 // wireClient), else with the Transport; a redirect the wire client got is
 // sent again with the Transport, whose policy follows it within the

@@ -248,6 +248,18 @@ func (w *wireClient) reap() {
 	}
 }
 
+// dropIdle closes the idle connections: an answer that was not the
+// request's (Transport.jsonAnswer) says one of them holds another's bytes.
+func (w *wireClient) dropIdle() {
+	w.mu.Lock()
+	idle := w.idle
+	w.idle = nil
+	w.mu.Unlock()
+	for _, wc := range idle {
+		wc.c.Close()
+	}
+}
+
 // close closes the idle connections, and every later one as it is given
 // back.
 func (w *wireClient) close() {
