@@ -964,3 +964,58 @@ func tcpQueues(t *testing.T, local, remote int) (tx, rx int64) {
 	}
 	return 0, 0
 }
+
+// A call whose session is DELETEd before its JSON answer started gets that
+// answer whole: before, its headers went out with a Content-Length and no
+// body (the stream, aborted, refused the body's write), and the client saw
+// a truncated response instead of the call's error.
+func TestDeleteEndsAJSONAnswerWhole(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS": `[{"name":"sleep","inputSchema":{"type":"object"}}]`,
+	}})
+	c := newClient(t, srv)
+	started := t.TempDir() + "/started"
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20000,"started":"`+started+`"}}}`))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json") // one JSON answer, never SSE
+		req.Header.Set("Mcp-Session-Id", c.session)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, b, err}
+	}()
+	fakeserver.WaitFile(t, started)
+	if resp, b := send(t, "DELETE", c.url, "", sessionHeaders(c)); resp.StatusCode != 200 && resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, b)
+	}
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's answer is still open 10 s after DELETE")
+	}
+	if a.err != nil {
+		t.Fatalf("the call's answer after DELETE: %v (status %d, %d bytes read)", a.err, a.status, len(a.body))
+	}
+	var msg struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(a.body, &msg); err != nil || string(msg.ID) != "2" || msg.Error == nil || !strings.Contains(msg.Error.Message, "session ended") {
+		t.Fatalf("the call's answer after DELETE = %d %q, want a JSON-RPC error for id 2 that says the session ended", a.status, a.body)
+	}
+}

@@ -213,6 +213,9 @@ func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *
 		if errors.Is(context.Cause(ctx), errClientCancelled) {
 			return nil
 		}
+		if cause := context.Cause(ctx); errors.Is(cause, errSessionEnded) {
+			err = cause
+		}
 		return rec.ErrorParts(m.ID, err)
 	}
 	return rec.ResultParts(m.ID, res)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -26,6 +27,10 @@ var ErrUnknownSession = &wire.HTTPError{Status: http.StatusNotFound, Code: -3200
 // notifications/cancelled: it gets no response (MCP Cancellation), and
 // its record is cancelled.
 var errClientCancelled = record.ErrClientCancelled
+
+// errSessionEnded is the cause of the requests still running when their
+// session ends; each gets it as its error, rather than "context canceled".
+var errSessionEnded = errors.New("the request's session ended (DELETE /mcp, idle expiry or the gateway's shutdown)")
 
 // sessions is the table of legacy MCP sessions (SPEC §3.5): issued at
 // initialize, ended by DELETE, by idle expiry, or at shutdown. At most max
@@ -174,7 +179,7 @@ func (t *sessions) end(s *Session) bool {
 	}
 	delete(t.byID, s.id)
 	t.mu.Unlock()
-	s.cancel(nil)
+	s.cancel(errSessionEnded)
 	s.mu.Lock()
 	s.ended = true
 	if s.clock != nil {

@@ -140,7 +140,8 @@ func isObjectDef(def json.RawMessage) (json.RawMessage, error) {
 
 // repairSchema checks a tool definition. A missing inputSchema, or one
 // without "type", gets "type":"object" added; any other inputSchema type,
-// or a schema that is not an object, is an error (the tool is dropped).
+// or a schema that is not an object, is an error (the tool is dropped), as
+// are x-mcp-header names no HTTP request can carry (mcpheader.Check).
 func repairSchema(def json.RawMessage) (json.RawMessage, error) {
 	fields, err := jsonrpc.Fields(def)
 	if err != nil {
@@ -153,6 +154,12 @@ func repairSchema(def json.RawMessage) (json.RawMessage, error) {
 	sfields, err := jsonrpc.Fields(schema)
 	if err != nil {
 		return nil, fmt.Errorf("inputSchema is not a JSON object")
+	}
+	// x-mcp-header names no request can carry: a modern client was asked
+	// for an Mcp-Param header it cannot send, and a conforming one
+	// leaves the tool out anyway (MCP 2026-07-28).
+	if err := mcpheader.Check(mcpheader.Params(schema)); err != nil {
+		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	typ, ok := jsonrpc.Get(sfields, "type")
 	if !ok {

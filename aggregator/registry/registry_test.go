@@ -135,3 +135,35 @@ func TestOfferedServes(t *testing.T) {
 		t.Errorf("Object = %v", caps)
 	}
 }
+
+// A tool whose x-mcp-header declarations no HTTP request can carry (a
+// name that is not an RFC 9110 token, or two names that differ only in
+// case) is one a conforming MCP 2026-07-28 client excludes ("Custom
+// Headers from Tool Parameters"): the gateway, which demanded an
+// Mcp-Param-{Name} header no client could send, drops it with a log line
+// like any tool it cannot serve (SPEC §4.4). A valid one is kept.
+func TestRepairSchemaChecksMcpHeaderNames(t *testing.T) {
+	schema := func(props string) string {
+		return `{"name":"a","inputSchema":{"type":"object","properties":{` + props + `}}}`
+	}
+	for _, tc := range []struct{ def, err string }{
+		{schema(`"r":{"type":"string","x-mcp-header":"Region"},"n":{"type":"object","properties":{"l":{"type":"integer","x-mcp-header":"Limit-2"}}}`), ""},
+		{schema(`"r":{"type":"string","x-mcp-header":"a b"}`), `"a b"`},
+		{schema(`"r":{"type":"string","x-mcp-header":""}`), `""`},
+		{schema(`"r":{"type":"string","x-mcp-header":"Région"}`), `"Région"`},
+		{schema(`"r":{"type":"string","x-mcp-header":"X\r\nInjected: 1"}`), `Injected`},
+		{schema(`"r":{"type":"string","x-mcp-header":"Region"},"s":{"type":"string","x-mcp-header":"region"}`), `"region"`},
+		{`{"name":"a","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"a:b"}}}}`, `"a:b"`},
+	} {
+		got, err := repairSchema(json.RawMessage(tc.def))
+		if tc.err == "" {
+			if err != nil {
+				t.Errorf("repairSchema(%s) = %v, want it kept", tc.def, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "x-mcp-header") {
+			t.Errorf("repairSchema(%s) = %s, %v; want an error about x-mcp-header %s", tc.def, got, err, tc.err)
+		}
+	}
+}

@@ -177,8 +177,19 @@ func (s *Stream) FinishStatus(status int, parts ...[]byte) {
 	s.w.WriteHeader(status)
 	// Flushed within the write limit: left to net/http, the last bytes
 	// would go out after the handler returned, with no limit.
+	if s.aborted.Load() {
+		// Aborted (DELETE, expiry) before anything of it was written: the
+		// answer, a few bytes the socket takes at once, goes out whole
+		// within abortedWrite, as Abort promises a stream it did not cut.
+		// Refused, it left its headers with a Content-Length and no body.
+		_ = s.writeWithin(abortedWrite, parts...)
+		return
+	}
 	_ = s.write(parts...)
 }
+
+// abortedWrite bounds the JSON answer of an aborted stream (FinishStatus).
+const abortedWrite = time.Second
 
 // Close ends the stream without a response (a cancelled request's SSE
 // stream); the handler must return after it.
@@ -259,6 +270,21 @@ func (s *Stream) write(bs ...[]byte) error {
 	if s.aborted.Load() { // abort ran between the check and the deadline
 		_ = s.rc.SetWriteDeadline(time.Now())
 	}
+	return s.flush(bs)
+}
+
+// writeWithin writes bs on an aborted stream, bounded by d: the answer of
+// one Abort did not cut (FinishStatus). Call with s.mu held.
+func (s *Stream) writeWithin(d time.Duration, bs ...[]byte) error {
+	s.writing.Store(true)
+	defer s.writing.Store(false)
+	_ = s.rc.SetWriteDeadline(time.Now().Add(d))
+	return s.flush(bs)
+}
+
+// flush is the end of write and writeWithin: bs written and flushed
+// under the deadline they set.
+func (s *Stream) flush(bs [][]byte) error {
 	var err error
 	for _, b := range bs {
 		if _, err = s.w.Write(b); err != nil {

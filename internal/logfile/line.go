@@ -17,7 +17,8 @@ import (
 	"unicode/utf8"
 )
 
-// Line writes one line from source. Newlines in text are escaped.
+// Line writes one line from source. Newlines and the other control
+// characters in text are escaped (escapeControls).
 func (l *Log) Line(source, text string) {
 	l.write(l.appendLine(make([]byte, 0, len(timeLayout)+len(source)+len(text)+8), time.Now(), source, text))
 }
@@ -25,12 +26,41 @@ func (l *Log) Line(source, text string) {
 // timeLayout is a line's timestamp: RFC 3339, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// appendLine appends the line of text from source at at to b, masked.
+// appendLine appends the line of text from source at at to b, masked,
+// its control characters escaped (escapeControls).
 func (l *Log) appendLine(b []byte, at time.Time, source, text string) []byte {
-	text = strings.ReplaceAll(l.Mask(text), "\n", `\n`)
+	text = l.Mask(text)
 	b = at.UTC().AppendFormat(b, timeLayout)
 	b = append(append(append(b, " ["...), source...), "] "...)
-	return append(append(b, text...), '\n')
+	return append(escapeControls(b, text), '\n')
+}
+
+// escapeControls appends text to b with its control characters but tab
+// escaped: a newline as \n, the others as \r or \xNN. What a server
+// prints then stays on its own line, behind its own "[server]" prefix: a
+// carriage return or a cursor-moving escape sequence, written raw, let it
+// overwrite that prefix where the log is read on a terminal (cat, tail
+// -f, less -R) and pass for a line of the gateway's.
+func escapeControls(b []byte, text string) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(text); i++ { // bytes: no byte of a UTF-8 sequence is below 0x80
+		c := text[i]
+		if (c >= 0x20 || c == '\t') && c != 0x7f {
+			continue
+		}
+		b = append(b, text[start:i]...)
+		switch c {
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		default:
+			b = append(b, '\\', 'x', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(b, text[start:]...)
 }
 
 // Logger returns a slog.Logger whose records become "[gateway]" lines:

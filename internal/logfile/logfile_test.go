@@ -132,3 +132,28 @@ func TestClipMasksBeforeItCuts(t *testing.T) {
 		t.Errorf("Clip(ééééé, 3) = %q: want one whole é, then the length", got)
 	}
 }
+
+// A server's line cannot forge another in the log: a carriage return or
+// an escape sequence in it (shown by cat, tail -f and less -R as moving
+// the cursor to overwrite the line's "[server]" prefix) is written
+// escaped, as a newline already was. Tabs stay.
+func TestControlCharactersAreEscaped(t *testing.T) {
+	buf := &bytes.Buffer{}
+	log := New(buf)
+	log.AddSecrets("sec\rret-value")
+	log.Line("srv", "ok\tcol\r2026-12-06T00:00:00.000Z [gateway] level=ERROR msg=forged\x1b[1A\x1b[2K\x00\x7f end sec\rret-value")
+	out := buf.String()
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("not one line: %q", out)
+	}
+	for _, c := range []byte{'\r', 0x1b, 0x00, 0x7f} {
+		if strings.IndexByte(out, c) >= 0 {
+			t.Errorf("the line holds byte %#x raw: %q", c, out)
+		}
+	}
+	for _, want := range []string{"ok\tcol", `\r2026-12-06`, `\x1b[1A`, `\x00\x7f`, "[REDACTED]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the line lacks %q: %q", want, out)
+		}
+	}
+}

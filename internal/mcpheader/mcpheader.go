@@ -129,3 +129,40 @@ func Text(arg json.RawMessage) (string, bool) {
 	}
 	return "", false
 }
+
+// Check tells whether a tool's x-mcp-header parameters can be sent: each
+// name an RFC 9110 token (the Mcp-Param-{Name} header's name part), no
+// two the same but for case. A tool that fails it is one a conforming MCP
+// 2026-07-28 client excludes from its list ("Custom Headers from Tool
+// Parameters"), since no request can carry its headers.
+func Check(params []Param) error {
+	seen := map[string]string{}
+	for _, p := range params {
+		if !isToken(p.Name) {
+			return fmt.Errorf("x-mcp-header %q of parameter %s is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~ only)", p.Name, strings.Join(p.Path, "."))
+		}
+		key := strings.ToLower(p.Name)
+		if other, dup := seen[key]; dup {
+			return fmt.Errorf("x-mcp-header %q of parameter %s names the header of parameter %s too (header names ignore case)", p.Name, strings.Join(p.Path, "."), other)
+		}
+		seen[key] = strings.Join(p.Path, ".")
+	}
+	return nil
+}
+
+// isToken reports whether s is an RFC 9110 token (1*tchar).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

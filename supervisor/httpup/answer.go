@@ -103,7 +103,15 @@ func (t *Transport) jsonAnswer(ctx context.Context, id int64, method string, sen
 		t.conn.Unanswered(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server's answer is not JSON-RPC: %v", err)})
 		return
 	}
-	t.deliver(msg, id, method, sent, resp)
+	if t.deliver(msg, id, method, sent, resp) {
+		return
+	}
+	// Another request's answer, most likely: the server sent more than an
+	// answer's length before, and the connection, kept alive, carried it
+	// to this request; this request's own answer follows on it. Used
+	// again, it gave every next call the previous call's answer, so the
+	// idle connections are closed.
+	t.net.dropIdle()
 	t.conn.Unanswered(id, fmt.Errorf("POST %s: the server's answer held no response to the request", t.shown))
 }
 

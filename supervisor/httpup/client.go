@@ -42,6 +42,7 @@ func NewClient() *http.Client {
 	tr.TLSHandshakeTimeout = tlsTimeout
 	tr.MaxIdleConns = 256
 	tr.MaxIdleConnsPerHost = 64
+	tr.MaxResponseHeaderBytes = maxAnswerHead
 	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}
 }
 
@@ -133,6 +134,13 @@ func newRemote(cfg Config) *remote {
 func (t *remote) close() {
 	if t.wire != nil {
 		t.wire.close()
+	}
+}
+
+// dropIdle closes the wire client's idle connections (wireClient.dropIdle).
+func (t *remote) dropIdle() {
+	if t.wire != nil {
+		t.wire.dropIdle()
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -62,6 +64,7 @@ const (
 
 type wireConn struct {
 	c    net.Conn
+	lim  *io.LimitedReader // c, under br: bounds an answer's head (exchange)
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	idle time.Time // when it was given back
@@ -134,12 +137,42 @@ func (w *wireClient) exchange(wc *wireConn, req *http.Request) (resp *http.Respo
 	if err := wc.bw.Flush(); err != nil {
 		return nil, false, err
 	}
+	// The head of an answer is read whole into memory, so it is bounded,
+	// as net/http's Transport bounds it (MaxResponseHeaderBytes); what br
+	// reads ahead of the body counts too, hence the buffer's size on top.
+	wc.lim.N = maxAnswerHead + int64(wc.br.Size())
+	defer func() {
+		if err != nil && wc.lim.N <= 0 {
+			err = fmt.Errorf("the answer's head (status line and headers) runs past %d bytes", maxAnswerHead)
+		}
+		wc.lim.N = math.MaxInt64
+	}()
 	if _, err := wc.br.Peek(1); err != nil {
 		return nil, false, err
 	}
-	resp, err = http.ReadResponse(wc.br, req)
-	return resp, true, err
+	// An interim answer (1xx but 101: 100 Continue, 103 Early Hints) comes
+	// before the real one, which a client reads past (RFC 9110 §15.2), as
+	// net/http's Transport does; taken for the answer, it failed the call
+	// and left the real one on the connection for the next request.
+	for interim := 0; ; interim++ {
+		resp, err = http.ReadResponse(wc.br, req)
+		if err != nil || resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, true, err
+		}
+		if interim == maxInterim {
+			return nil, true, fmt.Errorf("more than %d interim (1xx) answers before the answer", maxInterim)
+		}
+	}
 }
+
+// maxAnswerHead bounds an answer's status line and headers, which an MCP
+// server keeps to a few hundred bytes; the Transport's
+// MaxResponseHeaderBytes is set to it too (NewClient).
+const maxAnswerHead = 1 << 20
+
+// maxInterim bounds the interim (1xx) answers read before an answer, as
+// net/http's Transport bounds them.
+const maxInterim = 5
 
 // get returns an idle connection that is still open, or a new one.
 func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err error) {
@@ -166,7 +199,8 @@ func (w *wireClient) get(ctx context.Context) (wc *wireConn, reused bool, err er
 	if err != nil {
 		return nil, false, err
 	}
-	return &wireConn{c: c, br: bufio.NewReaderSize(c, 32<<10), bw: bufio.NewWriterSize(c, 16<<10)}, false, nil
+	lim := &io.LimitedReader{R: c, N: math.MaxInt64}
+	return &wireConn{c: c, lim: lim, br: bufio.NewReaderSize(lim, 32<<10), bw: bufio.NewWriterSize(c, 16<<10)}, false, nil
 }
 
 // put keeps wc for another request, or closes it.
@@ -210,6 +244,18 @@ func (w *wireClient) reap() {
 	}
 	w.mu.Unlock()
 	for _, wc := range dead {
+		wc.c.Close()
+	}
+}
+
+// dropIdle closes the idle connections: an answer that was not the
+// request's (Transport.jsonAnswer) says one of them holds another's bytes.
+func (w *wireClient) dropIdle() {
+	w.mu.Lock()
+	idle := w.idle
+	w.idle = nil
+	w.mu.Unlock()
+	for _, wc := range idle {
 		wc.c.Close()
 	}
 }
