@@ -19,7 +19,7 @@ func index(dir string, servers []*serverOut) []byte {
 	}
 	var b strings.Builder
 	b.WriteString("# Tools as code\n\n")
-	b.WriteString(tools(n) + " of " + itoa(len(servers)) + " servers, each a function that calls the tool through the gateway.\n\n")
+	b.WriteString(count(n, "tool") + " of " + count(len(servers), "server") + ", each a function that calls the tool through the gateway.\n\n")
 	b.WriteString("Python 3.8+: `sys.path.insert(0, \"" + cut(dir, 500) + "/python\")`, then `from mcp_tools import <server>` and `<server>.<tool>(name=value, ...)`; " +
 		"the docstring is in `python/mcp_tools/<server>/<tool>.py`.\n")
 	b.WriteString("Node 18+: `const { <tool> } = await import(\"" + cut(dir, 500) + "/js/<server>/index.mjs\")`, then `await <tool>({ name: value })`; " +
@@ -31,7 +31,7 @@ func index(dir string, servers []*serverOut) []byte {
 		if s.ident != s.name {
 			b.WriteString(" (`" + s.ident + "`)")
 		}
-		b.WriteString(": " + tools(len(s.tools)))
+		b.WriteString(": " + count(len(s.tools), "tool"))
 		if line := strings.TrimRight(firstLine(s.description, 120), "."); line != "" {
 			b.WriteString(". " + line + ".")
 		}
@@ -50,10 +50,10 @@ func index(dir string, servers []*serverOut) []byte {
 	return []byte(b.String())
 }
 
-// tools is "1 tool" or "n tools".
-func tools(n int) string {
+// count is "1 tool" or "n tools" (noun, "tool" or "server").
+func count(n int, noun string) string {
 	if n == 1 {
-		return "1 tool"
+		return "1 " + noun
 	}
-	return itoa(n) + " tools"
+	return itoa(n) + " " + noun + "s"
 }

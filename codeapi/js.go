@@ -101,7 +101,7 @@ func jsServer(s *serverOut) []byte {
 	b := []byte("// Server ")
 	b = append(b, cut(s.name, 200)...)
 	b = append(b, " ("...)
-	b = append(b, tools(len(s.tools))...)
+	b = append(b, count(len(s.tools), "tool")...)
 	b = append(b, ')')
 	if line := firstLine(s.description, 200); line != "" {
 		b = append(append(b, ": "...), line...)

@@ -176,7 +176,7 @@ func pyServer(s *serverOut) []byte {
 	b := []byte(`"""Server `)
 	b = pyDoc(b, cut(s.name, 200), "")
 	b = append(b, " ("...)
-	b = append(b, tools(len(s.tools))...)
+	b = append(b, count(len(s.tools), "tool")...)
 	b = append(b, ')')
 	if line := strings.TrimRight(firstLine(s.description, 200), "."); line != "" {
 		b = pyDoc(append(b, ": "...), line, "")

@@ -120,6 +120,12 @@ func firstLine(s string, max int) string {
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
+	// A Markdown heading ("# Everything Server", as servers write their
+	// instructions) is its text: its marks would open a heading of their
+	// own in INDEX.md's server line.
+	if h := strings.TrimLeft(s, "#"); h != s && (h == "" || h[0] == ' ') {
+		s = strings.TrimSpace(h)
+	}
 	return cut(s, max)
 }
 
