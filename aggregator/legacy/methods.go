@@ -92,7 +92,11 @@ func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 	case "logging/setLevel":
 		return f.setLevel(s, m)
 	case "tools/list":
-		page, err := f.router.ToolsPage(s.tools, registry.CursorOf(m.Params)) // relay/toolsearch.go (SPEC §4.10)
+		cursor, err := registry.CursorOf(m.Params)
+		if err != nil {
+			return wire.ErrorParts(m.ID, err)
+		}
+		page, err := f.router.ToolsPage(s.tools, cursor) // relay/toolsearch.go (SPEC §4.10)
 		if err != nil {
 			return wire.ErrorParts(m.ID, err)
 		}
@@ -245,7 +249,11 @@ func (f *Front) surface(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 
 // listPage answers a list method with one page of l.
 func listPage(m *wire.Message, l registry.List) [][]byte {
-	page, err := l.Page(registry.CursorOf(m.Params))
+	cursor, err := registry.CursorOf(m.Params)
+	if err != nil {
+		return wire.ErrorParts(m.ID, err)
+	}
+	page, err := l.Page(cursor)
 	if err != nil {
 		return wire.ErrorParts(m.ID, err)
 	}

@@ -135,7 +135,11 @@ func (f *Front) modernSurface(w http.ResponseWriter, r *http.Request, req *moder
 // cacheScope added.
 func (f *Front) modernList(w http.ResponseWriter, req *modernReq) {
 	l, _ := f.reg.Load().List(req.Method)
-	page, err := l.Page(registry.CursorOf(req.Params))
+	cursor, err := registry.CursorOf(req.Params)
+	var page json.RawMessage
+	if err == nil {
+		page, err = l.Page(cursor)
+	}
 	modernPage(w, req, page, err)
 }
 
@@ -149,7 +153,11 @@ func (f *Front) modernToolsList(w http.ResponseWriter, r *http.Request, req *mod
 		wire.WriteError(w, herr)
 		return
 	}
-	page, err := f.router.ToolsPage(c, registry.CursorOf(req.Params))
+	cursor, err := registry.CursorOf(req.Params)
+	var page json.RawMessage
+	if err == nil {
+		page, err = f.router.ToolsPage(c, cursor)
+	}
 	modernPage(w, req, page, err)
 }
 

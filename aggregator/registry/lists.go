@@ -76,14 +76,19 @@ func (l List) Same(o List) bool {
 	return true
 }
 
-// CursorOf reads params.cursor ("" when absent or not a string).
-func CursorOf(params json.RawMessage) string {
+// CursorOf reads params.cursor: "" when absent or null. A cursor that is
+// not a string is invalid params (-32602), as one the gateway did not
+// issue is (Page): read as none, it would answer the first page again.
+func CursorOf(params json.RawMessage) (string, error) {
 	c, ok := jsonrpc.Member(params, "cursor")
-	if !ok {
-		return ""
+	if !ok || string(jsonrpc.TrimLeft(c)) == "null" {
+		return "", nil
 	}
-	s, _ := jsonrpc.Text(c)
-	return s
+	s, ok := jsonrpc.Text(c)
+	if !ok {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
+	}
+	return s, nil
 }
 
 // ListKind names a merged list whose changes clients hear of (SPEC §4.5):
