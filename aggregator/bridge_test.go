@@ -250,3 +250,22 @@ func goroutinesCreated() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// A modern server's InputRequiredResult that no retry could answer (its
+// inputRequests not an object, its requestState not a string) is the
+// server's error for a modern client, -32603 saying why, as it is for a
+// legacy one; it used to reach the client as sent, unsealed.
+func TestBridgeModernServerMalformedInputRequired(t *testing.T) {
+	for _, tc := range []struct{ result, why string }{
+		{`{"resultType":"input_required","inputRequests":[{"method":"elicitation/create"}],"requestState":"s"}`, "inputRequests is not an object"},
+		{`{"resultType":"input_required","inputRequests":{"ask":{"method":"elicitation/create","params":{}}},"requestState":7}`, "requestState is not a string"},
+	} {
+		srv, _ := startGateway(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1", "MCP_FAKE_RESULT": tc.result,
+			"MCP_FAKE_TOOLS": `[{"name":"raw","inputSchema":{"type":"object"}}]`}})
+		msg := modernCaller{t: t, url: srv.URL + "/mcp", caps: `{"elicitation":{}}`}.call(1, "raw", "")
+		wantCode(t, tc.why, msg, "-32603")
+		if !strings.Contains(string(msg), tc.why) {
+			t.Errorf("%s: %s, want the reason", tc.why, msg)
+		}
+	}
+}

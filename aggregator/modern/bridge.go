@@ -212,9 +212,15 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 // passInputRequired takes a modern server's InputRequiredResult (the
 // caller has read its resultType): it seals the server's requestState with
 // its process (SPEC §4.6), and refuses input requests the client cannot answer with
-// -32021 (MissingRequiredClientCapability).
+// -32021 (MissingRequiredClientCapability). A result whose inputRequests
+// is not an object, or whose requestState is not a string, is the
+// server's error (-32603), as it is for a legacy client
+// (supervisor/rpc.InputRounds): passed on, its retry could not work.
 func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (json.RawMessage, error) {
-	if reqs, ok := jsonrpc.Member(o.Res, "inputRequests"); ok {
+	if reqs, ok := jsonrpc.Member(o.Res, "inputRequests"); ok && !isNull(reqs) {
+		if r := jsonrpc.TrimLeft(reqs); len(r) == 0 || r[0] != '{' {
+			return nil, malformedInputRequired("its inputRequests is not an object")
+		}
 		if missing := bc.missingCapabilities(reqs); missing != nil {
 			data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
 			return nil, &jsonrpc.Error{Code: codeMissingCapability, Data: data,
@@ -222,15 +228,27 @@ func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (js
 		}
 	}
 	raw, ok := jsonrpc.Member(o.Res, "requestState")
-	state, isText := jsonrpc.Text(raw)
-	if !ok || !isText {
+	if !ok || isNull(raw) {
 		return o.Res, nil
+	}
+	state, isText := jsonrpc.Text(raw)
+	if !isText {
+		return nil, malformedInputRequired("its requestState is not a string")
 	}
 	sealed := bc.b.states.Seal(reqstate.State{Kind: reqstate.KindUpstream, Tool: bc.target, Token: bc.token(),
 		Expiry: time.Now().Add(bc.b.stateTTL).UnixMilli(), Server: o.Route.Upstream.Name(), Run: o.Served, ServerState: state,
 		Trace: telemetry.Traceparent(rec.Origin())})
 	return jsonrpc.Replace(o.Res, "requestState", jsonrpc.Quote(sealed))
 }
+
+// malformedInputRequired is the error for a server's InputRequiredResult
+// that no retry could answer, saying why.
+func malformedInputRequired(why string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server sent an InputRequiredResult the gateway cannot pass on: " + why}
+}
+
+// isNull reports whether a raw JSON value is null.
+func isNull(raw []byte) bool { return string(jsonrpc.TrimLeft(raw)) == "null" }
 
 // missingCapabilities returns the capabilities the input requests need
 // and the client did not declare, or nil.
