@@ -144,6 +144,7 @@ func TestModernHeaderAndMetaRules(t *testing.T) {
 		{"unsupported version", call("echo", `{}`), with(modernHeaders("tools/call", "echo"), "Mcp-Protocol-Version", "2031-01-01"), 400, -32022, false},
 		{"no clientCapabilities", `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modernHeaders("tools/list", ""), 400, -32602, false},
 		{"no _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, modernHeaders("tools/list", ""), 400, -32602, false},
+		{"params an array", `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}`, modernHeaders("tools/list", ""), 400, -32602, false},
 		{"unknown method", `{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"x://y",` + modernMetaJSON + `}}`, modernHeaders("resources/subscribe", ""), 404, -32601, false},
 		{"param header missing", call("sql", `{"region":"us-west1"}`), modernHeaders("tools/call", "sql"), 400, -32020, false},
 		{"param header differs", call("sql", `{"region":"us-west1"}`), with(modernHeaders("tools/call", "sql"), "Mcp-Param-Region", "eu"), 400, -32020, false},
@@ -154,6 +155,9 @@ func TestModernHeaderAndMetaRules(t *testing.T) {
 		resp, b := send(t, "POST", u, tc.body, tc.hdr)
 		if tc.status != 200 {
 			wantRPCError(t, tc.what, resp, b, tc.status, tc.code)
+			if tc.what == "params an array" && !strings.Contains(string(b), "params must be an object") {
+				t.Errorf("%s: %s, want it said", tc.what, b)
+			}
 			continue
 		}
 		msg := message(t, resp, b)

@@ -25,6 +25,9 @@ import (
 // every version the gateway speaks (for -32022).
 func validateModern(r *http.Request, m *wire.Message, header string, supported []string) (*modernReq, *wire.HTTPError) {
 	req := &modernReq{Message: m}
+	if p := jsonrpc.TrimLeft(m.Params); len(p) > 0 && p[0] != '{' && string(p) != "null" {
+		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, "Invalid params: params must be an object (MCP requests name their parameters)")
+	}
 	top := readParams(m.Params)
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
