@@ -220,11 +220,23 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 // end the call's wait (attached: its peer does not detach); else to be
 // answered later.
 func (c *Conn) hand(ctx context.Context, id int64, method string, params json.RawMessage, attached bool) error {
+	if e, ok := c.transport.(Encoder); ok {
+		return e.WriteRequest(id, method, params)
+	}
 	msg := jsonrpc.Request(jsonrpc.IntID(id), method, params)
 	if in, ok := c.transport.(Inliner); ok && attached {
 		return in.Inline(ctx, id, method, params, msg)
 	}
 	return c.transport.Request(id, method, params, msg)
+}
+
+// An Encoder is a transport that encodes a request itself and sends it
+// as Request would send the encoded message (stdio: into a line buffer
+// it keeps between requests, and a large request in pieces with no copy
+// of its params), so that a call costs no message of its own. hand
+// prefers it to Request; it is not an Inliner.
+type Encoder interface {
+	WriteRequest(id int64, method string, params json.RawMessage) error
 }
 
 // An inliner is a transport that can carry a request on the caller's
