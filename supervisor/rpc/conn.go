@@ -193,7 +193,7 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
 	pc := c.tel.newPendingCall()
-	pc.reply, pc.peer, pc.ctx, pc.method, pc.start = make(chan reply, 1), peer, ctx, method, time.Now()
+	pc.answered, pc.peer, pc.ctx, pc.method, pc.start = make(chan struct{}), peer, ctx, method, time.Now()
 	m := c.modern.Load()
 	params, err = pc.stamp(m, id, params)
 	if err == nil {
@@ -266,7 +266,8 @@ func networkOf(t Transport) string {
 func (c *Conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (res json.RawMessage, w *DetachedWait, err error) {
 	var r reply
 	select {
-	case r = <-pc.reply:
+	case <-pc.answered:
+		r = pc.reply
 	case <-ctx.Done():
 		c.cancelCall(id)
 		r.err = ctx.Err()
