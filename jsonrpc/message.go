@@ -126,6 +126,32 @@ func Request(id json.RawMessage, method string, params json.RawMessage) []byte {
 	return appendMessage(make([]byte, 0, len(id)+len(method)+len(params)+48), id, method, params, nil, nil)
 }
 
+// AppendRequest appends the line of request id (without newline) to b,
+// as Request encodes it, the integer id written in place: a caller that
+// keeps b between requests encodes one with no allocation.
+func AppendRequest(b []byte, id int64, method string, params json.RawMessage) []byte {
+	if len(params) == 0 {
+		var num [20]byte
+		return appendMessage(b, strconv.AppendInt(num[:0], id, 10), method, nil, nil, nil)
+	}
+	b = AppendRequestHead(b, id, method)
+	b = append(b, params...)
+	return append(b, '}')
+}
+
+// AppendRequestHead appends what precedes the params in the line of
+// request id, up to and including `"params":`, to b: the params and a
+// closing '}' make the line AppendRequest would (for non-empty params),
+// so that a large request can be written in three pieces without a copy
+// of its params.
+func AppendRequestHead(b []byte, id int64, method string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = appendString(b, method)
+	return append(b, `,"params":`...)
+}
+
 // Notification encodes a notification line (without newline).
 func Notification(method string, params json.RawMessage) []byte {
 	return appendMessage(nil, nil, method, params, nil, nil)

@@ -33,3 +33,28 @@ func TestLenientUpstreamResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRequest checks that AppendRequest, and AppendRequestHead with
+// the params and '}' after it, write the line Request encodes.
+func TestAppendRequest(t *testing.T) {
+	for _, tc := range []struct {
+		id     int64
+		method string
+		params string
+	}{
+		{1, "tools/call", `{"name":"echo","arguments":{"message":"hi"}}`},
+		{-7, "ping", ``},
+		{1 << 62, `we"ird\method`, `{}`},
+	} {
+		want := string(Request(IntID(tc.id), tc.method, json.RawMessage(tc.params)))
+		if got := string(AppendRequest([]byte("kept"), tc.id, tc.method, json.RawMessage(tc.params))); got != "kept"+want {
+			t.Errorf("AppendRequest(%d, %q, %s) = %s, want kept%s", tc.id, tc.method, tc.params, got, want)
+		}
+		if tc.params == "" {
+			continue
+		}
+		if got := string(AppendRequestHead(nil, tc.id, tc.method)) + tc.params + "}"; got != want {
+			t.Errorf("AppendRequestHead(%d, %q) + params + } = %s, want %s", tc.id, tc.method, got, want)
+		}
+	}
+}

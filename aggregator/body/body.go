@@ -81,6 +81,10 @@ func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTP
 	if err != nil {
 		return nil, b.bodyError(w, err, limit)
 	}
+	// Read whole: closed, so that net/http, which drains a body the
+	// handler left open before it answers (io.CopyN through a fresh
+	// LimitReader, two allocations a POST), has nothing to do.
+	_ = r.Body.Close()
 	return body, nil
 }
 

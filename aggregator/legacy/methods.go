@@ -196,7 +196,7 @@ func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *
 		rec.Failed(errDuplicateID)
 		return refused
 	}
-	defer end()
+	defer end.Done()
 	c, err := route()
 	if own, ok := relay.OwnOf(err); ok { // search_tools (relay/toolsearch.go)
 		rec.Routed(own.Name, "", own.Name)

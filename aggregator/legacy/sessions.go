@@ -246,35 +246,46 @@ func (t *sessions) postEnded(s *Session, st *wire.Stream) {
 }
 
 // startCall registers a running request of s under its raw id, for
-// notifications/cancelled, and returns its context and the function that
-// ends it. A duplicate id in flight is refused (ok false).
-func (s *Session) startCall(id json.RawMessage) (ctx context.Context, end func(), ok bool) {
+// notifications/cancelled, and returns its context and what ends it
+// (callEnd.Done). A duplicate id in flight is refused (ok false).
+func (s *Session) startCall(id json.RawMessage) (ctx context.Context, end callEnd, ok bool) {
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	key := string(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.calls[key]; dup {
 		cancel(nil)
-		return nil, nil, false
+		return nil, callEnd{}, false
 	}
 	s.calls[key] = cancel
-	return ctx, func() {
-		s.mu.Lock()
-		if s.calls[key] != nil {
-			delete(s.calls, key)
-		}
-		s.mu.Unlock()
-		cancel(nil)
-	}, true
+	return ctx, callEnd{s: s, key: key, cancel: cancel}, true
+}
+
+// callEnd is what ends a request startCall registered: a value, so that
+// registering one costs no closure.
+type callEnd struct {
+	s      *Session
+	key    string // the request's raw id
+	cancel context.CancelCauseFunc
+}
+
+// Done drops the request from its session and cancels its context.
+func (e callEnd) Done() {
+	e.s.mu.Lock()
+	if e.s.calls[e.key] != nil {
+		delete(e.s.calls, e.key)
+	}
+	e.s.mu.Unlock()
+	e.cancel(nil)
 }
 
 // beginRequest registers a request that may run long (startCall) and
 // starts its answer's SSE clock; a request whose id is already running
 // gets its error response (refused) instead.
-func (s *Session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end func(), refused [][]byte) {
+func (s *Session) beginRequest(m *wire.Message, out *wire.Stream) (ctx context.Context, end callEnd, refused [][]byte) {
 	ctx, end, ok := s.startCall(m.ID)
 	if !ok {
-		return nil, nil, wire.ErrorParts(m.ID, errDuplicateID)
+		return nil, callEnd{}, wire.ErrorParts(m.ID, errDuplicateID)
 	}
 	out.ArmSSE()
 	return ctx, end, nil

@@ -71,7 +71,7 @@ func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, 
 			rec.Failed(errDuplicateID)
 			return refused
 		}
-		defer end()
+		defer end.Done()
 		c.Peer = &peer{s: s, out: out}
 		res, err := st.runner.RelayCreate(rec.Context(ctx), sessionOwner(s), s.ctx, c)
 		if err != nil {
@@ -146,7 +146,7 @@ func (st *sessionTasks) taskResult(s *Session, m *wire.Message, out *wire.Stream
 	if refused != nil {
 		return refused
 	}
-	defer end()
+	defer end.Done()
 	t.Mu.Lock()
 	t.Out = out
 	t.Mu.Unlock()
@@ -254,7 +254,7 @@ func (st *sessionTasks) relayTaskMethod(s *Session, m *wire.Message, out *wire.S
 	if refused != nil {
 		return refused
 	}
-	defer end()
+	defer end.Done()
 	res, err := st.runner.RelayTask(rec.Context(ctx), t, m.Method, m.Params, &peer{s: s, out: out})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {

@@ -11,11 +11,18 @@ import (
 )
 
 // ResultParts renders a result response without copying the result.
+// The first part has room for what the modern front appends to it
+// (resultRoom).
 func ResultParts(id, result []byte) [][]byte {
-	head := make([]byte, 0, len(id)+56) // room for a "resultType" member a caller appends
+	head := make([]byte, 0, len(`{"jsonrpc":"2.0","id":`)+len(id)+len(`,"result":`)+resultRoom)
 	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
 	return [][]byte{head, result, []byte("}")}
 }
+
+// resultRoom is the room left in ResultParts' first part for the
+// `{"resultType":"complete",` a modern answer opens its result with: 24
+// bytes left a modern call's comma to copy the head into a new one.
+const resultRoom = len(`{"resultType":"complete",`)
 
 // ErrorParts renders an error response: a *jsonrpc.Error keeps its code,
 // message and data (SPEC §4.4); any other error is CodeServerUnavailable.

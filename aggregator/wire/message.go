@@ -59,11 +59,12 @@ func ParseBody(body []byte) (msgs []*Message, batch bool, err *HTTPError) {
 		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 	}
 	if body[0] != '[' {
-		m, err := parseMessage(body)
-		if err != nil {
+		one := new(single)
+		if err := one.msg.parse(body); err != nil {
 			return nil, false, err
 		}
-		return []*Message{m}, false, nil
+		one.list[0] = &one.msg
+		return one.list[:], false, nil
 	}
 	var raws []json.RawMessage
 	_ = json.Unmarshal(body, &raws) // valid JSON: an array of values
@@ -83,16 +84,32 @@ func ParseBody(body []byte) (msgs []*Message, batch bool, err *HTTPError) {
 	return msgs, true, nil
 }
 
+// single is the body of one message, its Message and the list of it
+// ParseBody returns, made in one allocation.
+type single struct {
+	msg  Message
+	list [1]*Message
+}
+
 // parseMessage reads one message's envelope. raw is valid JSON.
 func parseMessage(raw []byte) (*Message, *HTTPError) {
-	invalid := func(why string) (*Message, *HTTPError) {
-		return nil, BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
+	m := new(Message)
+	if err := m.parse(raw); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// parse reads one message's envelope into m. raw is valid JSON.
+func (m *Message) parse(raw []byte) *HTTPError {
+	invalid := func(why string) *HTTPError {
+		return BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
 	}
 	e, err := jsonrpc.ReadEnvelope(raw)
 	if err != nil {
 		return invalid("not a JSON-RPC message object")
 	}
-	m := &Message{Raw: raw, ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
+	*m = Message{Raw: raw, ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
 	version, method := e.Version, e.Method
 	if string(version) != `"2.0"` {
 		return invalid(`"jsonrpc" must be "2.0"`)
@@ -110,14 +127,14 @@ func parseMessage(raw []byte) (*Message, *HTTPError) {
 		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
 			return invalid("params must be an object")
 		}
-		return m, nil
+		return nil
 	}
 	// A response: an id (null only beside an error, for a request whose id
 	// could not be read) and exactly one of result and error.
 	if m.ID == nil || (m.Result != nil) == (m.Error != nil) || (nullID && m.Error == nil) {
 		return invalid("not a JSON-RPC request, notification or response")
 	}
-	return m, nil
+	return nil
 }
 
 // ValidID reports whether a raw id is a string or an integer. MCP (Base

@@ -26,8 +26,8 @@ import (
 // hold the session (DELETE and expiry abort the stream).
 type Stream struct {
 	w     http.ResponseWriter
-	rc    *http.ResponseController
-	sseOK bool // the client accepts text/event-stream
+	rc    http.ResponseController // held, not pointed to: one allocation less a response
+	sseOK bool                    // the client accepts text/event-stream
 
 	mu     sync.Mutex
 	sse    bool        // the stream is SSE (headers sent)
@@ -45,6 +45,10 @@ type Stream struct {
 	// abort must not touch.
 	lifeMu sync.Mutex
 	gone   bool
+
+	// length is the Content-Length header's value slice of a JSON
+	// answer, held here so that setting it allocates no slice.
+	length [1]string
 }
 
 const (
@@ -66,9 +70,17 @@ var ErrStreamClosed = errors.New("send message: the response stream has ended")
 // client that accepts only JSON: it has no channel to that client.
 var ErrNoStream = errors.New("send message: the client accepts only application/json, so nothing can be sent before the response")
 
+// NewStream is the Stream of the response w; sseOK says the client
+// accepts text/event-stream.
 func NewStream(w http.ResponseWriter, sseOK bool) *Stream {
-	return &Stream{w: w, rc: http.NewResponseController(w), sseOK: sseOK}
+	return &Stream{w: w, rc: *http.NewResponseController(w), sseOK: sseOK}
 }
+
+// jsonType is the Content-Type of a JSON answer, set as the header's
+// value slice itself rather than through Header.Set, which makes one a
+// response: net/http only reads it (WriteHeader copies the header), and
+// nothing in the gateway writes into a header's value slice.
+var jsonType = []string{"application/json"}
 
 // OpenSSE sends the SSE headers now: for a GET stream, and for a POST
 // whose client accepts only SSE.
@@ -172,8 +184,9 @@ func (s *Stream) FinishStatus(status int, parts ...[]byte) {
 		n += len(p)
 	}
 	h := s.w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(n))
+	h["Content-Type"] = jsonType
+	s.length[0] = strconv.Itoa(n)
+	h["Content-Length"] = s.length[:]
 	s.w.WriteHeader(status)
 	// Flushed within the write limit: left to net/http, the last bytes
 	// would go out after the handler returned, with no limit.

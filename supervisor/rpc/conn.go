@@ -193,7 +193,7 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 	detach = startedAttached(detach)
 	id := c.nextID.Add(1)
 	pc := c.tel.newPendingCall()
-	pc.reply, pc.peer, pc.ctx, pc.method, pc.start = make(chan reply, 1), peer, ctx, method, time.Now()
+	pc.answered, pc.peer, pc.ctx, pc.method, pc.start = make(chan struct{}), peer, ctx, method, time.Now()
 	m := c.modern.Load()
 	params, err = pc.stamp(m, id, params)
 	if err == nil {
@@ -220,11 +220,23 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 // end the call's wait (attached: its peer does not detach); else to be
 // answered later.
 func (c *Conn) hand(ctx context.Context, id int64, method string, params json.RawMessage, attached bool) error {
+	if e, ok := c.transport.(Encoder); ok {
+		return e.WriteRequest(id, method, params)
+	}
 	msg := jsonrpc.Request(jsonrpc.IntID(id), method, params)
 	if in, ok := c.transport.(Inliner); ok && attached {
 		return in.Inline(ctx, id, method, params, msg)
 	}
 	return c.transport.Request(id, method, params, msg)
+}
+
+// An Encoder is a transport that encodes a request itself and sends it
+// as Request would send the encoded message (stdio: into a line buffer
+// it keeps between requests, and a large request in pieces with no copy
+// of its params), so that a call costs no message of its own. hand
+// prefers it to Request; it is not an Inliner.
+type Encoder interface {
+	WriteRequest(id int64, method string, params json.RawMessage) error
 }
 
 // An inliner is a transport that can carry a request on the caller's
@@ -254,7 +266,8 @@ func networkOf(t Transport) string {
 func (c *Conn) await(ctx context.Context, id int64, pc *pendingCall, detach, gone <-chan struct{}) (res json.RawMessage, w *DetachedWait, err error) {
 	var r reply
 	select {
-	case r = <-pc.reply:
+	case <-pc.answered:
+		r = pc.reply
 	case <-ctx.Done():
 		c.cancelCall(id)
 		r.err = ctx.Err()

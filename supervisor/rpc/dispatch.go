@@ -35,9 +35,9 @@ func (c *Conn) Dispatch(msg *jsonrpc.Message, from int64) {
 			return
 		}
 		if len(msg.Error) > 0 {
-			pc.reply <- reply{err: jsonrpc.DecodeError(msg.Error)}
+			pc.answer(reply{err: jsonrpc.DecodeError(msg.Error)})
 		} else {
-			pc.reply <- reply{result: msg.Result}
+			pc.answer(reply{result: msg.Result})
 		}
 	case msg.IsNotification():
 		c.notification(msg, from)
@@ -52,7 +52,7 @@ func (c *Conn) Dispatch(msg *jsonrpc.Message, from int64) {
 // received its answer but cannot hand it over (see Transport).
 func (c *Conn) Reject(id int64, err error) {
 	if pc := c.calls.take(id); pc != nil {
-		pc.reply <- reply{err: err}
+		pc.answer(reply{err: err})
 	}
 }
 

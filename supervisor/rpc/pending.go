@@ -23,12 +23,17 @@ type note struct {
 }
 
 type pendingCall struct {
-	reply  chan reply // buffered 1
-	peer   Peer
-	ctx    context.Context
-	method string
-	start  time.Time       // when it was sent (mcp_client_operation_duration_seconds)
-	span   *telemetry.Span // its client span, in its tracedCall; nil when tracing is off (telemetry.go)
+	// answered is closed once reply holds the call's answer: whoever
+	// takes the call from its table answers it, once (answer). A closed
+	// channel without elements is one allocation; a buffered chan reply
+	// was two.
+	answered chan struct{}
+	reply    reply
+	peer     Peer
+	ctx      context.Context
+	method   string
+	start    time.Time       // when it was sent (mcp_client_operation_duration_seconds)
+	span     *telemetry.Span // its client span, in its tracedCall; nil when tracing is off (telemetry.go)
 	// token is the client's own progressToken, raw; nil when none.
 	token json.RawMessage
 	// logs says the request's _meta asks a modern server for log messages
@@ -39,6 +44,13 @@ type pendingCall struct {
 	// is not.
 	notes     chan note
 	delivered chan struct{} // closed when the delivery goroutine is done
+}
+
+// answer gives the call its reply; only its taker from the table calls
+// it, once.
+func (pc *pendingCall) answer(r reply) {
+	pc.reply = r
+	close(pc.answered)
 }
 
 // deliver relays queued notifications to the client until notes closes.
@@ -60,7 +72,7 @@ func (pc *pendingCall) stamp(m *modernConn, id int64, params json.RawMessage) (j
 			return nil, err
 		}
 	}
-	if pc.peer != nil && len(params) > 0 {
+	if pc.peer != nil && len(params) > 0 && mayHoldToken(params) { // the id rendered only for a token
 		var err error
 		if params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id)); err != nil {
 			return nil, err
@@ -120,7 +132,7 @@ func (t *callTable) fail(err error) {
 	close(t.dead)
 	t.mu.Unlock()
 	for _, pc := range pending {
-		pc.reply <- reply{err: err}
+		pc.answer(reply{err: err})
 	}
 }
 

@@ -42,7 +42,19 @@ type Transport struct {
 	proc   *proc.Process
 	budget *budget.Budget // nil: none
 	mu     sync.Mutex     // one write at a time, so lines never interleave
+	line   []byte         // under mu: the request line being written, kept for the next (WriteRequest)
 }
+
+const (
+	// keepLine bounds the line buffer a Transport keeps between requests.
+	keepLine = 64 << 10
+	// inPieces is the params size from which WriteRequest writes a
+	// request in three pieces (envelope, params, end) rather than copy
+	// the params into one line: an 8 MiB argument is not copied again.
+	inPieces = 256 << 10
+)
+
+var _ rpc.Encoder = (*Transport)(nil)
 
 // New makes the stdio transport over p's pipes the transport of c, for
 // server name, logging to log and reading under b (nil: no budget).
@@ -57,6 +69,26 @@ func (t *Transport) Request(_ int64, _ string, _ json.RawMessage, msg []byte) er
 	return t.Send(msg)
 }
 
+// WriteRequest writes request id to the child's stdin, as Request would
+// write its encoded msg (rpc.Encoder): into a line buffer the Transport
+// keeps, or, for params of inPieces or more, in three writes under the
+// same lock, with no copy of the params. Errors and the kill past
+// writeTimeout are Send's.
+func (t *Transport) WriteRequest(id int64, method string, params json.RawMessage) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(params) >= inPieces {
+		head := jsonrpc.AppendRequestHead(t.line[:0], id, method)
+		t.line = head[:0]
+		return t.write(head, params, []byte("}\n"))
+	}
+	line := append(jsonrpc.AppendRequest(t.line[:0], id, method, params), '\n')
+	if cap(line) <= keepLine {
+		t.line = line[:0]
+	}
+	return t.write(line)
+}
+
 // cancel tells the server with notice (MCP basic/utilities/cancellation:
 // on stdio, notifications/cancelled is the only signal).
 func (t *Transport) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
@@ -67,14 +99,22 @@ func (t *Transport) Cancel(_ int64, notice []byte) { _ = t.Send(notice) }
 func (t *Transport) Send(msg []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.write(append(msg, '\n'))
+}
+
+// write writes pieces, one line in all, to the child's stdin, the whole
+// within writeTimeout; past it the child is killed. Call with t.mu held.
+func (t *Transport) write(pieces ...[]byte) error {
 	w := t.proc.Stdin()
 	_ = w.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := w.Write(append(msg, '\n')); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.log.Line(t.name, "[gateway] server stopped reading stdin; killing it")
-			t.proc.Kill()
+	for _, p := range pieces {
+		if _, err := w.Write(p); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.log.Line(t.name, "[gateway] server stopped reading stdin; killing it")
+				t.proc.Kill()
+			}
+			return fmt.Errorf("write to server stdin: %w", err)
 		}
-		return fmt.Errorf("write to server stdin: %w", err)
 	}
 	return nil
 }
