@@ -17,6 +17,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -32,7 +34,8 @@ type Param struct {
 
 // Params finds the x-mcp-header annotations of an inputSchema, following
 // only chains of "properties" keys (the only ones the spec allows;
-// annotations elsewhere are not the gateway's to enforce). nil if none.
+// annotations elsewhere are not the gateway's to enforce), in the order of
+// the keys, sorted at each level, the same at every call. nil if none.
 func Params(schema json.RawMessage) []Param {
 	if !strings.Contains(string(schema), `"x-mcp-header"`) {
 		return nil
@@ -52,8 +55,8 @@ func Params(schema json.RawMessage) []Param {
 			out = append(out, Param{Name: *node.Header, Path: path})
 		}
 		props := node.Properties
-		for k, v := range props {
-			walk(v, append(path[:len(path):len(path)], k))
+		for _, k := range slices.Sorted(maps.Keys(props)) { // in one order, so that Check names one culprit
+			walk(props[k], append(path[:len(path):len(path)], k))
 		}
 	}
 	walk(schema, nil)
