@@ -274,6 +274,17 @@ var resolveCases = []struct {
 	wantErr []string
 }{
 	{
+		name:  "a placeholder inside an argument or env value is passed as written, and said",
+		entry: `{"command": [["srv", "--port={{port}}", "--fmt={{.Name}}"]], "env": {"URL": "http://h:{{port}}", "T": "{{port}}"}, "properties": {"port": {"type": "string", "default": "80"}}}`,
+		props: `{}`,
+		argv:  []string{"srv", "--port={{port}}", "--fmt={{.Name}}"},
+		env:   map[string]string{"URL": "http://h:{{port}}", "T": "80"},
+		warns: []string{
+			`command argument "--port={{port}}" holds {{port}} inside it and is passed as written: a placeholder is replaced only as a whole argument (a flag, then "{{port}}" as the next)`,
+			`env URL holds {{port}} inside its value and is passed as written: a placeholder is replaced only as the whole value`,
+		},
+	},
+	{
 		name:  "no properties",
 		entry: `{"command": [["srv", "--stdio"]]}`,
 		props: `{}`,
@@ -320,6 +331,7 @@ var resolveCases = []struct {
 		entry: `{"command": [["srv", "--p={{p}}", "{{p}}x"], ["{{p}}"]], "properties": {"p": {"type": "string"}}}`,
 		props: `{"p": "v"}`,
 		argv:  []string{"srv", "--p={{p}}", "{{p}}x", "v"},
+		warns: []string{`command argument "--p={{p}}" holds {{p}} inside it and is passed as written: a placeholder is replaced only as a whole argument (a flag, then "{{p}}" as the next)`, `command argument "{{p}}x" holds {{p}} inside it and is passed as written: a placeholder is replaced only as a whole argument (a flag, then "{{p}}" as the next)`},
 	},
 	{
 		name:  "number default keeps its JSON spelling",
@@ -362,6 +374,7 @@ var resolveCases = []struct {
 		entry: `{"command": [["srv"], ["--verbose={{verbose}}"], ["{{verbose}}"]], "properties": {"verbose": {"type": "boolean", "default": false}}}`,
 		props: `{}`,
 		argv:  []string{"srv", "--verbose={{verbose}}", "false"},
+		warns: []string{`command argument "--verbose={{verbose}}" holds {{verbose}} inside it and is passed as written: a placeholder is replaced only as a whole argument (a flag, then "{{verbose}}" as the next)`},
 	},
 	{
 		name:    "boolean wrong type",
@@ -381,6 +394,7 @@ var resolveCases = []struct {
 		props: `{"token": "t0k", "paths": ["/a", "/b"]}`,
 		argv:  []string{"srv"},
 		env:   map[string]string{"TOKEN": "t0k", "MODE": "literal", "ROOTS": "/a,/b", "DEPTH": "2", "PARTIAL": "Bearer {{token}}"},
+		warns: []string{`env PARTIAL holds {{token}} inside its value and is passed as written: a placeholder is replaced only as the whole value`},
 	},
 	{
 		name:  "unknown property warns and is ignored",

@@ -31,8 +31,10 @@ type Resolved struct {
 //   - an env value naming an unset optional property is dropped.
 //
 // It returns warnings for properties the entry does not declare (they are
-// ignored), and an error naming the property when one has the wrong type or
-// a required one is missing or empty.
+// ignored) and for a declared property's placeholder inside a longer
+// argument or env value ("--x={{x}}": passed as written), and an error
+// naming the property when one has the wrong type or a required one is
+// missing or empty.
 func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, error) {
 	var warnings []string
 	for _, name := range slices.Sorted(maps.Keys(props)) {
@@ -40,6 +42,7 @@ func (e *Entry) Resolve(props map[string]json.RawMessage) (Resolved, []string, e
 			warnings = append(warnings, fmt.Sprintf("unknown property %q ignored (known: %s)", name, e.propertyList()))
 		}
 	}
+	warnings = append(warnings, e.embeddedPlaceholders()...)
 	values, err := e.values(props)
 	if err != nil {
 		return Resolved{}, warnings, err
@@ -198,4 +201,45 @@ func (e *Entry) FixedArgv() []string {
 		argv = append(argv, group...)
 	}
 	return argv
+}
+
+// embeddedPlaceholders warns of each argument and env value that holds a
+// declared property's placeholder without being it whole: SPEC §6.2
+// replaces only a whole-argument "{{name}}", so "--port={{port}}" reaches
+// the server as written. The catalog's own text is quoted, never a value.
+func (e *Entry) embeddedPlaceholders() []string {
+	var warnings []string
+	embedded := func(s string) (string, bool) {
+		if _, whole := placeholder(s); whole {
+			return "", false
+		}
+		for rest := s; ; {
+			i := strings.Index(rest, "{{")
+			if i < 0 {
+				return "", false
+			}
+			rest = rest[i+2:]
+			j := strings.Index(rest, "}}")
+			if j < 0 {
+				return "", false
+			}
+			name := strings.TrimSpace(rest[:j])
+			if _, declared := e.Properties[name]; declared {
+				return name, true
+			}
+		}
+	}
+	for _, g := range e.Command {
+		for _, a := range g {
+			if name, ok := embedded(a); ok {
+				warnings = append(warnings, fmt.Sprintf("command argument %q holds {{%s}} inside it and is passed as written: a placeholder is replaced only as a whole argument (a flag, then \"{{%s}}\" as the next)", a, name, name))
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
+		if name, ok := embedded(e.Env[k]); ok {
+			warnings = append(warnings, fmt.Sprintf("env %s holds {{%s}} inside its value and is passed as written: a placeholder is replaced only as the whole value", k, name))
+		}
+	}
+	return warnings
 }
