@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // MaxServers is the most servers one config may name (SPEC §5.1).
@@ -144,8 +145,6 @@ func secrets(own []string, envs map[string]string) []string {
 	return slices.Compact(out)
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
 // unknownServerError lists what the name could have been (SPEC §5.1): each
 // adapter with a Help method describes its form.
 // A property that is a shared field's name in another case (a misspelt
@@ -216,7 +215,7 @@ func checkDuplicateKeys(doc []byte) error {
 
 func decodeEntry(raw json.RawMessage) (Entry, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if isNull(trimmed) {
+	if jsonrpc.IsNull(trimmed) {
 		return Entry{Props: map[string]json.RawMessage{}}, nil
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -267,7 +266,7 @@ func (e *Entry) decodeField(k string, v json.RawMessage) error {
 // decodeString decodes a string field; null means not given (nil), as
 // for a null entry.
 func decodeString(k string, v json.RawMessage) (*string, error) {
-	if isNull(v) {
+	if jsonrpc.IsNull(v) {
 		return nil, nil
 	}
 	var s string
@@ -346,7 +345,7 @@ func decodeHeaders(raw json.RawMessage) (map[string]string, error) {
 // value, which may be a secret.
 func decodeStrings(field, want string, raw json.RawMessage, checkName func(string) error, checkValue func(name, value string) error) (map[string]string, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if isNull(trimmed) {
+	if jsonrpc.IsNull(trimmed) {
 		return nil, nil
 	}
 	var fields map[string]json.RawMessage
@@ -361,7 +360,7 @@ func decodeStrings(field, want string, raw json.RawMessage, checkName func(strin
 			continue
 		}
 		var s string
-		if isNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
+		if jsonrpc.IsNull(fields[name]) || json.Unmarshal(fields[name], &s) != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: value must be a string, got %s", field, name, jsonobj.Kind(fields[name])))
 			continue
 		}

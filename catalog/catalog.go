@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/envname"
 	"github.com/mcp-gateway/mcp-gateway/internal/errlist"
 	"github.com/mcp-gateway/mcp-gateway/internal/jsonobj"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 //go:embed builtin.json
@@ -178,7 +179,7 @@ func (e *Entry) checkProperties() error {
 		if !slices.Contains([]string{TypeString, TypeArray, TypeNumber, TypeBoolean}, p.Type) {
 			return fmt.Errorf("property %q: unknown type %q (want string, array, number or boolean)", pname, p.Type)
 		}
-		if isNull(p.Default) {
+		if jsonrpc.IsNull(p.Default) {
 			p.Default = nil // "default": null is no default
 			e.Properties[pname] = p
 		}
@@ -234,8 +235,6 @@ func placeholder(arg string) (string, bool) {
 	}
 	return "", false
 }
-
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // checkType reports whether raw is a JSON value of the property type.
 func checkType(typ string, raw json.RawMessage) error {

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // Resolved is an entry with its properties filled in.
@@ -65,7 +67,7 @@ func (e *Entry) values(props map[string]json.RawMessage) (map[string][]string, e
 	for _, name := range slices.Sorted(maps.Keys(e.Properties)) {
 		p := e.Properties[name]
 		raw, ok := props[name]
-		if !ok || isNull(raw) {
+		if !ok || jsonrpc.IsNull(raw) {
 			raw, ok = p.Default, len(p.Default) > 0
 		}
 		if !ok {

@@ -97,6 +97,13 @@ func Value(obj []byte, key string) json.RawMessage {
 // what it is.
 func TrimLeft(b []byte) []byte { return b[skipSpace(b, 0):] }
 
+// IsNull reports whether raw is the JSON value null, with JSON white
+// space around it allowed.
+func IsNull(raw []byte) bool {
+	t := TrimLeft(raw)
+	return len(t) >= 4 && string(t[:4]) == "null" && len(TrimLeft(t[4:])) == 0
+}
+
 // Replace returns obj with the value of its member key replaced by value,
 // every other byte unchanged; obj itself is not modified. A missing key is
 // added as the last member. It fails only if obj is not an object.

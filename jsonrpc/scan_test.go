@@ -204,3 +204,14 @@ func TestTrimLeft(t *testing.T) {
 		}
 	}
 }
+
+func TestIsNull(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"null": true, " null\n": true, "\tnull ": true,
+		"": false, "nul": false, "nullx": false, `"null"`: false, "null x": false, "{}": false,
+	} {
+		if got := IsNull([]byte(raw)); got != want {
+			t.Errorf("IsNull(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}

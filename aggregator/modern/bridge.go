@@ -222,7 +222,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 // server's error (-32603), as it is for a legacy client
 // (supervisor/rpc.InputRounds): passed on, its retry could not work.
 func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (json.RawMessage, error) {
-	if reqs, ok := jsonrpc.Member(o.Res, "inputRequests"); ok && !isNull(reqs) {
+	if reqs, ok := jsonrpc.Member(o.Res, "inputRequests"); ok && !jsonrpc.IsNull(reqs) {
 		if r := jsonrpc.TrimLeft(reqs); len(r) == 0 || r[0] != '{' {
 			return nil, malformedInputRequired("its inputRequests is not an object")
 		}
@@ -233,7 +233,7 @@ func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (js
 		}
 	}
 	raw, ok := jsonrpc.Member(o.Res, "requestState")
-	if !ok || isNull(raw) {
+	if !ok || jsonrpc.IsNull(raw) {
 		return o.Res, nil
 	}
 	state, isText := jsonrpc.Text(raw)
@@ -251,9 +251,6 @@ func (bc *bridgeCall) passInputRequired(o relay.Outcome, rec *record.Record) (js
 func malformedInputRequired(why string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server sent an InputRequiredResult the gateway cannot pass on: " + why}
 }
-
-// isNull reports whether a raw JSON value is null.
-func isNull(raw []byte) bool { return string(jsonrpc.TrimLeft(raw)) == "null" }
 
 // missingCapabilities returns the capabilities the input requests need
 // and the client did not declare, or nil.

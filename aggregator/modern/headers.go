@@ -25,7 +25,7 @@ import (
 // every version the gateway speaks (for -32022).
 func validateModern(r *http.Request, m *wire.Message, header string, supported []string) (*modernReq, *wire.HTTPError) {
 	req := &modernReq{Message: m}
-	if p := jsonrpc.TrimLeft(m.Params); len(p) > 0 && p[0] != '{' && string(p) != "null" {
+	if p := jsonrpc.TrimLeft(m.Params); len(p) > 0 && p[0] != '{' && !jsonrpc.IsNull(p) {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, "Invalid params: params must be an object (MCP requests name their parameters)")
 	}
 	top := readParams(m.Params)

@@ -81,7 +81,7 @@ func (l List) Same(o List) bool {
 // issue is (Page): read as none, it would answer the first page again.
 func CursorOf(params json.RawMessage) (string, error) {
 	c, ok := jsonrpc.Member(params, "cursor")
-	if !ok || string(jsonrpc.TrimLeft(c)) == "null" {
+	if !ok || jsonrpc.IsNull(c) {
 		return "", nil
 	}
 	s, ok := jsonrpc.Text(c)
