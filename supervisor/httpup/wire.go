@@ -264,16 +264,13 @@ func (w *wireClient) dropIdle() {
 // back.
 func (w *wireClient) close() {
 	w.mu.Lock()
-	idle := w.idle
-	w.idle, w.closed = nil, true
+	w.closed = true // put closes what comes back from now on
 	if w.reaper != nil {
 		w.reaper.Stop()
 		w.reaper = nil
 	}
 	w.mu.Unlock()
-	for _, wc := range idle {
-		wc.c.Close()
-	}
+	w.dropIdle()
 }
 
 // alive tells whether an idle connection is still open: a peek that
