@@ -62,8 +62,8 @@ func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
 //
 // Memory: a line of up to 1 MiB is read into a buffer kept between lines;
 // a longer one into pieces from Alloc, then joined into one buffer of its
-// size from Alloc, so a line of n bytes takes at most about 2n while it is
-// read and n once read. ReadOwned gives that buffer away (and copies a
+// size from Fill (or Alloc), so a line of n bytes takes at most about 2n
+// while it is read and n once read. ReadOwned gives that buffer away (and copies a
 // short line into one of its own from Alloc), so what a caller keeps of a
 // line is never a larger buffer nor a copy of it.
 type Reader struct {
@@ -74,6 +74,12 @@ type Reader struct {
 	// lines (a memory budget, internal/budget); an error drops the line
 	// (LineTooLongError with Cause). nil: make.
 	Alloc func(n int) ([]byte, error)
+	// Fill, if set, provides the buffer of a long line from the same
+	// memory as Alloc: one of the parts' size, holding them in order, not
+	// cleared before they are copied in (an error drops the line as
+	// Alloc's does). nil: bytes.Join if Alloc is nil too, else a buffer of
+	// Alloc's and a copy.
+	Fill func(parts [][]byte) ([]byte, error)
 
 	buf    []byte   // the line's first keepBuffer bytes, kept between lines
 	pieces [][]byte // the rest of a long line
@@ -170,18 +176,39 @@ func (r *Reader) line(owned bool) ([]byte, error) {
 		return trimEOL(r.buf), nil
 	}
 	n := r.size - eolLen(r.buf, r.pieces)
-	out, err := r.alloc(n)
+	out, err := r.fill(n)
 	if err != nil {
 		e := &LineTooLongError{Size: int64(r.size), Head: bytes.Clone(r.buf[:min(len(r.buf), 256)]), Cause: err}
 		e.Tail = bytes.Clone(lastBytes(r.buf, r.pieces, 256))
 		r.pieces = nil
 		return nil, e
 	}
+	r.pieces = nil // garbage now: what they held is in out
+	return out, nil
+}
+
+// fill returns a buffer of the line's first n bytes (buf, then pieces):
+// a long line's from Fill, else from Alloc, and a copy.
+func (r *Reader) fill(n int) ([]byte, error) {
+	if r.pieces != nil && (r.Fill != nil || r.Alloc == nil) {
+		parts := make([][]byte, 0, 1+len(r.pieces))
+		for _, p := range append([][]byte{r.buf}, r.pieces...) {
+			take := min(len(p), n)
+			parts, n = append(parts, p[:take]), n-take
+		}
+		if r.Fill == nil {
+			return bytes.Join(parts, nil), nil
+		}
+		return r.Fill(parts)
+	}
+	out, err := r.alloc(n)
+	if err != nil {
+		return nil, err
+	}
 	at := copy(out, r.buf)
 	for _, p := range r.pieces {
 		at += copy(out[at:], p)
 	}
-	r.pieces = nil // garbage now: what they held is in out
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -107,5 +108,32 @@ func TestReaderAllocOwnedAndRefused(t *testing.T) {
 	rd.Alloc = nil
 	if line, err = rd.ReadLine(); err != nil || string(line) != "last" {
 		t.Fatalf("after: %q, %v", line, err)
+	}
+}
+
+// A long line's buffer comes from Fill, holding the line without its
+// end (here \r\n) in the parts given; a short owned line does not use it.
+func TestReaderFillsLongLines(t *testing.T) {
+	long := `{"id":3,"result":"` + strings.Repeat("b", 3<<20) + `"}`
+	rd := NewReader(strings.NewReader("short\n" + long + "\r\n"))
+	rd.Alloc = func(n int) ([]byte, error) { return make([]byte, n), nil }
+	var fills [][]int
+	rd.Fill = func(parts [][]byte) ([]byte, error) {
+		var sizes []int
+		for _, p := range parts {
+			sizes = append(sizes, len(p))
+		}
+		fills = append(fills, sizes)
+		return bytes.Join(parts, nil), nil
+	}
+	if line, err := rd.ReadOwned(); err != nil || string(line) != "short" || fills != nil {
+		t.Fatalf("short line: %q, %v; fills %v", line, err, fills)
+	}
+	line, err := rd.ReadOwned()
+	if err != nil || string(line) != long || cap(line) != len(long) {
+		t.Fatalf("long line: %d bytes (cap %d), %v; want %d exact", len(line), cap(line), err, len(long))
+	}
+	if len(fills) != 1 || len(fills[0]) < 2 {
+		t.Fatalf("Fill calls: %v, want one of the buffer and its pieces", fills)
 	}
 }

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"runtime"
@@ -173,5 +174,32 @@ func TestJoinMovesTheCharge(t *testing.T) {
 	testwait.For(t, 0, "the joined buffer's bytes to come back", func() bool {
 		runtime.GC()
 		return b.InUse(Clients) == 0
+	})
+}
+
+// AllocFilled's buffer holds the parts, of their size, and is counted
+// until it is collected, like Alloc's; a small one is not counted.
+func TestAllocFilledHoldsThePartsAndIsCounted(t *testing.T) {
+	b := New(64 * mib)
+	parts := [][]byte{bytes.Repeat([]byte("a"), mib), bytes.Repeat([]byte("b"), 2*mib)}
+	buf, err := b.AllocFilled(context.Background(), Servers, parts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(buf) != 3*mib || cap(buf) != 3*mib || buf[0] != 'a' || buf[mib-1] != 'a' || buf[mib] != 'b' || buf[3*mib-1] != 'b' {
+		t.Fatalf("filled %d bytes (cap %d), wrong contents", len(buf), cap(buf))
+	}
+	if got := b.InUse(Servers); got != 3*mib {
+		t.Fatalf("in use = %d bytes, want the buffer's %d", got, 3*mib)
+	}
+	small, err := b.AllocFilled(context.Background(), Servers, [][]byte{[]byte("ab"), []byte("c")}, 0)
+	if err != nil || string(small) != "abc" || b.InUse(Servers) != 3*mib {
+		t.Fatalf("small: %q, %v, in use %d", small, err, b.InUse(Servers))
+	}
+	runtime.KeepAlive(buf)
+	buf = nil
+	testwait.For(t, 0, "the filled buffer's bytes to come back", func() bool {
+		runtime.GC()
+		return b.InUse(Servers) == 0
 	})
 }

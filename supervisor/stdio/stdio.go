@@ -126,7 +126,7 @@ func (t *Transport) write(pieces ...[]byte) error {
 func (t *Transport) Read(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
-	rd.Alloc = t.alloc
+	rd.Alloc, rd.Fill = t.alloc, t.fill
 	for {
 		line, err := rd.ReadOwned()
 		if err != nil {
@@ -189,6 +189,14 @@ func (t *Transport) alloc(n int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget.ServerWait)
 	defer cancel()
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
+}
+
+// fill is the reader's Fill: a long line's buffer from the budget,
+// holding parts, waiting up to budget.ServerWait.
+func (t *Transport) fill(parts [][]byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget.ServerWait)
+	defer cancel()
+	return t.budget.AllocFilled(ctx, budget.Servers, parts, 0)
 }
 
 // undecodable fails the call a JSON-looking line answered, if its id can
