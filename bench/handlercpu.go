@@ -80,7 +80,38 @@ func (r *runner) handlerCPU(ctx context.Context) error {
 		r.add(m.id, "gateway", percentile(cpu[1], 50))
 		r.add(m.id+".diff", "gateway", percentile(pairDiffs(cpu[1], cpu[0]), 50))
 	}
+	if err := r.handlerCPUFloor(ctx, in.proc.Handler, legacy); err != nil {
+		return err
+	}
 	return in.close()
+}
+
+// handlerCPUFloor is the floor proxy's side of the handler figure: the
+// same legacy request served alternately by the gateway and by the floor
+// proxy's handler (FloorProxy, over an echo of its own), on this thread.
+// The difference of the pairs is what the gateway's own work costs a
+// call over the least a net/http-to-stdio proxy does: the CPU that
+// throughput at 16 clients turns on (on 2 CPUs, 10 µs more per call in
+// the floor's handler took its rate to 0.8×, 2026-12-06).
+func (r *runner) handlerCPUFloor(ctx context.Context, gateway http.Handler, legacy []byte) error {
+	up, err := startDirect(ctx, []string{r.cfg.Bin.Echo})
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	cpu, err := serveTimed2(gateway, NewFloorProxy(up), legacy, r.cfg.Warmup, r.cfg.HandlerCalls)
+	if err != nil {
+		return fmt.Errorf("floor proxy: %w", err)
+	}
+	r.add("cpu.handler", "floor", percentile(cpu[1], 50))
+	r.add("cpu.handler.overfloor", "gateway", percentile(pairDiffs(cpu[0], cpu[1]), 50))
+	return nil
+}
+
+// serveTimed2 is serveTimed for one request served by two handlers.
+func serveTimed2(a, b http.Handler, wire []byte, warmup, n int) ([2][]float64, error) {
+	cpu, err := serveRounds([]servedCall{{a, wire}, {b, wire}}, warmup, n)
+	return [2][]float64{cpu[0], cpu[1]}, err
 }
 
 // pairDiffs is a[i] − b[i] for each i: the difference of two calls made
@@ -148,6 +179,8 @@ func (cfg Config) handlerDefs() []figDef {
 	return []figDef{
 		{"cpu.handler", fmt.Sprintf("Gateway CPU per tools/call, legacy: %d calls on the serving thread, in-process", cfg.HandlerCalls), "µs", nil,
 			"from the client's request bytes (parsed by net/http) to the written response, Go echo upstream; CLOCK_THREAD_CPUTIME_ID; median (handlercpu.go)"},
+		{"cpu.handler.overfloor", "Gateway CPU per tools/call, legacy, over the floor proxy's: median of the differences of calls made back to back", "µs", nil,
+			"the gateway's and the floor proxy's handler (FloorProxy) serving the same request in turn on this thread; the floor's own median is the legacy figure's floor column"},
 		{"cpu.handler.modern", fmt.Sprintf("Gateway CPU per tools/call, modern (%s): %d calls on the serving thread, in-process", ModernVersion, cfg.HandlerCalls), "µs", nil,
 			"alternating with the legacy calls: legacy, modern, modern, legacy, …"},
 		{"cpu.handler.modern.diff", "Gateway CPU per tools/call, modern − legacy: median of the differences of calls made back to back", "µs",

@@ -14,18 +14,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"github.com/mcp-gateway/mcp-gateway/bench"
-	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 func main() {
@@ -54,71 +51,7 @@ func main() {
 		os.Exit(0)
 	}()
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
-	fail(http.Serve(ln, &proxy{up: up}))
-}
-
-type proxy struct{ up *bench.StdioClient }
-
-func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	var body bytes.Buffer
-	if r.ContentLength > 0 {
-		body.Grow(int(r.ContentLength))
-	}
-	if _, err := body.ReadFrom(r.Body); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var id, method, params []byte
-	_ = jsonrpc.Members(body.Bytes(), func(k, v []byte) bool {
-		switch string(k) {
-		case "id":
-			id = v
-		case "method":
-			method = v
-		case "params":
-			params = v
-		}
-		return true
-	})
-	if len(id) == 0 {
-		w.WriteHeader(http.StatusAccepted) // a notification
-		return
-	}
-	name, ok := jsonrpc.Text(method)
-	if !ok {
-		http.Error(w, "bad method", http.StatusBadRequest)
-		return
-	}
-	var result []byte
-	var err error
-	if name == "initialize" {
-		result = []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"floor","version":"1"}}`)
-		w.Header().Set("Mcp-Session-Id", "floor")
-	} else {
-		if len(params) == 0 {
-			params = []byte("{}")
-		}
-		result, err = p.up.Call(r.Context(), name, params)
-	}
-	out := make([]byte, 0, len(result)+len(id)+64)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, id...)
-	if err != nil {
-		out = append(out, `,"error":{"code":-32603,"message":`...)
-		out = strconv.AppendQuote(out, err.Error())
-		out = append(out, `}}`...)
-	} else {
-		out = append(out, `,"result":`...)
-		out = append(out, result...)
-		out = append(out, '}')
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	_, _ = w.Write(out)
+	fail(http.Serve(ln, bench.NewFloorProxy(up)))
 }
 
 func fail(err error) {
