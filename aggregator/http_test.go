@@ -26,10 +26,9 @@ import (
 // Tests of the /mcp endpoint's transport behaviour (issue 4, SPEC §3),
 // each with real HTTP requests.
 
-const (
-	acceptBoth = "application/json, text/event-stream"
-	unset      = "\x00unset" // a header value meaning "do not send the header"
-)
+// unset is a header value meaning "do not send the header"; acceptBoth
+// (transport.go) is the Accept clients send.
+const unset = "\x00unset"
 
 func initBody(version string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`

@@ -146,6 +146,9 @@ func unsupportedVersion(v string) *wire.HTTPError {
 // JSON and SSE (wildcards count; q=0 excludes). HTTP: a missing Accept
 // accepts anything.
 func accepts(values []string) (given, jsonOK, sseOK bool) {
+	if len(values) == 1 && (values[0] == acceptBoth || values[0] == acceptBothSSEFirst) {
+		return true, true, true // what clients send, as it is: no parse
+	}
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			base, params, _ := strings.Cut(part, ";")
@@ -169,6 +172,14 @@ func accepts(values []string) (given, jsonOK, sseOK bool) {
 	}
 	return given, jsonOK, sseOK
 }
+
+// acceptBoth and acceptBothSSEFirst are the Accept the MCP transport
+// tells clients to send (basic/transports, Streamable HTTP), in both
+// orders.
+const (
+	acceptBoth         = "application/json, text/event-stream"
+	acceptBothSSEFirst = "text/event-stream, application/json"
+)
 
 func qValue(params string) (float64, bool) {
 	for p := range strings.SplitSeq(params, ";") {
