@@ -1,7 +1,10 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +60,30 @@ func TestAppendRequest(t *testing.T) {
 			t.Errorf("AppendRequestHead(%d, %q) + params + } = %s, want %s", tc.id, tc.method, got, want)
 		}
 	}
+}
+
+// ValidEnvelope answers as Valid does for an object, and reads the
+// envelope ReadEnvelope reads; anything else is not ok.
+func FuzzValidEnvelope(f *testing.F) {
+	for _, s := range []string{`{}`, ` { } `, `[]`, `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,{"b":null}]}}`,
+		` {"id" : "x" , "result" : {"content":[]} , "jsonrpc":"2.0"} `, `{"id":1,"error":{"code":-1,"message":"m"},"id":2}`,
+		`{"a":1,}`, `{"a" 1}`, `{"a":1}{}`, `{"a":"\x01"}`, `{"params":[[[[]]]]}`, `{"m\u0065thod":"x"}`, `{"id":1 `, `{"id":tru}`,
+		`{"params":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
+		`{"params":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, ok := ValidEnvelope(b)
+		t0 := bytes.TrimSpace(b)
+		want := Valid(b) && len(t0) > 0 && t0[0] == '{'
+		if ok != want {
+			t.Fatalf("ValidEnvelope(%q) ok = %v, want %v", b, ok, want)
+		}
+		if !ok {
+			return
+		}
+		if r, err := ReadEnvelope(b); err != nil || !reflect.DeepEqual(r, e) {
+			t.Fatalf("ValidEnvelope(%q) = %+v, ReadEnvelope says %+v (%v)", b, e, r, err)
+		}
+	})
 }

@@ -55,16 +55,24 @@ func ParseBody(body []byte) (msgs []*Message, batch bool, err *HTTPError) {
 	if len(body) == 0 {
 		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
 	}
-	if !jsonrpc.Valid(body) {
-		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
-	}
-	if body[0] != '[' {
+	if body[0] == '{' {
+		// One message, validated and read in one scan.
+		e, ok := jsonrpc.ValidEnvelope(body)
+		if !ok {
+			return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
+		}
 		one := new(single)
-		if err := one.msg.parse(body); err != nil {
+		if err := one.msg.read(body, e); err != nil {
 			return nil, false, err
 		}
 		one.list[0] = &one.msg
 		return one.list[:], false, nil
+	}
+	if !jsonrpc.Valid(body) {
+		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
+	}
+	if body[0] != '[' {
+		return nil, false, BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message object")
 	}
 	var raws []json.RawMessage
 	_ = json.Unmarshal(body, &raws) // valid JSON: an array of values
@@ -102,13 +110,21 @@ func parseMessage(raw []byte) (*Message, *HTTPError) {
 
 // parse reads one message's envelope into m. raw is valid JSON.
 func (m *Message) parse(raw []byte) *HTTPError {
-	invalid := func(why string) *HTTPError {
-		return BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
-	}
 	e, err := jsonrpc.ReadEnvelope(raw)
 	if err != nil {
-		return invalid("not a JSON-RPC message object")
+		return invalidRequest("not a JSON-RPC message object")
 	}
+	return m.read(raw, e)
+}
+
+// invalidRequest is a 400 with -32600, saying why.
+func invalidRequest(why string) *HTTPError {
+	return BadRequest(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
+}
+
+// read checks the envelope e of the message raw and reads it into m.
+func (m *Message) read(raw []byte, e jsonrpc.Envelope) *HTTPError {
+	invalid := invalidRequest
 	*m = Message{Raw: raw, ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
 	version, method := e.Version, e.Method
 	if string(version) != `"2.0"` {
