@@ -9,7 +9,7 @@
 // side unchanged (SPEC §4.3, §4.4). Reader splits newline-delimited
 // messages (MCP stdio transport) with a bound on a line's size.
 //
-//	message.go  Message, Decode, Error, the codes, Request/Response/… encoders, ReadEnvelope
+//	message.go  Message, Decode, Error, the codes, Request/Response/… encoders, ReadEnvelope, ValidEnvelope
 //	valid.go    Valid: one validity pass, no allocation
 //	scan.go     Members, Member, Replace: reading an object without decoding it
 //	object.go   Fields/Encode: an object's members in order, for rewriting
