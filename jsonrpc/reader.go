@@ -63,9 +63,9 @@ func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
 // Memory: a line of up to 1 MiB is read into a buffer kept between lines;
 // a longer one into pieces from Alloc, then joined into one buffer of its
 // size from Fill (or Alloc), so a line of n bytes takes at most about 2n
-// while it is read and n once read. ReadOwned gives that buffer away (and copies a
-// short line into one of its own from Alloc), so what a caller keeps of a
-// line is never a larger buffer nor a copy of it.
+// while it is read and n once read. ReadOwned gives that buffer away (and
+// copies a short line into one of its own from Alloc), so what a caller
+// keeps of a line is never a larger buffer nor a copy of it.
 type Reader struct {
 	r       *bufio.Reader
 	Max     int
