@@ -45,15 +45,25 @@ func (b *Budget) AllocFilled(ctx context.Context, side Side, parts [][]byte, cha
 		size += len(p)
 	}
 	if b == nil || size < CountFrom {
-		return bytes.Join(parts, nil), nil
+		return join(parts), nil
 	}
 	charge = max(charge, int64(size))
 	if err := b.take(ctx, side, charge); err != nil {
 		return nil, err
 	}
-	buf := bytes.Join(parts, nil)
+	buf := join(parts)
 	b.track(&buf[0], side, charge)
 	return buf, nil
+}
+
+// join is bytes.Join of parts with no separator, of exactly their size
+// (cap too) and never nil: Join copies a single part with append, whose
+// capacity rounds up.
+func join(parts [][]byte) []byte {
+	if len(parts) < 2 {
+		parts = append(parts[:len(parts):len(parts)], nil, nil)
+	}
+	return bytes.Join(parts, nil)
 }
 
 // track gives back n bytes of side once p's allocation is unreachable.
@@ -108,7 +118,7 @@ func (b *Budget) Join(pieces []Piece) []byte {
 			p.cleanup.Stop()
 		}
 	}
-	body := bytes.Join(bufs, nil) // not cleared first, as make's would be
+	body := join(bufs) // not cleared first, as make's would be
 	if charged > 0 && total > 0 {
 		b.track(&body[0], pieces[0].side, charged)
 	} else if charged > 0 {

@@ -192,6 +192,12 @@ func TestAllocFilledHoldsThePartsAndIsCounted(t *testing.T) {
 	if got := b.InUse(Servers); got != 3*mib {
 		t.Fatalf("in use = %d bytes, want the buffer's %d", got, 3*mib)
 	}
+	for _, size := range []int{0, 100, 100000} {
+		one, err := b.AllocFilled(context.Background(), Clients, [][]byte{make([]byte, size)}, 0)
+		if err != nil || one == nil || len(one) != size || cap(one) != size {
+			t.Fatalf("one part of %d bytes: len %d cap %d (nil %v), %v; want its size exactly", size, len(one), cap(one), one == nil, err)
+		}
+	}
 	small, err := b.AllocFilled(context.Background(), Servers, [][]byte{[]byte("ab"), []byte("c")}, 0)
 	if err != nil || string(small) != "abc" || b.InUse(Servers) != 3*mib {
 		t.Fatalf("small: %q, %v, in use %d", small, err, b.InUse(Servers))
