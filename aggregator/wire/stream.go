@@ -32,7 +32,8 @@ type Stream struct {
 	mu     sync.Mutex
 	sse    bool        // the stream is SSE (headers sent)
 	closed bool        // the response ended: nothing more is written
-	timer  *time.Timer // sseAfter, then keepAlive; nil when none
+	armed  bool        // on the sseAfter clock (sseclock.go)
+	timer  *time.Timer // keepAliveEvery, once SSE; nil when none
 
 	// aborted fails every write from now on. It is not under mu, which a
 	// stuck write holds.
@@ -107,15 +108,38 @@ func (s *Stream) startSSE() error {
 	return s.write([]byte(": mcp-gateway\n\n"))
 }
 
-// ArmSSE starts the sseAfter clock of a call's answer, if SSE is allowed.
+// ArmSSE starts the sseAfter clock of a call's answer, if SSE is allowed:
+// the answer becomes an SSE stream if the call is still running then.
 func (s *Stream) ArmSSE() {
 	if !s.sseOK {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer == nil && !s.closed {
-		s.timer = time.AfterFunc(sseAfter, s.tick)
+	if !s.armed && !s.sse && s.timer == nil && !s.closed {
+		s.armed = true
+		clock.arm(s)
+	}
+}
+
+// sseDue is the sseAfter clock's end for an armed stream still open: it
+// becomes SSE (one that already is gets a keep-alive comment), and its
+// keep-alive comments start.
+func (s *Stream) sseDue() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.armed || s.closed {
+		return
+	}
+	s.armed = false
+	var err error
+	if !s.sse {
+		err = s.startSSE()
+	} else {
+		err = s.write([]byte(": keep-alive\n\n"))
+	}
+	if err == nil && s.timer == nil {
+		s.timer = time.AfterFunc(keepAliveEvery, s.tick)
 	}
 }
 
@@ -241,6 +265,10 @@ func (s *Stream) Done() {
 }
 
 func (s *Stream) stopTimer() {
+	if s.armed {
+		s.armed = false
+		clock.disarm(s)
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil

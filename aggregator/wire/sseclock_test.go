@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
+)
+
+func (s *Stream) state() (sse, armed, keepAlive bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sse, s.armed, s.timer != nil
+}
+
+func armedCount() int {
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	return len(clock.armed)
+}
+
+// An armed answer becomes SSE once it has waited sseAfter, each on its
+// own clock although they share one timer; one that finished first never
+// does; a stream armed after the timer last ran is still seen; and the
+// clock lets go of all of them.
+func TestArmedAnswersBecomeSSEAfterTheirWait(t *testing.T) {
+	a, done := NewStream(httptest.NewRecorder(), true), NewStream(httptest.NewRecorder(), true)
+	jsonOnly := NewStream(httptest.NewRecorder(), false)
+	start := time.Now()
+	a.ArmSSE()
+	done.ArmSSE()
+	jsonOnly.ArmSSE()
+	done.Finish([]byte(`{}`))
+	testwait.For(t, 0, "the first armed answer to become SSE", func() bool { sse, _, _ := a.state(); return sse })
+	if waited := time.Since(start); waited < sseAfter {
+		t.Errorf("SSE after %v, before sseAfter (%v)", waited, sseAfter)
+	}
+	if _, armed, keepAlive := a.state(); armed || !keepAlive {
+		t.Errorf("after the switch: armed %v, keep-alive timer %v; want off the clock, keep-alives on", armed, keepAlive)
+	}
+	b := NewStream(httptest.NewRecorder(), true)
+	bStart := time.Now()
+	b.ArmSSE()
+	testwait.For(t, 0, "an answer armed later to become SSE", func() bool { sse, _, _ := b.state(); return sse })
+	if waited := time.Since(bStart); waited < sseAfter {
+		t.Errorf("the later answer became SSE after %v, before sseAfter", waited)
+	}
+	for name, s := range map[string]*Stream{"finished": done, "JSON only": jsonOnly} {
+		if sse, armed, _ := s.state(); sse || armed {
+			t.Errorf("%s answer: SSE %v, armed %v", name, sse, armed)
+		}
+	}
+	a.Close()
+	b.Close()
+	if _, _, keepAlive := a.state(); keepAlive {
+		t.Error("Close left the keep-alive timer")
+	}
+	if n := armedCount(); n != 0 {
+		t.Errorf("%d streams still on the clock", n)
+	}
+}
