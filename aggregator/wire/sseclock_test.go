@@ -2,6 +2,8 @@ package wire
 
 import (
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,5 +60,43 @@ func TestArmedAnswersBecomeSSEAfterTheirWait(t *testing.T) {
 	}
 	if n := armedCount(); n != 0 {
 		t.Errorf("%d streams still on the clock", n)
+	}
+}
+
+// An answer already SSE when armed (a client that accepts only SSE) gets
+// a keep-alive comment at sseAfter and its keep-alives after; OnLong runs
+// once for a stream still open at sseAfter, whether or not it may become
+// SSE, and never for one closed before.
+func TestTheClockKeepsSSEAliveAndRunsOnLong(t *testing.T) {
+	rec := httptest.NewRecorder()
+	sseOnly := NewStream(rec, true)
+	if err := sseOnly.OpenSSE(); err != nil {
+		t.Fatal(err)
+	}
+	sseOnly.ArmSSE()
+	var mu sync.Mutex
+	ran := map[string]int{}
+	onLong := func(name string) func() {
+		return func() { mu.Lock(); ran[name]++; mu.Unlock() }
+	}
+	jsonOnly, closed := NewStream(httptest.NewRecorder(), false), NewStream(httptest.NewRecorder(), true)
+	jsonOnly.OnLong(onLong("json only"))
+	closed.OnLong(onLong("closed"))
+	closed.ArmSSE()
+	closed.Close()
+	testwait.For(t, 0, "the SSE answer's keep-alives to start", func() bool { _, _, keepAlive := sseOnly.state(); return keepAlive })
+	testwait.For(t, 0, "OnLong of the open answer", func() bool { mu.Lock(); defer mu.Unlock(); return ran["json only"] == 1 })
+	sseOnly.Close()
+	jsonOnly.Close()
+	if !strings.Contains(rec.Body.String(), ": keep-alive\n\n") {
+		t.Errorf("no keep-alive comment on the SSE answer: %q", rec.Body.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ran["closed"] != 0 || ran["json only"] != 1 {
+		t.Errorf("OnLong ran %v, want once for the open answer only", ran)
+	}
+	if sse, _, _ := jsonOnly.state(); sse {
+		t.Error("a JSON-only answer became SSE")
 	}
 }

@@ -33,6 +33,8 @@ type Stream struct {
 	sse    bool        // the stream is SSE (headers sent)
 	closed bool        // the response ended: nothing more is written
 	armed  bool        // on the sseAfter clock (sseclock.go)
+	toSSE  bool        // ArmSSE: becomes SSE when the clock is due
+	long   func()      // OnLong: runs when the clock is due
 	timer  *time.Timer // keepAliveEvery, once SSE; nil when none
 
 	// aborted fails every write from now on. It is not under mu, which a
@@ -116,15 +118,37 @@ func (s *Stream) ArmSSE() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.armed && !s.sse && s.timer == nil && !s.closed {
+	if s.timer == nil && !s.closed { // an SSE stream already gets its keep-alives
+		s.toSSE = true
+		s.arm()
+	}
+}
+
+// OnLong has f run once, on the sseAfter clock's goroutine with the
+// stream's lock held, if the stream is still open sseAfter from now:
+// for what only a long call needs (legacy/post.go: noticing that its
+// client went away). After Close, f has run or never will. Call it once,
+// before ArmSSE.
+func (s *Stream) OnLong(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.long = f
+		s.arm()
+	}
+}
+
+// arm puts s on the sseAfter clock; call with s.mu held.
+func (s *Stream) arm() {
+	if !s.armed {
 		s.armed = true
 		clock.arm(s)
 	}
 }
 
-// sseDue is the sseAfter clock's end for an armed stream still open: it
-// becomes SSE (one that already is gets a keep-alive comment), and its
-// keep-alive comments start.
+// sseDue is the sseAfter clock's end for an armed stream still open: its
+// OnLong runs; armed by ArmSSE, it becomes SSE (one that already is gets
+// a keep-alive comment), and its keep-alive comments start.
 func (s *Stream) sseDue() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,6 +156,13 @@ func (s *Stream) sseDue() {
 		return
 	}
 	s.armed = false
+	if s.long != nil {
+		s.long()
+		s.long = nil
+	}
+	if !s.toSSE {
+		return
+	}
 	var err error
 	if !s.sse {
 		err = s.startSSE()
@@ -266,7 +297,7 @@ func (s *Stream) Done() {
 
 func (s *Stream) stopTimer() {
 	if s.armed {
-		s.armed = false
+		s.armed, s.long = false, nil
 		clock.disarm(s)
 	}
 	if s.timer != nil {
