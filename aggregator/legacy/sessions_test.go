@@ -1,7 +1,9 @@
 package legacy
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,6 +43,34 @@ func TestSessionsTable(t *testing.T) {
 	}
 	if c := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen); c == nil {
 		t.Errorf("a session after one ended was refused")
+	}
+}
+
+// A session's end cancels its running calls, saying why, and a call that
+// starts after it is cancelled from its start; one that ended before is
+// left as it was.
+func TestSessionEndCancelsItsCalls(t *testing.T) {
+	ss := newSessions(1, 0)
+	s := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen)
+	running, _, ok := s.startCall(json.RawMessage(`1`))
+	done, doneEnd, ok2 := s.startCall(json.RawMessage(`2`))
+	if !ok || !ok2 {
+		t.Fatal("startCall refused a new id")
+	}
+	doneEnd.Done()
+	if running.Err() != nil {
+		t.Fatal("a running call's context is done before the session ends")
+	}
+	ss.end(s)
+	if !errors.Is(context.Cause(running), errSessionEnded) {
+		t.Errorf("a running call at the session's end: cause %v, want errSessionEnded", context.Cause(running))
+	}
+	if errors.Is(context.Cause(done), errSessionEnded) {
+		t.Errorf("a call that had ended was cancelled again by the session's end")
+	}
+	late, _, ok := s.startCall(json.RawMessage(`3`))
+	if !ok || !errors.Is(context.Cause(late), errSessionEnded) {
+		t.Errorf("a call started after the session's end: ok %v, cause %v; want cancelled with errSessionEnded", ok, context.Cause(late))
 	}
 }
 
