@@ -63,7 +63,7 @@ func (r *Record) logLine(d time.Duration) string {
 	kv(&b, "era", r.era)
 	kv(&b, "client", r.client)
 	b.WriteString(" duration=")
-	b.Write(strconv.AppendFloat(num[:0], float64(d.Microseconds())/1000, 'f', 3, 64))
+	b.Write(appendMillis(num[:0], d))
 	b.WriteString("ms request_bytes=")
 	b.Write(strconv.AppendInt(num[:0], int64(r.reqBytes), 10))
 	b.WriteString(" result_bytes=")
@@ -87,6 +87,19 @@ func (r *Record) logLine(d time.Duration) string {
 		b.Write(id[:])
 	}
 	return b.String()
+}
+
+// appendMillis appends d in milliseconds with three decimals ("0.431"),
+// from its whole microseconds, as strconv.AppendFloat's 'f' with 3 would
+// write them, without its float formatting (~0.4 µs a call line).
+func appendMillis(b []byte, d time.Duration) []byte {
+	us := d.Microseconds()
+	if us < 0 {
+		b, us = append(b, '-'), -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
 }
 
 // kv writes " key=value", the value quoted as slog's text handler

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,17 @@ func TestResultKind(t *testing.T) {
 	r.ResultKind(json.RawMessage(`{"resultType":"task","taskId":"t-1"}`), "task")
 	if r.outcome != telemetry.OutcomeTask || r.taskID != "t-1" {
 		t.Errorf("task: %s %s", r.outcome, r.taskID)
+	}
+}
+
+// A call line's duration reads as strconv.AppendFloat's 'f' with 3
+// decimals writes the whole microseconds in milliseconds.
+func TestAppendMillisIsAppendFloat(t *testing.T) {
+	for _, d := range []time.Duration{0, 999 * time.Nanosecond, time.Microsecond, 431 * time.Microsecond, 1500 * time.Microsecond,
+		time.Second + 7*time.Microsecond, 3*time.Hour + 17*time.Microsecond, -5 * time.Microsecond} {
+		want := string(strconv.AppendFloat(nil, float64(d.Microseconds())/1000, 'f', 3, 64))
+		if got := string(appendMillis(nil, d)); got != want {
+			t.Errorf("appendMillis(%v) = %s, want %s", d, got, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -154,6 +155,18 @@ func TestControlCharactersAreEscaped(t *testing.T) {
 	for _, want := range []string{"ok\tcol", `\r2026-12-06`, `\x1b[1A`, `\x00\x7f`, "[REDACTED]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the line lacks %q: %q", want, out)
+		}
+	}
+}
+
+// A line's timestamp reads as time.AppendFormat with timeLayout writes
+// it, whatever the instant's zone: UTC, to the millisecond.
+func TestAppendStampIsTimeLayout(t *testing.T) {
+	at := time.Date(2026, 12, 6, 9, 57, 54, 682_999_999, time.FixedZone("x", -7*3600))
+	for _, tm := range []time.Time{at, at.Add(-time.Hour * 24 * 400), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 1e6, time.UTC), time.Now()} {
+		if got, want := string(appendStamp(nil, tm)), tm.UTC().Format(timeLayout); got != want {
+			t.Errorf("appendStamp(%v) = %s, want %s", tm, got, want)
 		}
 	}
 }
