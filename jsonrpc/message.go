@@ -252,7 +252,7 @@ func ValidEnvelope(obj []byte) (e Envelope, ok bool) {
 		key := obj[keyAt+1 : keyEnd-1]
 		for k, name := range envelopeKeys {
 			if string(key) == name {
-				*members[k] = bytes.TrimRight(obj[start:end], " \t\r\n")
+				*members[k] = trimSpaceRight(obj[start:end])
 				break
 			}
 		}
