@@ -6,6 +6,7 @@
 //	            kept as sent), the id rule, HTTPError
 //	stream.go   Stream: one answer as a JSON body or an SSE stream, with its
 //	            keep-alive and its bounded writes
+//	sseclock.go the one clock of every answer's sseAfter (ArmSSE, OnLong)
 //	answer.go   ResultParts/ErrorParts/ErrorMessage: a response rendered
 //	            around a raw result without copying it; WriteError,
 //	            WriteRPCError, WriteParts, WriteResult; SkipBody, an answer
