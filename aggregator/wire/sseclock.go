@@ -70,7 +70,13 @@ func (c *sseClock) fire() {
 		c.timer.Reset(next.Add(sseAfter).Sub(now))
 	}
 	c.mu.Unlock()
-	for _, s := range ready { // not under c.mu: sseDue takes s.mu, which arm's caller holds
-		s.sseDue()
+	// Each on a goroutine of its own, as a timer of its own ran it: one
+	// stream's lock may be held by a write to a client that does not read
+	// (up to writeStall), and the others must not wait behind it (found
+	// by a hostile review). Not under c.mu: sseDue takes s.mu, which
+	// arm's caller holds. Each returns once it has its stream's lock and
+	// has written, within writeStall.
+	for _, s := range ready {
+		go s.sseDue()
 	}
 }

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +100,56 @@ func TestTheClockKeepsSSEAliveAndRunsOnLong(t *testing.T) {
 	}
 	if sse, _, _ := jsonOnly.state(); sse {
 		t.Error("a JSON-only answer became SSE")
+	}
+}
+
+// stuckWriter is a client that stopped reading: every Write waits for
+// release (a real one is cut after writeStall); entered closes at the
+// first.
+type stuckWriter struct {
+	h                http.Header
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (w *stuckWriter) Header() http.Header { return w.h }
+func (w *stuckWriter) WriteHeader(int)     {}
+func (w *stuckWriter) Flush()              {}
+func (w *stuckWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { close(w.entered) })
+	<-w.release
+	return len(b), nil
+}
+
+// A stream whose write is stuck, holding its lock, holds up no other
+// stream the clock finds due with it: they all become SSE and run their
+// OnLong on time.
+func TestAStuckStreamHoldsUpNoOther(t *testing.T) {
+	sw := &stuckWriter{h: http.Header{}, entered: make(chan struct{}), release: make(chan struct{})}
+	stuck := NewStream(sw, true)
+	stuck.ArmSSE()
+	var long atomic.Int64
+	others := make([]*Stream, 200)
+	for i := range others {
+		others[i] = NewStream(httptest.NewRecorder(), true)
+		others[i].OnLong(func() { long.Add(1) })
+		others[i].ArmSSE()
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- stuck.Event([]byte(`{"jsonrpc":"2.0","method":"notifications/progress"}`)) }()
+	<-sw.entered // the stuck stream's lock is held from here on
+	testwait.For(t, 0, "every other stream to become SSE and run OnLong", func() bool {
+		for _, s := range others {
+			if sse, _, _ := s.state(); !sse {
+				return false
+			}
+		}
+		return long.Load() == int64(len(others))
+	})
+	close(sw.release)
+	<-sent
+	stuck.Close()
+	for _, s := range others {
+		s.Close()
 	}
 }
