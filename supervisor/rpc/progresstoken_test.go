@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -28,5 +29,28 @@ func TestSwapProgressTokenReadsOnlyMeta(t *testing.T) {
 				t.Errorf("swapProgressToken(%.80s) = %.80s, %s; want %.80s, %s", tc.params, got, orig, tc.want, tc.orig)
 			}
 		})
+	}
+}
+
+// mayHoldToken says yes to any params a progressToken could be in,
+// spelled plainly or with escapes, whether small enough to be searched
+// whole or read member by member, and no to params without one.
+func TestMayHoldToken(t *testing.T) {
+	big := `,"arguments":{"x":"` + strings.Repeat("a", quickTokenCheck) + `"}`
+	for _, c := range []struct {
+		params string
+		want   bool
+	}{
+		{`{"name":"echo","arguments":{"message":"hi"}}`, false},
+		{`{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, false},
+		{`{"name":"echo","_meta":{"progressToken":"p1"}}`, true},
+		{`{"name":"echo","_meta":{"progress\u0054oken":"p1"}}`, true},
+		{`{"name":"echo","_m\u0065ta":{"x":1}}`, true},
+		{`{"name":"echo"` + big + `}`, false},
+		{`{"name":"echo"` + big + `,"_meta":{"progressToken":7}}`, true},
+	} {
+		if got := mayHoldToken(json.RawMessage(c.params)); got != c.want {
+			t.Errorf("mayHoldToken(%.80s…) = %v, want %v", c.params, got, c.want)
+		}
 	}
 }
