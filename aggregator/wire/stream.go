@@ -160,18 +160,18 @@ func (s *Stream) sseDue() {
 		s.long()
 		s.long = nil
 	}
-	if !s.toSSE {
-		return
-	}
-	var err error
-	if !s.sse {
-		err = s.startSSE()
-	} else {
-		err = s.write([]byte(": keep-alive\n\n"))
-	}
-	if err == nil && s.timer == nil {
+	if s.toSSE && s.beat() == nil && s.timer == nil {
 		s.timer = time.AfterFunc(keepAliveEvery, s.tick)
 	}
+}
+
+// beat turns the answer into SSE, or, already SSE, writes a keep-alive
+// comment; call with s.mu held.
+func (s *Stream) beat() error {
+	if !s.sse {
+		return s.startSSE()
+	}
+	return s.write([]byte(": keep-alive\n\n"))
 }
 
 // KeepAlive starts the keep-alive comments of an open SSE stream.
@@ -183,20 +183,14 @@ func (s *Stream) KeepAlive() {
 	}
 }
 
-// tick starts SSE, or writes a keep-alive comment, and re-arms.
+// tick is a keep-alive: beat, and re-arm.
 func (s *Stream) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.timer == nil {
 		return
 	}
-	var err error
-	if !s.sse {
-		err = s.startSSE()
-	} else {
-		err = s.write([]byte(": keep-alive\n\n"))
-	}
-	if err == nil {
+	if s.beat() == nil {
 		s.timer.Reset(keepAliveEvery)
 	}
 }
