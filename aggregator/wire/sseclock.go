@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// sseClock is the one clock of every armed answer's sseAfter (ArmSSE):
+// sseClock is the one clock of every armed answer's sseAfter (ArmSSE,
+// OnLong):
 // the armed streams, each with when it was armed, and one timer, due
 // when the earliest of them has waited sseAfter. A timer of each call's
 // own, armed as the call started and stopped as it ended, cost the
@@ -49,9 +50,9 @@ func (c *sseClock) disarm(s *Stream) {
 	c.mu.Unlock()
 }
 
-// fire switches the streams that have waited sseAfter to SSE, and sets
-// the timer for the earliest of the rest; with none left it is not set
-// again until the next arm.
+// fire hands each stream that has waited sseAfter its end (sseDue: SSE,
+// OnLong), and sets the timer for the earliest of the rest; with none
+// left it is not set again until the next arm.
 func (c *sseClock) fire() {
 	now := time.Now()
 	var ready []*Stream
