@@ -196,7 +196,9 @@ func (bc *bridgeCall) await(req *modernReq, out *wire.Stream, done <-chan struct
 // finish answers the round with the call's outcome.
 func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) {
 	res, err := o.Res, o.Err
-	kind, typed := resultType(res) // one scan of the result, however big
+	facts := record.ReadFacts(res) // one scan of the result, however big, for its answer and its record
+	kind, typed := facts.Kind()
+	changed := true // res is no longer what facts were read from
 	switch {
 	case err != nil:
 	case kind == "input_required":
@@ -205,12 +207,18 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 		res, err = bc.b.relayTask(req.rec.Context(bc.b.base), "token:"+bc.token(), o, res, bc) // front.go
 	case bc.method == "resources/read" && (kind == "complete" || !typed):
 		res = withCacheHints(res, readCache) // cache.go
+	default:
+		changed = false
 	}
 	if err != nil {
 		out.FinishStatus(modernErrorStatus(err), req.rec.ErrorParts(req.ID, err)...)
 		return
 	}
-	req.rec.ResultKind(res, kind)
+	if changed {
+		req.rec.ResultKind(res, kind)
+	} else {
+		req.rec.ResultFacts(res, facts)
+	}
 	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 

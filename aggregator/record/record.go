@@ -178,6 +178,57 @@ func (r *Record) Result(res json.RawMessage) {
 	}
 }
 
+// Facts is what one scan of a result's members finds (ReadFacts): its
+// resultType, isError and taskId, raw (nil when absent). A modern answer
+// reads its resultType from them, and its record the rest (ResultFacts),
+// rather than scanning the result twice.
+type Facts struct{ kind, isError, taskID []byte }
+
+// ReadFacts reads res's resultType, isError and taskId members in one
+// scan of its top level (the last of a repeated key counts).
+func ReadFacts(res json.RawMessage) Facts {
+	var f Facts
+	_ = jsonrpc.Members(res, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+			f.kind = v
+		case "isError":
+			f.isError = v
+		case "taskId":
+			f.taskID = v
+		}
+		return true
+	})
+	return f
+}
+
+// Kind is the result's resultType ("" when it is not a string) and
+// whether it has one (MCP 2026-07-28: every result should).
+func (f Facts) Kind() (kind string, typed bool) {
+	kind, _ = jsonrpc.Text(f.kind)
+	return kind, f.kind != nil
+}
+
+// ResultFacts is ResultKind for the result f was read from, with no
+// second scan of it.
+func (r *Record) ResultFacts(res json.RawMessage, f Facts) {
+	if r == nil {
+		return
+	}
+	switch kind, _ := f.Kind(); kind {
+	case "input_required":
+		r.outcome, r.resBytes = telemetry.OutcomeInputRequired, len(res)
+	case "task":
+		id, _ := jsonrpc.Text(f.taskID)
+		r.Task(id, res)
+	default:
+		r.outcome, r.resBytes = telemetry.OutcomeOK, len(res)
+		if len(res) <= maxResultLook && string(f.isError) == "true" {
+			r.errType = telemetry.ErrorToolError
+		}
+	}
+}
+
 // maxResultLook bounds the result a record reads for isError or a
 // resultType: a larger one (rarely a task or an error) is taken as a
 // plain result, so that a large result costs no second scan.

@@ -87,6 +87,29 @@ func TestResultKind(t *testing.T) {
 	}
 }
 
+// ResultFacts records what ResultKind records, from the one scan that
+// also gave the answer its resultType (ReadFacts).
+func TestResultFactsIsResultKind(t *testing.T) {
+	for _, res := range []string{
+		`{"content":[],"isError":true}`, `{"content":[],"isError":false}`, `{"content":[]}`,
+		`{"resultType":"task","taskId":"t-1"}`, `{"resultType":"input_required","inputRequests":{}}`,
+		`{"resultType":"complete","isError":true}`, `{"isError":true,"isError":false}`,
+		`{"resultType":7}`, `{"pad":"` + strings.Repeat("x", maxResultLook) + `","isError":true}`,
+	} {
+		facts := ReadFacts(json.RawMessage(res))
+		kind, typed := facts.Kind()
+		if want := strings.Contains(res, `"resultType"`); typed != want {
+			t.Errorf("%.40s: typed %v", res, typed)
+		}
+		a, b := &Record{}, &Record{}
+		a.ResultKind(json.RawMessage(res), kind)
+		b.ResultFacts(json.RawMessage(res), facts)
+		if a.outcome != b.outcome || a.errType != b.errType || a.taskID != b.taskID || a.resBytes != b.resBytes {
+			t.Errorf("%.40s: ResultFacts %s %s %q, ResultKind %s %s %q", res, b.outcome, b.errType, b.taskID, a.outcome, a.errType, a.taskID)
+		}
+	}
+}
+
 // A call line's duration reads as strconv.AppendFloat's 'f' with 3
 // decimals writes the whole microseconds in milliseconds.
 func TestAppendMillisIsAppendFloat(t *testing.T) {
