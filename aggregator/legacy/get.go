@@ -11,6 +11,10 @@ import (
 
 // This file serves a session's GET stream and what it carries.
 
+// getKeepAlive is the interval of a GET stream's keep-alive comments
+// (tests shorten it).
+var getKeepAlive = wire.KeepAliveEvery
+
 // ServeGET opens s's GET stream. A session has one at a time: a new GET
 // replaces the old one, which ends (a client that reconnects is served at
 // once, instead of waiting for the old stream to be noticed as dead).
@@ -39,6 +43,9 @@ func (s *Session) ServeGET(w http.ResponseWriter, r *http.Request) {
 	if g.out.OpenSSE() != nil {
 		return
 	}
+	// A stream that may stay quiet for long gets keep-alive comments, so
+	// that proxies with an idle timeout do not cut it.
+	g.out.KeepAlive(getKeepAlive)
 	for {
 		select {
 		case msg := <-g.queue:

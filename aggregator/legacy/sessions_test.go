@@ -7,10 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/tasks"
+	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
+	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
 // TestSessionsTable checks the table's cap, its lookups and end: a
@@ -92,4 +96,44 @@ func TestUnknownSession(t *testing.T) {
 	if ErrUnknownSession.ID != nil {
 		t.Errorf("unknownSession changed the shared ErrUnknownSession's id")
 	}
+}
+
+// syncWriter is a ResponseWriter whose body can be read while a handler
+// writes to it.
+type syncWriter struct {
+	mu   sync.Mutex
+	h    http.Header
+	body strings.Builder
+}
+
+func (w *syncWriter) Header() http.Header { return w.h }
+func (w *syncWriter) WriteHeader(int)     {}
+func (w *syncWriter) Flush()              {}
+func (w *syncWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.Write(b)
+}
+func (w *syncWriter) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.body.String() }
+
+// A quiet GET stream gets keep-alive comments, as a long call's SSE
+// answer and a listen stream do, so that a proxy's idle timeout does not
+// cut it (it had none).
+func TestQuietGETStreamIsKeptAlive(t *testing.T) {
+	getKeepAlive = 10 * time.Millisecond
+	defer func() { getKeepAlive = wire.KeepAliveEvery }()
+	ss := newSessions(1, 0)
+	s := ss.open("2025-11-25", nil, nil, relay.ToolsUnchosen)
+	w := &syncWriter{h: http.Header{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		s.ServeGET(w, httptest.NewRequest(http.MethodGet, "/mcp", nil).WithContext(ctx))
+	}()
+	testwait.For(t, 0, "a keep-alive comment on the quiet GET stream", func() bool {
+		return strings.Count(w.String(), ": keep-alive\n\n") >= 2
+	})
+	cancel()
+	<-served
 }

@@ -60,7 +60,7 @@ func (ls *listeners) serve(w http.ResponseWriter, r *http.Request, req *modernRe
 	ls.notifyEnded(l) // listeners.go
 	// Relayed tasks are polled while the stream lasts (taskpoll.go).
 	defer ls.pollRelayed(l, req.caps)()
-	out.KeepAlive()
+	out.KeepAlive(wire.KeepAliveEvery)
 	for {
 		select {
 		case msg := <-l.queue:

@@ -20,7 +20,7 @@ import (
 // progress or log notification, a server-to-client request) turns the
 // answer into an SSE stream, as does a call still running after
 // sseAfter, so that proxies see headers and then keep-alive comments
-// (every keepAliveEvery) instead of a silent connection.
+// (every KeepAliveEvery) instead of a silent connection.
 //
 // Every write is bounded by writeStall: a client that stops reading cannot
 // hold the session (DELETE and expiry abort the stream).
@@ -30,12 +30,13 @@ type Stream struct {
 	sseOK bool                    // the client accepts text/event-stream
 
 	mu     sync.Mutex
-	sse    bool        // the stream is SSE (headers sent)
-	closed bool        // the response ended: nothing more is written
-	armed  bool        // on the sseAfter clock (sseclock.go)
-	toSSE  bool        // ArmSSE: becomes SSE when the clock is due
-	long   func()      // OnLong: runs when the clock is due
-	timer  *time.Timer // keepAliveEvery, once SSE; nil when none
+	sse    bool          // the stream is SSE (headers sent)
+	closed bool          // the response ended: nothing more is written
+	armed  bool          // on the sseAfter clock (sseclock.go)
+	toSSE  bool          // ArmSSE: becomes SSE when the clock is due
+	long   func()        // OnLong: runs when the clock is due
+	timer  *time.Timer   // every, once SSE; nil when none
+	every  time.Duration // the keep-alive interval; 0: KeepAliveEvery
 
 	// aborted fails every write from now on. It is not under mu, which a
 	// stuck write holds.
@@ -58,9 +59,9 @@ const (
 	// sseAfter is how long a call may run before its answer becomes an
 	// SSE stream (headers, then keep-alive comments).
 	sseAfter = time.Second
-	// keepAliveEvery is the interval of SSE comments on a quiet stream, below
-	// the 60 s idle timeout common in proxies.
-	keepAliveEvery = 25 * time.Second
+	// KeepAliveEvery is the interval of SSE comments on a quiet stream,
+	// below the 60 s idle timeout common in proxies.
+	KeepAliveEvery = 25 * time.Second
 	// writeStall bounds one write to a client that does not read.
 	writeStall = 60 * time.Second
 )
@@ -161,7 +162,7 @@ func (s *Stream) sseDue() {
 		s.long = nil
 	}
 	if s.toSSE && s.beat() == nil && s.timer == nil {
-		s.timer = time.AfterFunc(keepAliveEvery, s.tick)
+		s.timer = time.AfterFunc(s.interval(), s.tick)
 	}
 }
 
@@ -174,13 +175,24 @@ func (s *Stream) beat() error {
 	return s.write([]byte(": keep-alive\n\n"))
 }
 
-// KeepAlive starts the keep-alive comments of an open SSE stream.
-func (s *Stream) KeepAlive() {
+// KeepAlive starts the keep-alive comments of an open SSE stream that
+// waits for news (a legacy GET stream, subscriptions/listen), one every
+// every (KeepAliveEvery; tests ask for less).
+func (s *Stream) KeepAlive(every time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer == nil && !s.closed {
-		s.timer = time.AfterFunc(keepAliveEvery, s.tick)
+		s.every = every
+		s.timer = time.AfterFunc(s.interval(), s.tick)
 	}
+}
+
+// interval is the stream's keep-alive interval; call with s.mu held.
+func (s *Stream) interval() time.Duration {
+	if s.every > 0 {
+		return s.every
+	}
+	return KeepAliveEvery
 }
 
 // tick is a keep-alive: beat, and re-arm.
@@ -191,7 +203,7 @@ func (s *Stream) tick() {
 		return
 	}
 	if s.beat() == nil {
-		s.timer.Reset(keepAliveEvery)
+		s.timer.Reset(s.interval())
 	}
 }
 
