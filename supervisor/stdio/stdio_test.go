@@ -112,3 +112,54 @@ func TestFindID(t *testing.T) {
 		}
 	}
 }
+
+// The stdin deadline is set again only once deadlineSlack of it is
+// spent, and a write never meets one that has passed: it sets a new one
+// and goes through.
+func TestStdinDeadlineIsSetAgainOnlyWhenOld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.log")
+	log, err := logfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = log.Close() })
+	p, err := proc.Start(proc.Command{Argv: []string{"/bin/sh", "-c", "cat >/dev/null"}, Log: log, Source: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(rpc.NewConn("s", log, rpc.Hooks{}), "s", log, p, nil)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		p.ReadStdout(tr.Read)
+	}()
+	t.Cleanup(func() { p.Kill(); <-p.Exited(); <-read })
+	write := func() {
+		t.Helper()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if err := tr.write([]byte("{}\n")); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	write()
+	first := tr.due
+	if left := time.Until(first); left <= writeTimeout-deadlineSlack || left > writeTimeout {
+		t.Fatalf("the first write's deadline is %v away, want about %v", left, writeTimeout)
+	}
+	write()
+	if !tr.due.Equal(first) {
+		t.Errorf("a write right after set the deadline again")
+	}
+	tr.due = time.Now().Add(writeTimeout - deadlineSlack - time.Millisecond) // as if set over deadlineSlack ago
+	write()
+	if time.Until(tr.due) <= writeTimeout-deadlineSlack {
+		t.Errorf("a deadline deadlineSlack old was not set again")
+	}
+	past := time.Now().Add(-time.Second)
+	if err := p.Stdin().SetWriteDeadline(past); err != nil {
+		t.Fatal(err)
+	}
+	tr.due = past
+	write() // fails at once if the passed deadline stays
+}
