@@ -259,6 +259,9 @@ func TestBridgeModernServerMalformedInputRequired(t *testing.T) {
 	for _, tc := range []struct{ result, why string }{
 		{`{"resultType":"input_required","inputRequests":[{"method":"elicitation/create"}],"requestState":"s"}`, "inputRequests is not an object"},
 		{`{"resultType":"input_required","inputRequests":{"ask":{"method":"elicitation/create","params":{}}},"requestState":7}`, "requestState is not a string"},
+		// An escaped key is the key it spells (found by a hostile review:
+		// one scan of the result matched raw bytes, and passed this on).
+		{`{"result\u0054ype":"input_required","inputRequests":[{"method":"elicitation/create"}],"requestState":"s"}`, "inputRequests is not an object"},
 	} {
 		srv, _ := startGateway(t, map[string]map[string]string{"m": {"MCP_FAKE_MODERN": "1", "MCP_FAKE_RESULT": tc.result,
 			"MCP_FAKE_TOOLS": `[{"name":"raw","inputSchema":{"type":"object"}}]`}})

@@ -155,27 +155,7 @@ func (r *Record) Result(res json.RawMessage) {
 	if len(res) > maxResultLook {
 		return
 	}
-	var kind, isError, taskID []byte // one scan of the result's members
-	_ = jsonrpc.Members(res, func(k, v []byte) bool {
-		switch string(k) {
-		case "resultType":
-			kind = v
-		case "isError":
-			isError = v
-		case "taskId":
-			taskID = v
-		}
-		return true
-	})
-	switch {
-	case string(kind) == `"input_required"`:
-		r.outcome = telemetry.OutcomeInputRequired
-	case string(kind) == `"task"`:
-		r.outcome = telemetry.OutcomeTask
-		r.taskID, _ = jsonrpc.Text(taskID)
-	case string(isError) == "true":
-		r.errType = telemetry.ErrorToolError
-	}
+	r.ResultFacts(res, ReadFacts(res))
 }
 
 // Facts is what one scan of a result's members finds (ReadFacts): its
@@ -185,16 +165,18 @@ func (r *Record) Result(res json.RawMessage) {
 type Facts struct{ kind, isError, taskID []byte }
 
 // ReadFacts reads res's resultType, isError and taskId members in one
-// scan of its top level (the last of a repeated key counts).
+// scan of its top level. As jsonrpc.Member reads keys, an escaped key is
+// the key it spells ("result\u0054ype" is resultType), and the last of a
+// repeated key counts.
 func ReadFacts(res json.RawMessage) Facts {
 	var f Facts
 	_ = jsonrpc.Members(res, func(k, v []byte) bool {
-		switch string(k) {
-		case "resultType":
+		switch {
+		case jsonrpc.KeyIs(k, "resultType"):
 			f.kind = v
-		case "isError":
+		case jsonrpc.KeyIs(k, "isError"):
 			f.isError = v
-		case "taskId":
+		case jsonrpc.KeyIs(k, "taskId"):
 			f.taskID = v
 		}
 		return true

@@ -95,11 +95,16 @@ func TestResultFactsIsResultKind(t *testing.T) {
 		`{"resultType":"task","taskId":"t-1"}`, `{"resultType":"input_required","inputRequests":{}}`,
 		`{"resultType":"complete","isError":true}`, `{"isError":true,"isError":false}`,
 		`{"resultType":7}`, `{"pad":"` + strings.Repeat("x", maxResultLook) + `","isError":true}`,
+		// Escaped keys are the keys they spell, as jsonrpc.Member reads
+		// them (found by a hostile review: ReadFacts matched raw bytes).
+		`{"result\u0054ype":"task","task\u0049d":"t-1"}`, `{"content":[],"is\u0045rror":true}`,
+		`{"resultType":"complete","result\u0054ype":"input_required"}`, `{"resultType":"t\u0061sk","taskId":"t-2"}`,
 	} {
 		facts := ReadFacts(json.RawMessage(res))
 		kind, typed := facts.Kind()
-		if want := strings.Contains(res, `"resultType"`); typed != want {
-			t.Errorf("%.40s: typed %v", res, typed)
+		raw, wantTyped := jsonrpc.Member(json.RawMessage(res), "resultType")
+		if wantKind, _ := jsonrpc.Text(raw); typed != wantTyped || kind != wantKind {
+			t.Errorf("%.40s: resultType %q (typed %v), jsonrpc.Member reads %q (%v)", res, kind, typed, wantKind, wantTyped)
 		}
 		a, b := &Record{}, &Record{}
 		a.ResultKind(json.RawMessage(res), kind)
