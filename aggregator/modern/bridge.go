@@ -198,7 +198,7 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 	res, err := o.Res, o.Err
 	facts := record.ReadFacts(res) // one scan of the result, however big, for its answer and its record
 	kind, typed := facts.Kind()
-	changed := true // res is no longer what facts were read from
+	changed := true // res is no longer the result facts were read from
 	switch {
 	case err != nil:
 	case kind == "input_required":
@@ -214,11 +214,10 @@ func (bc *bridgeCall) finish(req *modernReq, out *wire.Stream, o relay.Outcome) 
 		out.FinishStatus(modernErrorStatus(err), req.rec.ErrorParts(req.ID, err)...)
 		return
 	}
-	if changed {
-		req.rec.ResultKind(res, kind)
-	} else {
-		req.rec.ResultFacts(res, facts)
+	if changed { // each keeps the resultType, and a relayed task's taskId is now the gateway's
+		facts = record.ReadFacts(res)
 	}
+	req.rec.ResultFacts(res, facts)
 	out.Finish(typedResultParts(req.ID, res, typed)...)
 }
 

@@ -191,8 +191,10 @@ func (f Facts) Kind() (kind string, typed bool) {
 	return kind, f.kind != nil
 }
 
-// ResultFacts is ResultKind for the result f was read from, with no
-// second scan of it.
+// ResultFacts records res answered, read as f (ReadFacts of res): a
+// modern answer has read them for its resultType, and its record does
+// not scan the result again. A small one (up to maxResultLook) is read
+// for isError.
 func (r *Record) ResultFacts(res json.RawMessage, f Facts) {
 	if r == nil {
 		return
@@ -268,26 +270,6 @@ func (r *Record) InputRequired(id []byte, res json.RawMessage) [][]byte {
 	return wire.ResultParts(id, res)
 }
 
-// ResultKind is result for a result whose resultType the caller has read
-// (kind): no second look at it for that.
-func (r *Record) ResultKind(res json.RawMessage, kind string) {
-	if r == nil {
-		return
-	}
-	switch kind {
-	case "input_required":
-		r.outcome, r.resBytes = telemetry.OutcomeInputRequired, len(res)
-	case "task":
-		id, _ := jsonrpc.Text(jsonrpc.Value(res, "taskId"))
-		r.Task(id, res)
-	default:
-		r.outcome, r.resBytes = telemetry.OutcomeOK, len(res)
-		if len(res) <= maxResultLook && isError(res) {
-			r.errType = telemetry.ErrorToolError
-		}
-	}
-}
-
 // ErrorParts is wire.ErrorParts(id, err), recorded.
 func (r *Record) ErrorParts(id []byte, err error) [][]byte {
 	r.Failed(err)
@@ -298,10 +280,4 @@ func (r *Record) ErrorParts(id []byte, err error) [][]byte {
 func (r *Record) ResultParts(id []byte, res json.RawMessage) [][]byte {
 	r.Result(res)
 	return wire.ResultParts(id, res)
-}
-
-// isError reports whether a result is a tool's error (isError: true).
-func isError(res json.RawMessage) bool {
-	v, _ := jsonrpc.Member(res, "isError")
-	return string(v) == "true"
 }

@@ -73,44 +73,40 @@ func TestCallLine(t *testing.T) {
 	}
 }
 
-// ResultKind: a result the caller has read the resultType of.
-func TestResultKind(t *testing.T) {
-	r := &Record{}
-	r.ResultKind(json.RawMessage(`{"isError":true}`), "")
-	if r.outcome != telemetry.OutcomeOK || r.errType != telemetry.ErrorToolError {
-		t.Errorf("isError: %s %s", r.outcome, r.errType)
-	}
-	r = &Record{}
-	r.ResultKind(json.RawMessage(`{"resultType":"task","taskId":"t-1"}`), "task")
-	if r.outcome != telemetry.OutcomeTask || r.taskID != "t-1" {
-		t.Errorf("task: %s %s", r.outcome, r.taskID)
-	}
-}
-
-// ResultFacts records what ResultKind records, from the one scan that
-// also gave the answer its resultType (ReadFacts).
-func TestResultFactsIsResultKind(t *testing.T) {
-	for _, res := range []string{
-		`{"content":[],"isError":true}`, `{"content":[],"isError":false}`, `{"content":[]}`,
-		`{"resultType":"task","taskId":"t-1"}`, `{"resultType":"input_required","inputRequests":{}}`,
-		`{"resultType":"complete","isError":true}`, `{"isError":true,"isError":false}`,
-		`{"resultType":7}`, `{"pad":"` + strings.Repeat("x", maxResultLook) + `","isError":true}`,
+// ReadFacts reads a result's resultType as jsonrpc.Member does, and
+// ResultFacts records the outcome it tells: a task with its id, input
+// required, a tool's error (isError: true, in a result of up to
+// maxResultLook), else ok.
+func TestResultFacts(t *testing.T) {
+	const ok, task, input, toolErr = telemetry.OutcomeOK, telemetry.OutcomeTask, telemetry.OutcomeInputRequired, telemetry.ErrorToolError
+	for _, tc := range []struct{ res, outcome, errType, taskID string }{
+		{`{"content":[],"isError":true}`, ok, toolErr, ""},
+		{`{"content":[],"isError":false}`, ok, "", ""},
+		{`{"content":[]}`, ok, "", ""},
+		{`{"resultType":"task","taskId":"t-1"}`, task, "", "t-1"},
+		{`{"resultType":"input_required","inputRequests":{}}`, input, "", ""},
+		{`{"resultType":"complete","isError":true}`, ok, toolErr, ""},
+		{`{"isError":true,"isError":false}`, ok, "", ""}, // the last of a repeated key
+		{`{"resultType":7}`, ok, "", ""},
+		{`{"pad":"` + strings.Repeat("x", maxResultLook) + `","isError":true}`, ok, "", ""},
 		// Escaped keys are the keys they spell, as jsonrpc.Member reads
 		// them (found by a hostile review: ReadFacts matched raw bytes).
-		`{"result\u0054ype":"task","task\u0049d":"t-1"}`, `{"content":[],"is\u0045rror":true}`,
-		`{"resultType":"complete","result\u0054ype":"input_required"}`, `{"resultType":"t\u0061sk","taskId":"t-2"}`,
+		{`{"result\u0054ype":"task","task\u0049d":"t-1"}`, task, "", "t-1"},
+		{`{"content":[],"is\u0045rror":true}`, ok, toolErr, ""},
+		{`{"resultType":"complete","result\u0054ype":"input_required"}`, input, "", ""},
+		{`{"resultType":"t\u0061sk","taskId":"t-2"}`, task, "", "t-2"},
 	} {
-		facts := ReadFacts(json.RawMessage(res))
+		res := json.RawMessage(tc.res)
+		facts := ReadFacts(res)
 		kind, typed := facts.Kind()
-		raw, wantTyped := jsonrpc.Member(json.RawMessage(res), "resultType")
+		raw, wantTyped := jsonrpc.Member(res, "resultType")
 		if wantKind, _ := jsonrpc.Text(raw); typed != wantTyped || kind != wantKind {
-			t.Errorf("%.40s: resultType %q (typed %v), jsonrpc.Member reads %q (%v)", res, kind, typed, wantKind, wantTyped)
+			t.Errorf("%.40s: resultType %q (typed %v), jsonrpc.Member reads %q (%v)", tc.res, kind, typed, wantKind, wantTyped)
 		}
-		a, b := &Record{}, &Record{}
-		a.ResultKind(json.RawMessage(res), kind)
-		b.ResultFacts(json.RawMessage(res), facts)
-		if a.outcome != b.outcome || a.errType != b.errType || a.taskID != b.taskID || a.resBytes != b.resBytes {
-			t.Errorf("%.40s: ResultFacts %s %s %q, ResultKind %s %s %q", res, b.outcome, b.errType, b.taskID, a.outcome, a.errType, a.taskID)
+		r := &Record{}
+		r.ResultFacts(res, facts)
+		if r.outcome != tc.outcome || r.errType != tc.errType || r.taskID != tc.taskID || r.resBytes != len(res) {
+			t.Errorf("%.40s: %s %q %q %d bytes, want %s %q %q %d", tc.res, r.outcome, r.errType, r.taskID, r.resBytes, tc.outcome, tc.errType, tc.taskID, len(res))
 		}
 	}
 }
