@@ -24,10 +24,10 @@ func answer(first, format string) string {
 		`; printf '` + format + `\n' "$id"; cat >/dev/null`
 }
 
-// start runs sh -c script as server "s" over a Transport, its stdout read
-// by Read on a goroutine that the cleanup waits for; the function it
-// returns reads the log file.
-func start(t *testing.T, script string) (*rpc.Conn, func() string) {
+// start runs sh -c script as server "s" over a Transport (returned with
+// its Conn), its stdout read by Read on a goroutine that the cleanup
+// waits for; the function it returns reads the log file.
+func start(t *testing.T, script string) (*rpc.Conn, *Transport, func() string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gateway.log")
 	log, err := logfile.Open(path)
@@ -51,7 +51,7 @@ func start(t *testing.T, script string) (*rpc.Conn, func() string) {
 		<-p.Exited()
 		<-read
 	})
-	return c, func() string { b, _ := os.ReadFile(path); return string(b) }
+	return c, tr, func() string { b, _ := os.ReadFile(path); return string(b) }
 }
 
 // call makes one tools/call on c, bounded so that a lost answer fails the
@@ -70,7 +70,7 @@ func call(t *testing.T, c *rpc.Conn) ([]byte, error) {
 // TestReadSkipsWhatIsNotJSONRPC: a banner on stdout before the answer is
 // logged as the server's output and skipped; the call gets its result.
 func TestReadSkipsWhatIsNotJSONRPC(t *testing.T) {
-	c, log := start(t, answer("echo 'listening on stdio'", `{"jsonrpc":"2.0","id":%s,"result":{"ok":true}}`))
+	c, _, log := start(t, answer("echo 'listening on stdio'", `{"jsonrpc":"2.0","id":%s,"result":{"ok":true}}`))
 	res, err := call(t, c)
 	if err != nil || string(res) != `{"ok":true}` {
 		t.Fatalf("result %s, error %v; want {\"ok\":true}", res, err)
@@ -84,7 +84,7 @@ func TestReadSkipsWhatIsNotJSONRPC(t *testing.T) {
 // but does not decode fails the call it names at once, with an internal
 // error, instead of leaving it to wait for an answer that already came.
 func TestUndecodableAnswerFailsItsCall(t *testing.T) {
-	c, _ := start(t, answer("true", `{"jsonrpc":"2.0","id":%s,"result":{"a":[}}`))
+	c, _, _ := start(t, answer("true", `{"jsonrpc":"2.0","id":%s,"result":{"a":[}}`))
 	_, err := call(t, c)
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "could not be decoded") {
@@ -117,23 +117,7 @@ func TestFindID(t *testing.T) {
 // spent, and a write never meets one that has passed: it sets a new one
 // and goes through.
 func TestStdinDeadlineIsSetAgainOnlyWhenOld(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "gateway.log")
-	log, err := logfile.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
-	p, err := proc.Start(proc.Command{Argv: []string{"/bin/sh", "-c", "cat >/dev/null"}, Log: log, Source: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := New(rpc.NewConn("s", log, rpc.Hooks{}), "s", log, p, nil)
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		p.ReadStdout(tr.Read)
-	}()
-	t.Cleanup(func() { p.Kill(); <-p.Exited(); <-read })
+	_, tr, _ := start(t, "cat >/dev/null")
 	write := func() {
 		t.Helper()
 		tr.mu.Lock()
@@ -157,7 +141,7 @@ func TestStdinDeadlineIsSetAgainOnlyWhenOld(t *testing.T) {
 		t.Errorf("a deadline deadlineSlack old was not set again")
 	}
 	past := time.Now().Add(-time.Second)
-	if err := p.Stdin().SetWriteDeadline(past); err != nil {
+	if err := tr.proc.Stdin().SetWriteDeadline(past); err != nil {
 		t.Fatal(err)
 	}
 	tr.due = past
