@@ -84,10 +84,17 @@ type modernReq struct {
 // accepted is what a POST's Accept admits; none sent admits both.
 type accepted struct{ json, sse bool }
 
+// quickLookMax bounds the params InMeta first searches for the version
+// key as plain bytes. Past it, _meta is found by skipping the members
+// before it: bytes.Contains with a key this long runs at 1.5–2 GB/s on
+// text full of its first letter (4.5 ms on an 8 MiB argument, issue 33),
+// the skip at memory speed on a long string (0.2 ms).
+const quickLookMax = 4 << 10
+
 // InMeta reports whether a message names a modern protocol version in
 // params._meta["io.modelcontextprotocol/protocolVersion"] (SPEC §3.1).
 func InMeta(m *wire.Message) bool {
-	if !bytes.Contains(m.Params, []byte(metaVersion)) {
+	if len(m.Params) <= quickLookMax && !bytes.Contains(m.Params, []byte(metaVersion)) {
 		// readMetaMembers matches the key byte for byte: params without
 		// it anywhere have none to find. Every legacy request asks this
 		// (its header names a legacy version), and its params are not
