@@ -6,9 +6,13 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
@@ -84,5 +88,28 @@ func TestStartOfAMissingProgram(t *testing.T) {
 	_, err := Start(Command{Argv: []string{"/nonexistent/server"}, Log: logfile.New(io.Discard)})
 	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "start /nonexistent/server: ") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A child's stdin and stdout pipes hold pipeSize bytes, so that a large
+// message crosses them in few wake-ups (issue 33).
+func TestStdinAndStdoutPipesAreWidened(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
+	if max, _ := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || max < pipeSize {
+		t.Skipf("pipe-max-size %q (%v): the kernel may not widen pipes to %d bytes", b, err, pipeSize)
+	}
+	p, _ := start(t, logfile.New(io.Discard), "exec cat")
+	for name, f := range map[string]*os.File{"stdin": p.stdin, "stdout": p.stdout} {
+		sc, err := f.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := sc.Control(func(fd uintptr) { n, err = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) }); err != nil {
+			t.Fatal(err)
+		}
+		if err != nil || n != pipeSize {
+			t.Errorf("the %s pipe holds %d bytes (%v), want %d", name, n, err, pipeSize)
+		}
 	}
 }
