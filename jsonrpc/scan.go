@@ -288,6 +288,16 @@ func skipString(b []byte, i int) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, errSyntax
 	}
+	// Most strings are short (keys, names, ids): the quote that ends
+	// one is found a byte at a time, cheaper than a call of IndexByte. A
+	// backslash or a longer string goes to the loop below.
+	for j := i + 1; j < len(b) && j <= i+shortString; j++ {
+		if c := b[j]; c == '"' {
+			return j + 1, nil
+		} else if c == '\\' {
+			break
+		}
+	}
 	j := i + 1
 	for {
 		k := bytes.IndexByte(b[j:], '"')
@@ -319,6 +329,9 @@ func skipValue(b []byte, i int) (int, error) {
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
+			if !nests[b[j]] {
+				continue
+			}
 			switch b[j] {
 			case '"':
 				end, err := skipString(b, j)
@@ -345,6 +358,21 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 	return j, nil
 }
+
+// shortString is how far skipString looks for a string's end a byte at
+// a time.
+const shortString = 32
+
+// nests marks the bytes skipValue stops at inside an object or array:
+// the quote that starts a string, and the brackets. The rest it passes
+// with one lookup each (an 8 MiB argument of small objects took 10 ms
+// a skip, issue 33).
+var nests = func() (t [256]bool) {
+	for _, c := range `"{}[]` {
+		t[c] = true
+	}
+	return t
+}()
 
 // endsLiteral reports whether c ends a number, true, false or null.
 func endsLiteral(c byte) bool {

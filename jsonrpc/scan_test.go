@@ -35,6 +35,37 @@ func TestMembersAndReplace(t *testing.T) {
 	}
 }
 
+// Members skips strings of every length around skipString's short read
+// (shortString), with an escaped quote or backslash anywhere in them, as
+// keys, as values and inside arrays and objects, as encoding/json reads
+// them.
+func TestMembersSkipStringsOfEveryLength(t *testing.T) {
+	for n := range shortString + 8 {
+		for at := range n + 1 {
+			for _, esc := range []string{`\"`, `\\`, `\u0022`} {
+				str := `"` + strings.Repeat("a", at) + esc + strings.Repeat("b", n-at) + `"`
+				obj := `{` + str + `:1,"s":` + str + `,"a":[` + str + `,{"k":` + str + `}],"last":` + str + `}`
+				var want map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(obj), &want); err != nil {
+					t.Fatalf("%s: %v", obj, err)
+				}
+				got := map[string]json.RawMessage{}
+				if err := Members([]byte(obj), func(k, v []byte) bool {
+					var key string
+					_ = json.Unmarshal(append(append([]byte(`"`), k...), '"'), &key)
+					got[key] = v
+					return true
+				}); err != nil {
+					t.Fatalf("Members(%s): %v", obj, err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("Members(%s) (-encoding/json +got):\n%s", obj, diff)
+				}
+			}
+		}
+	}
+}
+
 // FuzzReplace: on any JSON object, Replace keeps the JSON valid, and the
 // member then holds the new value.
 func FuzzReplace(f *testing.F) {
