@@ -6,8 +6,8 @@
 //   - Start (process.go): the child in a process group of its own, with
 //     Pdeathsig, so that stop signals reach what it forks and it dies with
 //     the daemon (SPEC §7.1, §7.6); its stdin and stdout pipes for the
-//     caller, widened to 1 MiB so that a large message crosses them in few
-//     wake-ups (pipeSize); its stderr copied to the log line by line, masked, with the
+//     caller, widened to 256 KiB so that a large message crosses them in
+//     few wake-ups (pipeSize); its stderr copied to the log line by line, masked, with the
 //     last lines kept for error messages (StderrTail; SPEC §7.4, §7.5).
 //   - One owner goroutine per child (STYLE §3), waitExit: the only caller
 //     of cmd.Wait. When the child exits it kills the rest of the group,

@@ -127,13 +127,14 @@ func pipes() (theirs, ours [3]*os.File, err error) {
 // pipeSize is what a child's stdin and stdout pipes hold, in bytes
 // (F_SETPIPE_SZ; the kernel's default is 64 KiB). A message crosses a
 // pipe a pipeful at a time, each one a wake-up of the writer once the
-// reader has emptied it: an 8 MiB argument crossed in 128 of them, and
-// the write took most of the call (issue 33: 19–21 ms in-process with
-// the Go echo, 11–13 ms at 1 MiB). A pipe's pages are taken only while
-// they hold unread bytes. /proc/sys/fs/pipe-max-size bounds it (1 MiB by
-// default), and an unprivileged user past pipe-user-pages-soft may not
-// widen pipes at all: the pipe then keeps its size.
-const pipeSize = 1 << 20
+// reader has emptied it: an 8 MiB argument crossed in 128 of them (issue
+// 33). A pipe's pages are taken only while they hold unread bytes; its
+// size counts against its user's share of pipe memory
+// (/proc/sys/fs/pipe-user-pages-soft, 64 MiB; past it the user's new
+// pipes get 8 KiB), of which a server's three pipes then take 576 KiB
+// rather than 192. 1 MiB went no faster. A pipe the kernel does not
+// widen (that share spent, pipe-max-size lowered) keeps its size.
+const pipeSize = 256 << 10
 
 // widen asks the kernel to make f's pipe pipeSize bytes; a refusal
 // leaves it as it is.
