@@ -206,7 +206,7 @@ func (d *daemon) reportReady(addr string, servers, tools int) error {
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("listen on %s: %w (another gateway, or another program, has the port: `mcp-gateway status`, with this --run-dir, shows a gateway; or choose another port with --port or MCP_GATEWAY_PORT)", addr, err)
+		return nil, fmt.Errorf("listen on %s: %w (another gateway, or another program, has the port: `mcp-gateway status --run-dir DIR`, with that gateway's run dir, shows it; or choose another port with --port or MCP_GATEWAY_PORT)", addr, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
