@@ -288,16 +288,6 @@ func skipString(b []byte, i int) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, errSyntax
 	}
-	// Most strings are short (keys, names, ids): the quote that ends
-	// one is found a byte at a time, cheaper than a call of IndexByte. A
-	// backslash or a longer string goes to the loop below.
-	for j := i + 1; j < len(b) && j <= i+shortString; j++ {
-		if c := b[j]; c == '"' {
-			return j + 1, nil
-		} else if c == '\\' {
-			break
-		}
-	}
 	j := i + 1
 	for {
 		k := bytes.IndexByte(b[j:], '"')
@@ -359,14 +349,10 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
-// shortString is how far skipString looks for a string's end a byte at
-// a time.
-const shortString = 32
-
 // nests marks the bytes skipValue stops at inside an object or array:
 // the quote that starts a string, and the brackets. The rest it passes
-// with one lookup each (an 8 MiB argument of small objects took 10 ms
-// a skip, issue 33).
+// with one lookup each rather than a switch (issue 33: 15–25 % off a
+// skip of an 8 MiB array of numbers, 3–7 % of one of small objects).
 var nests = func() (t [256]bool) {
 	for _, c := range `"{}[]` {
 		t[c] = true
