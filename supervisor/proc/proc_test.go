@@ -100,16 +100,49 @@ func TestStdinAndStdoutPipesAreWidened(t *testing.T) {
 	}
 	p, _ := start(t, logfile.New(io.Discard), "exec cat")
 	for name, f := range map[string]*os.File{"stdin": p.stdin, "stdout": p.stdout} {
-		sc, err := f.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
+		if n := pipeBytes(t, f); n != pipeSize {
+			t.Errorf("the %s pipe holds %d bytes, want %d", name, n, pipeSize)
 		}
-		var n int
-		if err := sc.Control(func(fd uintptr) { n, err = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) }); err != nil {
-			t.Fatal(err)
-		}
-		if err != nil || n != pipeSize {
-			t.Errorf("the %s pipe holds %d bytes (%v), want %d", name, n, err, pipeSize)
-		}
+	}
+}
+
+// pipeBytes is what f's pipe holds (F_GETPIPE_SZ).
+func pipeBytes(t *testing.T, f *os.File) int {
+	t.Helper()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if cerr := sc.Control(func(fd uintptr) { n, err = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) }); cerr != nil || err != nil {
+		t.Fatal(cerr, err)
+	}
+	return n
+}
+
+// At most maxWide pipes are wide at once, whatever the number of servers,
+// and a server's count comes back when it exits (a hostile review: 113
+// servers spent a user's whole share of pipe memory).
+func TestWidePipesAreBoundedAndGivenBack(t *testing.T) {
+	before := wide.Load()
+	p, _ := start(t, logfile.New(io.Discard), "exec cat")
+	if p.widened != 2 || wide.Load() != before+2 {
+		t.Fatalf("a server widened %d pipes, %d wide in all (%d before); want 2 and %d", p.widened, wide.Load(), before, before+2)
+	}
+	wide.Store(maxWide)
+	q, _ := start(t, logfile.New(io.Discard), "exec cat")
+	wide.Store(before + 2)
+	if q.widened != 0 {
+		t.Errorf("a server past maxWide widened %d pipes", q.widened)
+	}
+	if n := pipeBytes(t, q.stdout); n == pipeSize {
+		t.Errorf("a server past maxWide has a stdout pipe of %d bytes", n)
+	}
+	p.Kill()
+	<-p.Exited()
+	q.Kill()
+	<-q.Exited()
+	if got := wide.Load(); got != before {
+		t.Errorf("%d pipes wide once both exited, want %d", got, before)
 	}
 }

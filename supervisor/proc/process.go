@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +42,9 @@ type Process struct {
 	stdin  *os.File // our end of the child's stdin
 	stdout *os.File // our end of the child's stdout
 	tail   *tail
+	// widened is how many of its pipes count in wide (pipeSize), until
+	// waitExit gives them back.
+	widened int
 
 	started    time.Time
 	stdoutDone chan struct{} // closed by ReadStdout when the reader returns
@@ -63,7 +67,7 @@ type Process struct {
 // On error nothing is left running or open.
 func Start(c Command) (*Process, error) {
 	argv := c.Argv
-	theirs, ours, err := pipes()
+	theirs, ours, widened, err := pipes()
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +82,7 @@ func Start(c Command) (*Process, error) {
 	closeAll(theirs[:])
 	if err != nil {
 		closeAll(ours[:])
+		wide.Add(-int64(widened))
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	inW, outR, errR := ours[0], ours[1], ours[2]
@@ -87,6 +92,7 @@ func Start(c Command) (*Process, error) {
 		stdin:      inW,
 		stdout:     outR,
 		tail:       newTail(20),
+		widened:    widened,
 		started:    time.Now(),
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
@@ -103,25 +109,27 @@ func Start(c Command) (*Process, error) {
 
 // pipes makes the child's stdin, stdout and stderr pipes: theirs are the
 // ends the child gets, ours the ends the gateway keeps, in that order;
-// stdin and stdout hold pipeSize bytes. On error none is left open.
-func pipes() (theirs, ours [3]*os.File, err error) {
+// stdin and stdout hold pipeSize bytes while wide allows (widened says
+// how many do). On error none is left open, and none counts in wide.
+func pipes() (theirs, ours [3]*os.File, widened int, err error) {
 	for i, name := range []string{"stdin", "stdout", "stderr"} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(theirs[:i])
 			closeAll(ours[:i])
-			return theirs, ours, fmt.Errorf("make %s pipe: %w", name, err)
+			wide.Add(-int64(widened))
+			return theirs, ours, 0, fmt.Errorf("make %s pipe: %w", name, err)
 		}
 		if i == 0 {
 			theirs[i], ours[i] = r, w // the child reads its stdin
 		} else {
 			theirs[i], ours[i] = w, r
 		}
-		if i < 2 { // stderr carries log lines
-			widen(ours[i])
+		if i < 2 && widen(ours[i]) { // stderr carries log lines
+			widened++
 		}
 	}
-	return theirs, ours, nil
+	return theirs, ours, widened, nil
 }
 
 // pipeSize is what a child's stdin and stdout pipes hold, in bytes
@@ -132,20 +140,43 @@ func pipes() (theirs, ours [3]*os.File, err error) {
 // size counts against its user's share of pipe memory
 // (/proc/sys/fs/pipe-user-pages-soft, 64 MiB; past it the user's new
 // pipes get 8 KiB), of which a server's three pipes then take 576 KiB
-// rather than 192. 1 MiB went no faster. A pipe the kernel does not
-// widen (that share spent, pipe-max-size lowered) keeps its size.
+// rather than 192, for at most maxWide pipes. 1 MiB went no faster. A
+// pipe the kernel does not widen (that share spent, pipe-max-size
+// lowered) keeps its size.
 const pipeSize = 256 << 10
 
-// widen asks the kernel to make f's pipe pipeSize bytes; a refusal
-// leaves it as it is.
-func widen(f *os.File) {
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return
+// maxWide bounds the pipes the daemon keeps widened at once: 64, 32
+// servers' (16 MiB of the 64 MiB pipe-user-pages-soft gives a user by
+// default). Servers started past it get the kernel's pipes, so that no
+// number of them can spend the user's share (a hostile review: 113
+// servers did, and the user's new pipes then held 8 KiB).
+const maxWide = 64
+
+// wide counts the pipes widened now (widen), until their process's
+// owner gives them back (waitExit).
+var wide atomic.Int64
+
+// widen asks the kernel to make f's pipe pipeSize bytes, while fewer than
+// maxWide are, and reports whether it did (and counted it in wide); a
+// refusal leaves the pipe as it is.
+func widen(f *os.File) bool {
+	if wide.Add(1) > maxWide {
+		wide.Add(-1)
+		return false
 	}
-	_ = sc.Control(func(fd uintptr) {
-		_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
-	})
+	var err error
+	if sc, serr := f.SyscallConn(); serr != nil {
+		err = serr
+	} else if cerr := sc.Control(func(fd uintptr) {
+		_, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
+	}); cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		wide.Add(-1)
+		return false
+	}
+	return true
 }
 
 func closeAll(files []*os.File) {
@@ -172,13 +203,15 @@ const (
 // group, so that grandchildren cannot hold its pipes open, lets the
 // stdout reader and the stderr copier reach the end
 // of their pipes (for up to stdoutDrain and stderrDrain from the exit),
-// records the exit under mu and closes exited.
+// gives its widened pipes back (wide), records the exit under mu and
+// closes exited.
 func (p *Process) waitExit(errR *os.File) {
 	err := p.cmd.Wait()
 	p.Kill()
 	exited := time.Now()
 	drain(p.stdout, p.stdoutDone, time.Until(exited.Add(stdoutDrain)))
 	drain(errR, p.stderrDone, time.Until(exited.Add(stderrDrain)))
+	wide.Add(-int64(p.widened)) // its pipes are closed, or soon will be (Stop closes stdin)
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
 	p.waitErr = err
