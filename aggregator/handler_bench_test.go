@@ -99,7 +99,7 @@ func BenchmarkRouteTool8MiB(b *testing.B) {
 		strings.Repeat("abcdefghijklmnopqrstuvwxyz", 1<<20/26*8) + `"}}}`)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		msgs, _, herr := wire.ParseBody(body)
+		msgs, _, herr := wire.ParseBody(body, nil)
 		if herr != nil {
 			b.Fatal(herr)
 		}

@@ -64,12 +64,13 @@ func (h *handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, herr)
 		return
 	}
-	body, rerr := h.bodies.Read(w, r)
+	var strs jsonrpc.LongStrings
+	body, rerr := h.bodies.Read(w, r, &strs)
 	if rerr != nil {
 		wire.WriteError(w, rerr)
 		return
 	}
-	msgs, batch, perr := wire.ParseBody(body)
+	msgs, batch, perr := wire.ParseBody(body, &strs)
 	if perr != nil {
 		wire.WriteError(w, perr)
 		return

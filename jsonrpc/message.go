@@ -223,7 +223,20 @@ func ReadEnvelope(obj []byte) (Envelope, error) {
 // and then its envelope as ReadEnvelope reads it. A message is read once
 // on its way in, not once to validate and again for its members: an
 // 8 MiB argument or result is scanned once less (issue 33).
-func ValidEnvelope(obj []byte) (e Envelope, ok bool) {
+func ValidEnvelope(obj []byte) (e Envelope, ok bool) { return validEnvelope(obj, nil) }
+
+// ValidEnvelopeScanned is ValidEnvelope of obj, a message s scanned as
+// it arrived (LongStrings), from its byte at (after the white space
+// trimmed before obj): the long strings s found valid are not read
+// again.
+func ValidEnvelopeScanned(obj []byte, s *LongStrings, at int) (Envelope, bool) {
+	if len(s.long) == 0 {
+		return validEnvelope(obj, nil)
+	}
+	return validEnvelope(obj, &scanned{long: s.long, at: at})
+}
+
+func validEnvelope(obj []byte, k *scanned) (e Envelope, ok bool) {
 	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -237,7 +250,7 @@ func ValidEnvelope(obj []byte) (e Envelope, ok bool) {
 		if i >= len(obj) || obj[i] != '"' {
 			return Envelope{}, false
 		}
-		keyEnd, ok := validString(obj, i)
+		keyEnd, ok := validStringKnown(obj, i, k)
 		if !ok {
 			return Envelope{}, false
 		}
@@ -245,7 +258,7 @@ func ValidEnvelope(obj []byte) (e Envelope, ok bool) {
 			return Envelope{}, false
 		}
 		start := skipSpace(obj, i+1)
-		end, ok := validFrom(obj, start, 1)
+		end, ok := validFrom(obj, start, 1, k)
 		if !ok {
 			return Envelope{}, false
 		}

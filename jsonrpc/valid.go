@@ -14,14 +14,15 @@ import (
 // encoding/json's byte-at-a-time state machine (23 ms for 8 MiB on the
 // benchmark machine). Nesting deeper than maxDepth is invalid, as there.
 func Valid(b []byte) bool {
-	end, ok := validFrom(b, skipSpace(b, 0), 0)
+	end, ok := validFrom(b, skipSpace(b, 0), 0, nil)
 	return ok && skipSpace(b, end) == len(b)
 }
 
 // validFrom reads the one value at b[i], which sits in base objects (0,
 // or 1 for a member's value: they count toward maxDepth), and returns
-// the index after it and the space that follows.
-func validFrom(b []byte, i, base int) (int, bool) {
+// the index after it and the space that follows. The long strings k
+// found valid are not read again (k may be nil).
+func validFrom(b []byte, i, base int, k *scanned) (int, bool) {
 	// The containers around the value at i: '{' or '['; on the stack up
 	// to a depth of 32 (every message's), grown on the heap past it.
 	var stack [32]byte
@@ -31,14 +32,14 @@ func validFrom(b []byte, i, base int) (int, bool) {
 	}
 	for {
 		var opened, ok bool
-		i, open, opened, ok = validValue(b, i, open)
+		i, open, opened, ok = validValue(b, i, open, k)
 		if !ok {
 			return i, false
 		}
 		if opened {
 			continue // i is at the container's first value
 		}
-		if i, open, ok = validAfter(b, i, open, base); !ok {
+		if i, open, ok = validAfter(b, i, open, base, k); !ok {
 			return i, false
 		}
 		if len(open) == base {
@@ -52,7 +53,7 @@ func validFrom(b []byte, i, base int) (int, bool) {
 // true), with i at its first value: after its first key's colon, or after
 // its bracket. open goes in and out by value, so that Valid's stack of it
 // stays on Valid's stack.
-func validValue(b []byte, i int, open []byte) (next int, _ []byte, opened, ok bool) {
+func validValue(b []byte, i int, open []byte, k *scanned) (next int, _ []byte, opened, ok bool) {
 	if i >= len(b) {
 		return i, open, false, false
 	}
@@ -72,10 +73,10 @@ func validValue(b []byte, i int, open []byte) (next int, _ []byte, opened, ok bo
 		if c == '[' {
 			return i, open, true, true
 		}
-		i, ok = validKey(b, i)
+		i, ok = validKey(b, i, k)
 		return i, open, true, ok
 	case c == '"':
-		i, ok = validString(b, i)
+		i, ok = validStringKnown(b, i, k)
 	case c == '-' || (c >= '0' && c <= '9'):
 		i, ok = validNumber(b, i)
 	case c == 't':
@@ -96,7 +97,7 @@ const maxDepth = 10000
 // comma (and the next key) before the next value, if inside a container;
 // open, less the containers it closed, is returned. It stops at the
 // first base containers, which are the caller's.
-func validAfter(b []byte, i int, open []byte, base int) (int, []byte, bool) {
+func validAfter(b []byte, i int, open []byte, base int, k *scanned) (int, []byte, bool) {
 	for {
 		i = skipSpace(b, i)
 		if len(open) == base {
@@ -110,7 +111,7 @@ func validAfter(b []byte, i int, open []byte, base int) (int, []byte, bool) {
 		case c == ',':
 			i = skipSpace(b, i+1)
 			if top == '{' {
-				i, ok := validKey(b, i)
+				i, ok := validKey(b, i, k)
 				return i, open, ok
 			}
 			return i, open, true
@@ -124,11 +125,11 @@ func validAfter(b []byte, i int, open []byte, base int) (int, []byte, bool) {
 }
 
 // validKey reads `"key" :` and the space after it.
-func validKey(b []byte, i int) (int, bool) {
+func validKey(b []byte, i int, k *scanned) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return i, false
 	}
-	i, ok := validString(b, i)
+	i, ok := validStringKnown(b, i, k)
 	if !ok {
 		return i, false
 	}

@@ -22,7 +22,9 @@ import (
 // before a byte of it is read; one that does not fit in the budget waits
 // up to admissionWait, then gets 503 with Retry-After, unread. A body
 // without a Content-Length (chunked) is read in pieces, each from the
-// budget, and joined once whole.
+// budget, and joined once whole. A body of scanFrom bytes or more has
+// its long strings checked as it arrives (jsonrpc.LongStrings), so that
+// its validation after the read skips them.
 
 const (
 	// DefaultTimeout bounds reading a POST body: 64 MiB (the default
@@ -51,8 +53,10 @@ type Reader struct {
 
 // Read reads r's body under b's bounds, or says why not as the answer's
 // HTTP error; a body refused unread closes the connection after the
-// answer (wire.SkipBody).
-func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTPError) {
+// answer (wire.SkipBody). The long strings of a body of scanFrom bytes
+// or more are found valid as it arrives, into strs (jsonrpc.LongStrings),
+// for wire.ParseBody.
+func (b Reader) Read(w http.ResponseWriter, r *http.Request, strs *jsonrpc.LongStrings) ([]byte, *wire.HTTPError) {
 	limit := b.Budget.MaxBody(b.MaxBytes)
 	if r.ContentLength > limit {
 		wire.SkipBody(w) // refused unread: the connection closes after the answer
@@ -74,9 +78,9 @@ func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTP
 		err  error
 	)
 	if r.ContentLength >= 0 {
-		body, err = b.readExact(ctx, rd, int(r.ContentLength))
+		body, err = b.readExact(ctx, rd, int(r.ContentLength), strs)
 	} else {
-		body, err = b.readChunked(ctx, rd, limit)
+		body, err = b.readChunked(ctx, rd, limit, strs)
 	}
 	if err != nil {
 		return nil, b.bodyError(w, err, limit)
@@ -88,14 +92,34 @@ func (b Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, *wire.HTTP
 	return body, nil
 }
 
-// readExact reads a body of Content-Length n into one buffer of n bytes.
-func (b Reader) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, error) {
+// scanFrom is the least body whose long strings are found valid as it
+// arrives (jsonrpc.LongStrings): below it, a string long enough to keep is
+// rare, and the scan would cost what it saves.
+const scanFrom = 64 << 10
+
+// readExact reads a body of Content-Length n into one buffer of n bytes,
+// scanning each piece as it comes into strs from scanFrom bytes on.
+func (b Reader) readExact(ctx context.Context, rd io.Reader, n int, strs *jsonrpc.LongStrings) ([]byte, error) {
 	buf, err := b.Budget.Alloc(ctx, budget.Clients, n, 2*int64(n))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := io.ReadFull(rd, buf); err != nil {
-		return nil, err
+	if n < scanFrom {
+		strs = nil
+	}
+	for got := 0; got < n; {
+		k, err := rd.Read(buf[got:])
+		if strs != nil {
+			strs.Scan(buf[got : got+k])
+		}
+		got += k
+		switch {
+		case got == n:
+		case errors.Is(err, io.EOF):
+			return nil, io.ErrUnexpectedEOF
+		case err != nil:
+			return nil, err
+		}
 	}
 	return buf, nil
 }
@@ -108,7 +132,7 @@ func (b Reader) readExact(ctx context.Context, rd io.Reader, n int) ([]byte, err
 // the budget admits for it (MaxBody), and what comes after the limit is
 // told by a one-byte read (EOF, or the MaxBytesReader's 413), never by a
 // piece the budget could not hold, which waited admissionWait for a 503.
-func (b Reader) readChunked(ctx context.Context, rd io.Reader, limit int64) ([]byte, error) {
+func (b Reader) readChunked(ctx context.Context, rd io.Reader, limit int64, strs *jsonrpc.LongStrings) ([]byte, error) {
 	var pieces []budget.Piece
 	size, read := firstPiece, int64(0)
 	for {
@@ -132,6 +156,9 @@ func (b Reader) readChunked(ctx context.Context, rd io.Reader, limit int64) ([]b
 		}
 		n, err := io.ReadFull(rd, piece.Buf)
 		piece.Buf = piece.Buf[:n]
+		if strs != nil {
+			strs.Scan(piece.Buf)
+		}
 		pieces = append(pieces, piece)
 		read += int64(n)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {

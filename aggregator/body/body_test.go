@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mcp-gateway/mcp-gateway/internal/budget"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // chunked is a body of unknown length, as a chunked POST's.
@@ -30,7 +32,7 @@ func TestRead(t *testing.T) {
 		"content-length": post(strings.NewReader(msg), int64(len(msg))),
 		"chunked":        post(chunked{strings.NewReader(msg)}, -1),
 	} {
-		got, herr := b.Read(httptest.NewRecorder(), r)
+		got, herr := b.Read(httptest.NewRecorder(), r, nil)
 		if herr != nil || string(got) != msg {
 			t.Errorf("%s: %q, %v; want the body", name, got, herr)
 		}
@@ -40,13 +42,41 @@ func TestRead(t *testing.T) {
 		"content-length": post(strings.NewReader(big), int64(len(big))),
 		"chunked":        post(chunked{strings.NewReader(big)}, -1),
 	} {
-		if _, herr := b.Read(httptest.NewRecorder(), r); herr == nil || herr.Status != http.StatusRequestEntityTooLarge {
+		if _, herr := b.Read(httptest.NewRecorder(), r, nil); herr == nil || herr.Status != http.StatusRequestEntityTooLarge {
 			t.Errorf("%s over the limit: %v, want 413", name, herr)
 		}
 	}
-	_, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(msg[:10]), int64(len(msg))))
+	_, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(msg[:10]), int64(len(msg))), nil)
 	if herr == nil || herr.Status != http.StatusBadRequest || !strings.Contains(herr.Msg, "Content-Length") {
 		t.Errorf("a body cut short: %v, want 400 naming Content-Length", herr)
+	}
+}
+
+// A body of scanFrom bytes or more has its long strings found valid as
+// it arrives, in whatever pieces it comes, with Content-Length or
+// chunked; a smaller one is not scanned.
+func TestReadScansLargeBodies(t *testing.T) {
+	b := Reader{MaxBytes: 1 << 20, Timeout: time.Second}
+	long := strings.Repeat("abcdefg ", scanFrom/8)
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"` + long + `","b":"` + long + `"}}}`
+	small := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"` + long[:scanFrom/2] + `"}}}`
+	for name, tc := range map[string]struct {
+		r    *http.Request
+		body string
+		long int
+	}{
+		"content-length": {post(iotest.HalfReader(strings.NewReader(msg)), int64(len(msg))), msg, 2},
+		"chunked":        {post(chunked{iotest.HalfReader(strings.NewReader(msg))}, -1), msg, 2},
+		"small":          {post(strings.NewReader(small), int64(len(small))), small, 0},
+	} {
+		var strs jsonrpc.LongStrings
+		got, herr := b.Read(httptest.NewRecorder(), tc.r, &strs)
+		if herr != nil || string(got) != tc.body {
+			t.Fatalf("%s: %d bytes, %v; want the body", name, len(got), herr)
+		}
+		if strs.Found() != tc.long {
+			t.Errorf("%s: %d long strings found, want %d", name, strs.Found(), tc.long)
+		}
 	}
 }
 
@@ -60,12 +90,12 @@ func TestReadBudgetBound(t *testing.T) {
 		t.Fatalf("the budget's bound %d is not under MaxBytes", limit)
 	}
 	body := strings.Repeat("x", int(limit)+1)
-	_, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(body), int64(len(body))))
+	_, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(body), int64(len(body))), nil)
 	if herr == nil || herr.Status != http.StatusRequestEntityTooLarge || !strings.Contains(herr.Msg, strconv.FormatInt(limit, 10)) {
 		t.Errorf("%v, want 413 naming %d", herr, limit)
 	}
 	ok := strings.Repeat("x", int(limit))
-	if got, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(ok), int64(len(ok)))); herr != nil || len(got) != len(ok) {
+	if got, herr := b.Read(httptest.NewRecorder(), post(strings.NewReader(ok), int64(len(ok))), nil); herr != nil || len(got) != len(ok) {
 		t.Errorf("a body at the bound: %d bytes, %v; want it whole", len(got), herr)
 	}
 }

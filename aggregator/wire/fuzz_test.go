@@ -29,7 +29,7 @@ func FuzzParseBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		msgs, batch, err := ParseBody(body)
+		msgs, batch, err := ParseBody(body, nil)
 		if err != nil {
 			if err.Status != http.StatusBadRequest || (err.Code != -32700 && err.Code != -32600) {
 				t.Fatalf("error %d %d for %q", err.Status, err.Code, body)

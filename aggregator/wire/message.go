@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"unicode"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -50,14 +51,28 @@ const MaxBatch = 1000
 // ParseBody reads a POST body: one JSON-RPC message, or a non-empty batch
 // of them (an array). Errors are 400 with -32700 (not JSON) or -32600
 // (JSON, but not JSON-RPC messages), as the JSON-RPC 2.0 spec assigns.
-func ParseBody(body []byte) (msgs []*Message, batch bool, err *HTTPError) {
+// strs (nil: none) holds what was found of the body's long strings as it
+// arrived (body.Reader), which one message's validation does not read
+// again.
+func ParseBody(body []byte, strs *jsonrpc.LongStrings) (msgs []*Message, batch bool, err *HTTPError) {
+	// Where the message starts in the body, for strs: TrimSpace's left
+	// trim.
+	lead := len(body) - len(bytes.TrimLeftFunc(body, unicode.IsSpace))
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
 	}
 	if body[0] == '{' {
 		// One message, validated and read in one scan.
-		e, ok := jsonrpc.ValidEnvelope(body)
+		var (
+			e  jsonrpc.Envelope
+			ok bool
+		)
+		if strs != nil {
+			e, ok = jsonrpc.ValidEnvelopeScanned(body, strs, lead)
+		} else {
+			e, ok = jsonrpc.ValidEnvelope(body)
+		}
 		if !ok {
 			return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		}

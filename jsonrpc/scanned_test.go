@@ -1,0 +1,78 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// scanThenValidate scans msg in pieces cut at cuts (LongStrings), then
+// validates it from its first byte past white space, as ParseBody does.
+func scanThenValidate(msg []byte, cuts []byte) (Envelope, bool, *LongStrings) {
+	var s LongStrings
+	rest, off := msg, 0
+	for _, c := range cuts {
+		n := min(int(c), len(rest))
+		s.Scan(rest[:n])
+		rest, off = rest[n:], off+n
+	}
+	s.Scan(rest)
+	at := len(msg) - len(bytes.TrimLeftFunc(msg, unicode.IsSpace)) // as wire.ParseBody trims
+
+	e, ok := ValidEnvelopeScanned(bytes.TrimSpace(msg), &s, at)
+	return e, ok, &s
+}
+
+// Validating a message whose long strings LongStrings found valid as it
+// arrived, in pieces of any size, gives ValidEnvelope's answer: the same
+// verdict and the same envelope.
+func FuzzStringsThenValidEnvelope(f *testing.F) {
+	long := strings.Repeat("abcdefgh", 8)
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + long + `"}}}`,
+		` {"a":"` + long + `\n\"\\\/\b\f\r\t\u00e9` + long + `","b":["` + long + `",{"` + long + `":1}]} `,
+		`{"a":"` + long + "\x01" + long + `"}`,
+		`{"a":"` + long + `\x` + long + `"}`,
+		`{"a":"` + long + `\u12g4"}`,
+		`{"a":"` + long,
+		`{"a" "` + long + `"}`,
+		`{"a":["` + long + `" "` + long + `"]}`,
+		`"` + long + `"`,
+	} {
+		f.Add([]byte(seed), []byte{3, 17, 1, 64})
+	}
+	old := longStringBytes
+	longStringBytes = 8
+	defer func() { longStringBytes = old }()
+	f.Fuzz(func(t *testing.T, msg, cuts []byte) {
+		want, wantOK := ValidEnvelope(bytes.TrimSpace(msg))
+		got, ok, s := scanThenValidate(msg, cuts)
+		if ok != wantOK || !cmp.Equal(got, want) {
+			t.Fatalf("%q in pieces %v (long strings %v): ValidEnvelopeScanned = %v %q, ValidEnvelope = %v %q", msg, cuts, s.long, ok, got, wantOK, want)
+		}
+	})
+}
+
+// A long string found valid is not read again: the validator takes its
+// end from LongStrings (here, one LongStrings holds for a string that is not
+// valid, which only a LongStrings that had scanned other bytes could say).
+func TestValidEnvelopeScannedSkipsLongStrings(t *testing.T) {
+	long := strings.Repeat("a", longStringBytes)
+	msg := []byte(`{"params":{"text":"` + long + `"}}`)
+	var s LongStrings
+	s.Scan(msg)
+	if len(s.long) != 1 || s.long[0] != (span{18, 18 + len(long) + 2}) {
+		t.Fatalf("long strings %v, want one at 18", s.long)
+	}
+	bad := bytes.Clone(msg)
+	bad[100] = 0x01 // a control character in the string LongStrings found valid
+	if _, ok := ValidEnvelope(bad); ok {
+		t.Fatal("ValidEnvelope took a control character")
+	}
+	if e, ok := ValidEnvelopeScanned(bad, &s, 0); !ok || len(e.Params) != len(long)+11 {
+		t.Errorf("ValidEnvelopeScanned read the string again: %v %d", ok, len(e.Params))
+	}
+}
