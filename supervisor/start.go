@@ -96,7 +96,7 @@ func (l *launcher) spawn(spec adapters.LaunchSpec, env []string, num uint64) (*r
 		// exec would blame the program: "fork/exec …: no such file".
 		return nil, fmt.Errorf("start: the working directory %s does not exist", spec.Dir)
 	}
-	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: l.opts.Log, Source: l.name})
+	p, err := proc.Start(proc.Command{Argv: spec.Argv, Dir: spec.Dir, Env: env, Log: l.opts.Log, Source: l.name, Wide: true})
 	if err != nil {
 		return nil, err
 	}

@@ -89,9 +89,10 @@ type accepted struct{ json, sse bool }
 // from one match of a needle's first byte to the next, and 'V' is rare
 // where 'i' is everywhere: on an 8 MiB argument, the whole key took 3–6
 // ms of text or of small objects, this 0.2–0.4 ms (2–3 ms of base64 or
-// of text full of capital V's); reading _meta by skipping the members
-// before it takes 0.2 ms past a long string, but 5–12 ms past an array
-// of numbers or small objects (issue 33, a hostile review's figures).
+// of text full of capital V's, 5–11 ms of text that says "Version" every
+// few words); reading _meta by skipping the members before it takes
+// 0.2 ms past a long string, but 5–12 ms past an array of numbers or
+// small objects (issue 33, two hostile reviews' figures).
 const metaVersionEnd = `Version"`
 
 // InMeta reports whether a message names a modern protocol version in

@@ -18,11 +18,18 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 )
 
-// start runs sh -c script and reads its stdout into the returned
-// function's result, which waits for the child's exit (bounded).
+// start runs sh -c script as a stdio server (Wide) and reads its stdout
+// into the returned function's result, which waits for the child's exit
+// (bounded).
 func start(t *testing.T, log *logfile.Log, script string) (*Process, func() string) {
 	t.Helper()
-	p, err := Start(Command{Argv: []string{"/bin/sh", "-c", script}, Log: log, Source: "child"})
+	return startCommand(t, Command{Argv: []string{"/bin/sh", "-c", script}, Log: log, Source: "child", Wide: true})
+}
+
+// startCommand is start for any c.
+func startCommand(t *testing.T, c Command) (*Process, func() string) {
+	t.Helper()
+	p, err := Start(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,18 +98,23 @@ func TestStartOfAMissingProgram(t *testing.T) {
 	}
 }
 
-// A child's stdin and stdout pipes hold pipeSize bytes, so that a large
-// message crosses them in few wake-ups (issue 33).
+// A stdio server's stdin and stdout pipes hold pipeSize bytes, so that a
+// large message crosses them in few wake-ups (issue 33); an HTTP
+// server's, which carry no messages, keep the kernel's size.
 func TestStdinAndStdoutPipesAreWidened(t *testing.T) {
 	b, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
 	if max, _ := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || max < pipeSize {
 		t.Skipf("pipe-max-size %q (%v): the kernel may not widen pipes to %d bytes", b, err, pipeSize)
 	}
 	p, _ := start(t, logfile.New(io.Discard), "exec cat")
+	q, _ := startCommand(t, Command{Argv: []string{"/bin/sh", "-c", "exec cat"}, Log: logfile.New(io.Discard), Source: "http"})
 	for name, f := range map[string]*os.File{"stdin": p.stdin, "stdout": p.stdout} {
 		if n := pipeBytes(t, f); n != pipeSize {
 			t.Errorf("the %s pipe holds %d bytes, want %d", name, n, pipeSize)
 		}
+	}
+	if n := pipeBytes(t, q.stdout); n == pipeSize || q.widened != 0 {
+		t.Errorf("a command that is not Wide has a stdout pipe of %d bytes (%d widened)", n, q.widened)
 	}
 }
 
@@ -121,28 +133,31 @@ func pipeBytes(t *testing.T, f *os.File) int {
 }
 
 // At most maxWide pipes are wide at once, whatever the number of servers,
-// and a server's count comes back when it exits (a hostile review: 113
-// servers spent a user's whole share of pipe memory).
+// a server's two together or neither, and a server's count comes back
+// when it exits (a hostile review: 113 servers spent a user's whole share
+// of pipe memory).
 func TestWidePipesAreBoundedAndGivenBack(t *testing.T) {
-	before := wide.Load()
+	before := wideCount.Load()
 	p, _ := start(t, logfile.New(io.Discard), "exec cat")
-	if p.widened != 2 || wide.Load() != before+2 {
-		t.Fatalf("a server widened %d pipes, %d wide in all (%d before); want 2 and %d", p.widened, wide.Load(), before, before+2)
+	if p.widened != 2 || wideCount.Load() != before+2 {
+		t.Fatalf("a server widened %d pipes, %d wide in all (%d before); want 2 and %d", p.widened, wideCount.Load(), before, before+2)
 	}
-	wide.Store(maxWide)
+	wideCount.Store(maxWide - 1) // room for one pipe, not a server's two
 	q, _ := start(t, logfile.New(io.Discard), "exec cat")
-	wide.Store(before + 2)
+	wideCount.Store(before + 2)
 	if q.widened != 0 {
-		t.Errorf("a server past maxWide widened %d pipes", q.widened)
+		t.Errorf("a server with room for one wide pipe widened %d", q.widened)
 	}
-	if n := pipeBytes(t, q.stdout); n == pipeSize {
-		t.Errorf("a server past maxWide has a stdout pipe of %d bytes", n)
+	for _, f := range []*os.File{q.stdin, q.stdout} {
+		if n := pipeBytes(t, f); n == pipeSize {
+			t.Errorf("a server past maxWide has a pipe of %d bytes", n)
+		}
 	}
 	p.Kill()
 	<-p.Exited()
 	q.Kill()
 	<-q.Exited()
-	if got := wide.Load(); got != before {
+	if got := wideCount.Load(); got != before {
 		t.Errorf("%d pipes wide once both exited, want %d", got, before)
 	}
 }

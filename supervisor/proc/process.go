@@ -30,6 +30,10 @@ type Command struct {
 	// with its secrets masked (SPEC §7.4, §7.5).
 	Log    *logfile.Log
 	Source string
+	// Wide asks for stdin and stdout pipes of pipeSize bytes: those of a
+	// stdio server, which carry its messages (an HTTP server's carry
+	// none).
+	Wide bool
 }
 
 // Process is one running child, in a process group of its own (its pid
@@ -42,8 +46,8 @@ type Process struct {
 	stdin  *os.File // our end of the child's stdin
 	stdout *os.File // our end of the child's stdout
 	tail   *tail
-	// widened is how many of its pipes count in wide (pipeSize), until
-	// waitExit gives them back.
+	// widened is how many of its pipes count in wideCount (pipeSize),
+	// until waitExit gives them back.
 	widened int
 
 	started    time.Time
@@ -67,7 +71,7 @@ type Process struct {
 // On error nothing is left running or open.
 func Start(c Command) (*Process, error) {
 	argv := c.Argv
-	theirs, ours, widened, err := pipes()
+	theirs, ours, widened, err := pipes(c.Wide)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +86,7 @@ func Start(c Command) (*Process, error) {
 	closeAll(theirs[:])
 	if err != nil {
 		closeAll(ours[:])
-		wide.Add(-int64(widened))
+		wideCount.Add(-int64(widened))
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	inW, outR, errR := ours[0], ours[1], ours[2]
@@ -108,16 +112,22 @@ func Start(c Command) (*Process, error) {
 }
 
 // pipes makes the child's stdin, stdout and stderr pipes: theirs are the
-// ends the child gets, ours the ends the gateway keeps, in that order;
-// stdin and stdout hold pipeSize bytes while wide allows (widened says
-// how many do). On error none is left open, and none counts in wide.
-func pipes() (theirs, ours [3]*os.File, widened int, err error) {
+// ends the child gets, ours the ends the gateway keeps, in that order.
+// With wide, stdin and stdout hold pipeSize bytes if wide has room for
+// both (widened says how many do). On error none is left open, and none
+// counts in wide.
+func pipes(wide bool) (theirs, ours [3]*os.File, widened int, err error) {
+	wide = wide && reserveWide()
+	held := 0 // of the room reserved, what still counts
+	if wide {
+		held = 2
+	}
 	for i, name := range []string{"stdin", "stdout", "stderr"} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(theirs[:i])
 			closeAll(ours[:i])
-			wide.Add(-int64(widened))
+			wideCount.Add(-int64(held))
 			return theirs, ours, 0, fmt.Errorf("make %s pipe: %w", name, err)
 		}
 		if i == 0 {
@@ -125,8 +135,13 @@ func pipes() (theirs, ours [3]*os.File, widened int, err error) {
 		} else {
 			theirs[i], ours[i] = w, r
 		}
-		if i < 2 && widen(ours[i]) { // stderr carries log lines
-			widened++
+		if wide && i < 2 { // stderr carries log lines
+			if widen(ours[i]) {
+				widened++
+			} else {
+				held--
+				wideCount.Add(-1)
+			}
 		}
 	}
 	return theirs, ours, widened, nil
@@ -146,37 +161,41 @@ func pipes() (theirs, ours [3]*os.File, widened int, err error) {
 const pipeSize = 256 << 10
 
 // maxWide bounds the pipes the daemon keeps widened at once: 64, 32
-// servers' (16 MiB of the 64 MiB pipe-user-pages-soft gives a user by
-// default). Servers started past it get the kernel's pipes, so that no
-// number of them can spend the user's share (a hostile review: 113
-// servers did, and the user's new pipes then held 8 KiB).
+// stdio servers'. The widening then takes at most 12 MiB of the user's
+// share of pipe memory (pipe-user-pages-soft, 64 MiB by default) beyond
+// what the kernel's pipes take; past it servers get the kernel's pipes
+// (a hostile review: 113 servers took the whole share, after which the
+// user's new pipes held 8 KiB). A pipe is counted from its widening
+// until its server's owner gives it back (waitExit); a descendant the
+// server left behind, in a session of its own, can hold it open longer.
 const maxWide = 64
 
-// wide counts the pipes widened now (widen), until their process's
-// owner gives them back (waitExit).
-var wide atomic.Int64
+// wideCount counts the pipes widened now, or reserved for widening.
+var wideCount atomic.Int64
 
-// widen asks the kernel to make f's pipe pipeSize bytes, while fewer than
-// maxWide are, and reports whether it did (and counted it in wide); a
-// refusal leaves the pipe as it is.
-func widen(f *os.File) bool {
-	if wide.Add(1) > maxWide {
-		wide.Add(-1)
-		return false
-	}
-	var err error
-	if sc, serr := f.SyscallConn(); serr != nil {
-		err = serr
-	} else if cerr := sc.Control(func(fd uintptr) {
-		_, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
-	}); cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		wide.Add(-1)
+// reserveWide reserves room in wideCount for a server's two pipes, and
+// reports whether there was.
+func reserveWide() bool {
+	if wideCount.Add(2) > maxWide {
+		wideCount.Add(-2)
 		return false
 	}
 	return true
+}
+
+// widen asks the kernel to make f's pipe pipeSize bytes, and reports
+// whether it did; a refusal leaves the pipe as it is.
+func widen(f *os.File) bool {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	if cerr := sc.Control(func(fd uintptr) {
+		_, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
+	}); cerr != nil {
+		return false
+	}
+	return err == nil
 }
 
 func closeAll(files []*os.File) {
@@ -203,15 +222,15 @@ const (
 // group, so that grandchildren cannot hold its pipes open, lets the
 // stdout reader and the stderr copier reach the end
 // of their pipes (for up to stdoutDrain and stderrDrain from the exit),
-// gives its widened pipes back (wide), records the exit under mu and
-// closes exited.
+// gives its widened pipes back (wideCount), records the exit under mu
+// and closes exited.
 func (p *Process) waitExit(errR *os.File) {
 	err := p.cmd.Wait()
 	p.Kill()
 	exited := time.Now()
 	drain(p.stdout, p.stdoutDone, time.Until(exited.Add(stdoutDrain)))
 	drain(errR, p.stderrDone, time.Until(exited.Add(stderrDrain)))
-	wide.Add(-int64(p.widened)) // its pipes are closed, or soon will be (Stop closes stdin)
+	wideCount.Add(-int64(p.widened)) // its pipes are closed, or soon will be (Stop closes stdin)
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
 	p.waitErr = err
