@@ -11,7 +11,7 @@
 //
 //	message.go  Message, Decode, Error, the codes, Request/Response/… encoders, ReadEnvelope, ValidEnvelope
 //	valid.go    Valid: one validity pass, no allocation
-//	scanned.go  LongStrings: a message's long strings checked as it arrives, for ValidEnvelopeScanned
+//	scanned.go  LongStrings: a message's long strings checked as it arrives, for ValidEnvelopeScanned and DecodeOwnedScanned
 //	scan.go     Members, Member, Replace: reading an object without decoding it
 //	object.go   Fields/Encode: an object's members in order, for rewriting
 //	strings.go  Text, String, Quote: a JSON string read and written

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode"
 )
 
 // Standard JSON-RPC 2.0 error codes, and the MCP ones the gateway uses.
@@ -44,13 +45,18 @@ func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null"
 // may reuse line): one validity pass and one scan, where encoding/json
 // would validate, decode and copy each member again (bench: 43% of the
 // CPU of an 8 MiB result went there).
-func Decode(line []byte) (*Message, error) { return decode(line, true) }
+func Decode(line []byte) (*Message, error) { return decode(line, true, nil) }
 
 // DecodeOwned is Decode of a line the caller gives away (Reader.ReadOwned):
 // the message's members are slices of line itself, not of a copy.
-func DecodeOwned(line []byte) (*Message, error) { return decode(line, false) }
+func DecodeOwned(line []byte) (*Message, error) { return decode(line, false, nil) }
 
-func decode(line []byte, clone bool) (*Message, error) {
+// DecodeOwnedScanned is DecodeOwned of a line whose long strings s found
+// valid as it was read (Reader.Scanned; nil: none): they are not read
+// again.
+func DecodeOwnedScanned(line []byte, s *LongStrings) (*Message, error) { return decode(line, false, s) }
+
+func decode(line []byte, clone bool, s *LongStrings) (*Message, error) {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("decode message: not a JSON object")
@@ -58,7 +64,15 @@ func decode(line []byte, clone bool) (*Message, error) {
 	if clone {
 		t = bytes.Clone(t)
 	}
-	e, ok := ValidEnvelope(t)
+	var (
+		e  Envelope
+		ok bool
+	)
+	if s != nil {
+		e, ok = ValidEnvelopeScanned(t, s, len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
+	} else {
+		e, ok = ValidEnvelope(t)
+	}
 	if !ok {
 		var v any
 		return nil, fmt.Errorf("decode message: %w", json.Unmarshal(t, &v))

@@ -84,6 +84,10 @@ type Reader struct {
 	buf    []byte   // the line's first keepBuffer bytes, kept between lines
 	pieces [][]byte // the rest of a long line
 	size   int      // the line's bytes so far
+	// The long strings of a line of scanFrom bytes or more, found as it
+	// is read (Scanned).
+	strs     LongStrings
+	scanning bool
 
 	// While an over-long line is skipped: its size so far, its last 256
 	// bytes, and the read error of its last chunk (nil: it ended).
@@ -115,6 +119,7 @@ func (r *Reader) read(owned bool) ([]byte, error) {
 		return nil, r.skip()
 	}
 	r.buf, r.pieces, r.size = r.buf[:0], nil, 0
+	r.strs, r.scanning = LongStrings{}, false
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		if r.size+len(chunk) > r.Max {
@@ -124,6 +129,7 @@ func (r *Reader) read(owned bool) ([]byte, error) {
 			return nil, r.startSkip(chunk, err, aerr)
 		}
 		r.size += len(chunk)
+		r.scan(chunk)
 		switch {
 		case err == nil:
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -134,6 +140,36 @@ func (r *Reader) read(owned bool) ([]byte, error) {
 		}
 		return r.line(owned)
 	}
+}
+
+// scanFrom is the least line whose long strings are found as it is
+// read (LongStrings): its first scanFrom bytes are scanned at once, the
+// rest a chunk at a time as it comes, while the server writes the next.
+const scanFrom = 64 << 10
+
+// scan scans chunk, just added to the line, once the line has reached
+// scanFrom bytes (all of them the first time).
+func (r *Reader) scan(chunk []byte) {
+	switch {
+	case r.scanning:
+		r.strs.Scan(chunk)
+	case r.size >= scanFrom:
+		r.scanning = true
+		r.strs.Scan(r.buf)
+		for _, p := range r.pieces {
+			r.strs.Scan(p)
+		}
+	}
+}
+
+// Scanned is what was found of the long strings of the line last read,
+// for DecodeOwnedScanned: nil for a line under scanFrom bytes. It is
+// valid until the next read.
+func (r *Reader) Scanned() *LongStrings {
+	if !r.scanning {
+		return nil
+	}
+	return &r.strs
 }
 
 // add appends chunk to the line: to buf up to keepBuffer, then to pieces

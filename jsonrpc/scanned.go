@@ -6,10 +6,11 @@ import "bytes"
 // and checks their content as Valid would (no control character, every
 // escape whole), so that validating the message once it is whole skips
 // them (ValidEnvelopeScanned). A body is read in pieces as its client
-// sends it, and each piece is scanned while the next is on its way: the
-// one pass over an 8 MiB argument that the floor proxy does not make
-// overlaps the read instead of following it (issue 33: 1.6 ms after the
-// read before, 6 µs now, the read no longer).
+// sends it, and a server's line as it writes it (Reader), and each piece
+// is scanned while the next is on its way: the one pass over an 8 MiB
+// argument or result that the floor proxy does not make overlaps the
+// read instead of following it (issue 33: an argument's took 1.6 ms
+// after the read, and 6 µs now, the read no longer).
 //
 // Outside a string every quote starts one, in any JSON, so the strings
 // found are the strings the validator meets, as far as the message is

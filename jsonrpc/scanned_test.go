@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
@@ -74,5 +75,36 @@ func TestValidEnvelopeScannedSkipsLongStrings(t *testing.T) {
 	}
 	if e, ok := ValidEnvelopeScanned(bad, &s, 0); !ok || len(e.Params) != len(long)+11 {
 		t.Errorf("ValidEnvelopeScanned read the string again: %v %d", ok, len(e.Params))
+	}
+}
+
+// A line of scanFrom bytes or more has its long strings found as Reader
+// reads it, in the buffer it keeps and in the pieces past it alike, and
+// DecodeOwnedScanned reads it as DecodeOwned does; a shorter line is not
+// scanned.
+func TestReaderScansLongLines(t *testing.T) {
+	for _, size := range []int{scanFrom / 2, 2 * scanFrom, 3 * keepBuffer} {
+		s := strings.Repeat("abcdefg ", size/16)
+		line := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + s + `"},{"type":"text","text":"` + s + `\n\"x\""}]}}`
+		rd := NewReader(iotest.HalfReader(strings.NewReader(line + "\n" + `{"jsonrpc":"2.0","id":8,"result":{}}` + "\n")))
+		got, err := rd.ReadOwned()
+		if err != nil || string(got) != line {
+			t.Fatalf("%d: ReadOwned = %d bytes, %v", size, len(got), err)
+		}
+		scanned := rd.Scanned()
+		switch {
+		case len(line) < scanFrom && scanned != nil:
+			t.Errorf("%d: a line of %d bytes was scanned", size, len(line))
+		case len(line) >= scanFrom && (scanned == nil || scanned.Found() != 2):
+			t.Errorf("%d: a line of %d bytes: %v long strings found, want 2", size, len(line), scanned)
+		}
+		msg, err := DecodeOwnedScanned(got, scanned)
+		want, werr := DecodeOwned(bytes.Clone(got))
+		if err != nil || werr != nil || !bytes.Equal(msg.ID, want.ID) || !bytes.Equal(msg.Result, want.Result) || msg.Method != want.Method || msg.Error != nil {
+			t.Errorf("%d: DecodeOwnedScanned = %v, %v; DecodeOwned = %v", size, err, msg != nil, werr)
+		}
+		if next, err := rd.ReadOwned(); err != nil || rd.Scanned() != nil || !bytes.Contains(next, []byte(`"id":8`)) {
+			t.Errorf("%d: the next line: %q, %v, scanned %v", size, next, err, rd.Scanned() != nil)
+		}
 	}
 }

@@ -161,7 +161,7 @@ func (t *Transport) Read(r io.Reader) {
 		if len(line) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.DecodeOwned(line)
+		msg, err := jsonrpc.DecodeOwnedScanned(line, rd.Scanned())
 		if err != nil {
 			t.log.Output(t.name, "[stdout, not JSON-RPC; skipped] "+t.log.Clip(string(line), 512))
 			t.undecodable(line, err)
