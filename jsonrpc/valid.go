@@ -158,20 +158,7 @@ func validString(b []byte, i int) (int, bool) {
 		for short := min(len(b), j+32); j < short && !stringStop[b[j]]; j++ {
 		}
 		if j < len(b) && !stringStop[b[j]] { // a long run
-			if q < j {
-				q = len(b)
-				if k := bytes.IndexByte(b[j:], '"'); k >= 0 {
-					q = j + k
-				}
-			}
-			end := q
-			if k := bytes.IndexByte(b[j:end], '\\'); k >= 0 {
-				end = j + k
-			}
-			j += noControl(b[j:end])
-			for j < end && b[j] >= 0x20 {
-				j++
-			}
+			j = plainRun(b, j, &q)
 		}
 		if j >= len(b) {
 			return j, false
@@ -198,6 +185,29 @@ func validString(b []byte, i int) (int, bool) {
 			return j, false
 		}
 	}
+}
+
+// plainRun returns where the plain string content from b[j] ends: at
+// the first quote, backslash or control character (len(b): none). q
+// keeps the next quote at or after j between calls (-1: not searched;
+// len(b): none), searched again only once an escape has passed it, so
+// that a string of many escapes is read in linear time.
+func plainRun(b []byte, j int, q *int) int {
+	if *q < j {
+		*q = len(b)
+		if k := bytes.IndexByte(b[j:], '"'); k >= 0 {
+			*q = j + k
+		}
+	}
+	end := *q
+	if k := bytes.IndexByte(b[j:end], '\\'); k >= 0 {
+		end = j + k
+	}
+	j += noControl(b[j:end])
+	for j < end && b[j] >= 0x20 {
+		j++
+	}
+	return j
 }
 
 // noControl returns the length of the longest prefix of seg, in whole
