@@ -113,9 +113,9 @@ func Start(c Command) (*Process, error) {
 
 // pipes makes the child's stdin, stdout and stderr pipes: theirs are the
 // ends the child gets, ours the ends the gateway keeps, in that order.
-// With wide, stdin and stdout hold pipeSize bytes if wide has room for
-// both (widened says how many do). On error none is left open, and none
-// counts in wide.
+// With wide, stdin and stdout hold pipeSize bytes if wideCount has room
+// for both (widened says how many do). On error none is left open, and
+// none counts in wideCount.
 func pipes(wide bool) (theirs, ours [3]*os.File, widened int, err error) {
 	wide = wide && reserveWide()
 	held := 0 // of the room reserved, what still counts
