@@ -57,22 +57,14 @@ func DecodeOwned(line []byte) (*Message, error) { return decode(line, false, nil
 func DecodeOwnedScanned(line []byte, s *LongStrings) (*Message, error) { return decode(line, false, s) }
 
 func decode(line []byte, clone bool, s *LongStrings) (*Message, error) {
-	t := bytes.TrimSpace(line)
+	t, at := TrimSpaceAt(line)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("decode message: not a JSON object")
 	}
 	if clone {
 		t = bytes.Clone(t)
 	}
-	var (
-		e  Envelope
-		ok bool
-	)
-	if s != nil {
-		e, ok = ValidEnvelopeScanned(t, s, len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
-	} else {
-		e, ok = ValidEnvelope(t)
-	}
+	e, ok := ValidEnvelopeScanned(t, s, at)
 	if !ok {
 		var v any
 		return nil, fmt.Errorf("decode message: %w", json.Unmarshal(t, &v))
@@ -240,14 +232,19 @@ func ReadEnvelope(obj []byte) (Envelope, error) {
 func ValidEnvelope(obj []byte) (e Envelope, ok bool) { return validEnvelope(obj, nil) }
 
 // ValidEnvelopeScanned is ValidEnvelope of obj, a message s scanned as
-// it arrived (LongStrings), from its byte at (after the white space
-// trimmed before obj): the long strings s found valid are not read
-// again.
+// it arrived (LongStrings; nil: none), from its byte at (TrimSpaceAt):
+// the long strings s found valid are not read again.
 func ValidEnvelopeScanned(obj []byte, s *LongStrings, at int) (Envelope, bool) {
-	if len(s.long) == 0 {
+	if s == nil || len(s.long) == 0 {
 		return validEnvelope(obj, nil)
 	}
 	return validEnvelope(obj, &scanned{long: s.long, at: at})
+}
+
+// TrimSpaceAt is bytes.TrimSpace of b, and where what it returns starts
+// in b: the offset of a message in what LongStrings scanned.
+func TrimSpaceAt(b []byte) (t []byte, at int) {
+	return bytes.TrimSpace(b), len(b) - len(bytes.TrimLeftFunc(b, unicode.IsSpace))
 }
 
 func validEnvelope(obj []byte, k *scanned) (e Envelope, ok bool) {

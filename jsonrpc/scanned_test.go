@@ -23,7 +23,6 @@ func scanThenValidate(msg []byte, cuts []byte) (Envelope, bool, *LongStrings) {
 	}
 	s.Scan(rest)
 	at := len(msg) - len(bytes.TrimLeftFunc(msg, unicode.IsSpace)) // as wire.ParseBody trims
-
 	e, ok := ValidEnvelopeScanned(bytes.TrimSpace(msg), &s, at)
 	return e, ok, &s
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"unicode"
 
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -55,24 +54,13 @@ const MaxBatch = 1000
 // arrived (body.Reader), which one message's validation does not read
 // again.
 func ParseBody(body []byte, strs *jsonrpc.LongStrings) (msgs []*Message, batch bool, err *HTTPError) {
-	// Where the message starts in the body, for strs: TrimSpace's left
-	// trim.
-	lead := len(body) - len(bytes.TrimLeftFunc(body, unicode.IsSpace))
-	body = bytes.TrimSpace(body)
+	body, at := jsonrpc.TrimSpaceAt(body)
 	if len(body) == 0 {
 		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
 	}
 	if body[0] == '{' {
 		// One message, validated and read in one scan.
-		var (
-			e  jsonrpc.Envelope
-			ok bool
-		)
-		if strs != nil {
-			e, ok = jsonrpc.ValidEnvelopeScanned(body, strs, lead)
-		} else {
-			e, ok = jsonrpc.ValidEnvelope(body)
-		}
+		e, ok := jsonrpc.ValidEnvelopeScanned(body, strs, at)
 		if !ok {
 			return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		}
