@@ -84,7 +84,7 @@ type Reader struct {
 	buf    []byte   // the line's first keepBuffer bytes, kept between lines
 	pieces [][]byte // the rest of a long line
 	size   int      // the line's bytes so far
-	// The long strings of a line of scanFrom bytes or more, found as it
+	// The long strings of a line of ScanFrom bytes or more, found as it
 	// is read (Scanned).
 	strs     LongStrings
 	scanning bool
@@ -142,18 +142,14 @@ func (r *Reader) read(owned bool) ([]byte, error) {
 	}
 }
 
-// scanFrom is the least line whose long strings are found as it is
-// read (LongStrings): its first scanFrom bytes are scanned at once, the
-// rest a chunk at a time as it comes, while the server writes the next.
-const scanFrom = 64 << 10
-
 // scan scans chunk, just added to the line, once the line has reached
-// scanFrom bytes (all of them the first time).
+// ScanFrom bytes: its first bytes at once, the rest a chunk at a time as
+// it comes, while the server writes the next.
 func (r *Reader) scan(chunk []byte) {
 	switch {
 	case r.scanning:
 		r.strs.Scan(chunk)
-	case r.size >= scanFrom:
+	case r.size >= ScanFrom:
 		r.scanning = true
 		r.strs.Scan(r.buf)
 		for _, p := range r.pieces {
@@ -163,7 +159,7 @@ func (r *Reader) scan(chunk []byte) {
 }
 
 // Scanned is what was found of the long strings of the line last read,
-// for DecodeOwnedScanned: nil for a line under scanFrom bytes. It is
+// for DecodeOwnedScanned: nil for a line under ScanFrom bytes. It is
 // valid until the next read.
 func (r *Reader) Scanned() *LongStrings {
 	if !r.scanning {

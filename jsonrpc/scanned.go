@@ -37,6 +37,12 @@ type span struct{ start, end int }
 // it.
 var longStringBytes = 4 << 10
 
+// ScanFrom is the least message whose long strings are worth finding as
+// it arrives (a body, body.Reader; a server's line, Reader): below it, a
+// string long enough to keep is rare, and the scan would cost what it
+// saves.
+const ScanFrom = 64 << 10
+
 // maxLongStrings bounds what LongStrings keeps of one message.
 const maxLongStrings = 64
 

@@ -78,12 +78,12 @@ func TestValidEnvelopeScannedSkipsLongStrings(t *testing.T) {
 	}
 }
 
-// A line of scanFrom bytes or more has its long strings found as Reader
+// A line of ScanFrom bytes or more has its long strings found as Reader
 // reads it, in the buffer it keeps and in the pieces past it alike, and
 // DecodeOwnedScanned reads it as DecodeOwned does; a shorter line is not
 // scanned.
 func TestReaderScansLongLines(t *testing.T) {
-	for _, size := range []int{scanFrom / 2, 2 * scanFrom, 3 * keepBuffer} {
+	for _, size := range []int{ScanFrom / 2, 2 * ScanFrom, 3 * keepBuffer} {
 		s := strings.Repeat("abcdefg ", size/16)
 		line := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + s + `"},{"type":"text","text":"` + s + `\n\"x\""}]}}`
 		rd := NewReader(iotest.HalfReader(strings.NewReader(line + "\n" + `{"jsonrpc":"2.0","id":8,"result":{}}` + "\n")))
@@ -93,9 +93,9 @@ func TestReaderScansLongLines(t *testing.T) {
 		}
 		scanned := rd.Scanned()
 		switch {
-		case len(line) < scanFrom && scanned != nil:
+		case len(line) < ScanFrom && scanned != nil:
 			t.Errorf("%d: a line of %d bytes was scanned", size, len(line))
-		case len(line) >= scanFrom && (scanned == nil || scanned.Found() != 2):
+		case len(line) >= ScanFrom && (scanned == nil || scanned.Found() != 2):
 			t.Errorf("%d: a line of %d bytes: %v long strings found, want 2", size, len(line), scanned)
 		}
 		msg, err := DecodeOwnedScanned(got, scanned)

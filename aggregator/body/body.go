@@ -22,9 +22,9 @@ import (
 // before a byte of it is read; one that does not fit in the budget waits
 // up to admissionWait, then gets 503 with Retry-After, unread. A body
 // without a Content-Length (chunked) is read in pieces, each from the
-// budget, and joined once whole. A body of scanFrom bytes or more has
-// its long strings checked as it arrives (jsonrpc.LongStrings), so that
-// its validation after the read skips them.
+// budget, and joined once whole. A body of jsonrpc.ScanFrom bytes or
+// more has its long strings checked as it arrives (jsonrpc.LongStrings),
+// so that its validation after the read skips them.
 
 const (
 	// DefaultTimeout bounds reading a POST body: 64 MiB (the default
@@ -53,9 +53,9 @@ type Reader struct {
 
 // Read reads r's body under b's bounds, or says why not as the answer's
 // HTTP error; a body refused unread closes the connection after the
-// answer (wire.SkipBody). The long strings of a body of scanFrom bytes
-// or more are found valid as it arrives, into strs (jsonrpc.LongStrings),
-// for wire.ParseBody.
+// answer (wire.SkipBody). The long strings of a body of
+// jsonrpc.ScanFrom bytes or more are found valid as it arrives, into
+// strs (jsonrpc.LongStrings), for wire.ParseBody.
 func (b Reader) Read(w http.ResponseWriter, r *http.Request, strs *jsonrpc.LongStrings) ([]byte, *wire.HTTPError) {
 	limit := b.Budget.MaxBody(b.MaxBytes)
 	if r.ContentLength > limit {
@@ -92,19 +92,15 @@ func (b Reader) Read(w http.ResponseWriter, r *http.Request, strs *jsonrpc.LongS
 	return body, nil
 }
 
-// scanFrom is the least body whose long strings are found valid as it
-// arrives (jsonrpc.LongStrings): below it, a string long enough to keep is
-// rare, and the scan would cost what it saves.
-const scanFrom = 64 << 10
-
 // readExact reads a body of Content-Length n into one buffer of n bytes,
-// scanning each piece as it comes into strs from scanFrom bytes on.
+// scanning each piece into strs as it comes, from jsonrpc.ScanFrom bytes
+// on.
 func (b Reader) readExact(ctx context.Context, rd io.Reader, n int, strs *jsonrpc.LongStrings) ([]byte, error) {
 	buf, err := b.Budget.Alloc(ctx, budget.Clients, n, 2*int64(n))
 	if err != nil {
 		return nil, err
 	}
-	if n < scanFrom {
+	if n < jsonrpc.ScanFrom {
 		strs = nil
 	}
 	for got := 0; got < n; {

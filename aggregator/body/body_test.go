@@ -52,14 +52,14 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// A body of scanFrom bytes or more has its long strings found valid as
-// it arrives, in whatever pieces it comes, with Content-Length or
+// A body of jsonrpc.ScanFrom bytes or more has its long strings found
+// valid as it arrives, in whatever pieces it comes, with Content-Length or
 // chunked; a smaller one is not scanned.
 func TestReadScansLargeBodies(t *testing.T) {
 	b := Reader{MaxBytes: 1 << 20, Timeout: time.Second}
-	long := strings.Repeat("abcdefg ", scanFrom/8)
+	long := strings.Repeat("abcdefg ", jsonrpc.ScanFrom/8)
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"` + long + `","b":"` + long + `"}}}`
-	small := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"` + long[:scanFrom/2] + `"}}}`
+	small := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"` + long[:jsonrpc.ScanFrom/2] + `"}}}`
 	for name, tc := range map[string]struct {
 		r    *http.Request
 		body string
