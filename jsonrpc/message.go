@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode"
 )
 
 // Standard JSON-RPC 2.0 error codes, and the MCP ones the gateway uses.
@@ -241,11 +240,19 @@ func ValidEnvelopeScanned(obj []byte, s *LongStrings, at int) (Envelope, bool) {
 	return validEnvelope(obj, &scanned{long: s.long, at: at})
 }
 
-// TrimSpaceAt is bytes.TrimSpace of b, and where what it returns starts
-// in b: the offset of a message in what LongStrings scanned.
+// TrimSpaceAt is b without the white space JSON allows around a value
+// (space, tab, CR, LF: RFC 8259 §2), and where what it returns starts in
+// b, the offset of a message in what LongStrings scanned. Other white
+// space (\v, \f, U+00A0, …) is left, so a message wrapped in it is not
+// valid JSON, as encoding/json reads it; bytes.TrimSpace, used here
+// before, took it away (a hostile review).
 func TrimSpaceAt(b []byte) (t []byte, at int) {
-	return bytes.TrimSpace(b), len(b) - len(bytes.TrimLeftFunc(b, unicode.IsSpace))
+	t = bytes.TrimLeft(b, jsonSpace)
+	return bytes.TrimRight(t, jsonSpace), len(b) - len(t)
 }
+
+// jsonSpace is the white space JSON allows around a value.
+const jsonSpace = " \t\r\n"
 
 func validEnvelope(obj []byte, k *scanned) (e Envelope, ok bool) {
 	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}

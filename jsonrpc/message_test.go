@@ -87,3 +87,18 @@ func FuzzValidEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// A server's line is a message with only the white space JSON allows
+// around it (RFC 8259 §2): \v, \f or U+00A0 make it not JSON, as
+// encoding/json reads it.
+func TestDecodeTakesOnlyJSONWhiteSpace(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for line, ok := range map[string]bool{
+		" \t" + msg + "\r": true, msg + "\n": true,
+		"\v" + msg: false, "\f" + msg: false, msg + "\u00a0": false, "\u0085" + msg: false,
+	} {
+		if _, err := DecodeOwned([]byte(line)); (err == nil) != ok {
+			t.Errorf("DecodeOwned(%q): %v, want ok %v", line, err, ok)
+		}
+	}
+}

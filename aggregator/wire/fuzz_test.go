@@ -20,9 +20,12 @@ var seedBodies = []string{
 	`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 	`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, `{"a\u0062":1,"jsonrpc":"2.0","id":-0,"method":"m"}`,
+	" \t\r\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", "\v" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\u00a0", "\f[" + `{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 }
 
-// FuzzParseBody: never panics; what it accepts is JSON-RPC, with each
+// FuzzParseBody: never panics; what it accepts is JSON (white space
+// around it too: only what RFC 8259 allows) and JSON-RPC, with each
 // message's id and params byte slices of its own raw text.
 func FuzzParseBody(f *testing.F) {
 	for _, b := range seedBodies {
@@ -35,6 +38,9 @@ func FuzzParseBody(f *testing.F) {
 				t.Fatalf("error %d %d for %q", err.Status, err.Code, body)
 			}
 			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted %q, which is not JSON", body)
 		}
 		if len(msgs) == 0 || (!batch && len(msgs) != 1) {
 			t.Fatalf("%d messages, batch %v, for %q", len(msgs), batch, body)
