@@ -16,16 +16,21 @@ import "bytes"
 // found are the strings the validator meets, as far as the message is
 // valid; a string found invalid ends the scan, since the validator stops
 // there too. Only strings of longStringBytes or more are kept, at most
-// maxLongStrings of them. The zero value is ready; Scan takes the
-// message's bytes in order, in pieces of any size.
+// maxLongStrings of them. A message whose first probeBytes are mostly
+// not long strings (8 MiB of small objects or numbers) ends the scan
+// too: there, finding every short string's end as it arrives cost a
+// third as much again as validating the message (19 ms against 27 for
+// 8 MiB), and saved the validator nothing. The zero value is ready; Scan
+// takes the message's bytes in order, in pieces of any size.
 type LongStrings struct {
 	n       int  // bytes scanned
 	in      bool // inside a string, which started at start
 	start   int
 	escaped bool // after a backslash
 	hex     int  // hex digits of a \u escape still to come
-	stopped bool // an invalid string or too many long ones: no more are kept
+	stopped bool // an invalid string, too many long ones, or few: no more are kept
 	long    []span
+	inLong  int // bytes of the long strings kept
 }
 
 // span is a long string found valid: the message's bytes [start, end),
@@ -46,8 +51,30 @@ const ScanFrom = 64 << 10
 // maxLongStrings bounds what LongStrings keeps of one message.
 const maxLongStrings = 64
 
+// probeBytes is how much of a message LongStrings scans before it asks
+// whether long strings hold at least half of it; past that, it goes on
+// only while they do. Tests lower it.
+var probeBytes = 256 << 10
+
+// few reports whether so little of the message's first at bytes is long
+// strings, the one still open counted, that the rest of the scan is not
+// worth its cost.
+func (s *LongStrings) few(at int) bool {
+	if at < probeBytes {
+		return false
+	}
+	held := s.inLong
+	if s.in {
+		held += at - s.start
+	}
+	return held < at/2
+}
+
 // Scan scans the next bytes of the message.
 func (s *LongStrings) Scan(p []byte) {
+	if s.few(s.n) {
+		s.stopped = true
+	}
 	base := s.n
 	s.n += len(p)
 	// The next quote, kept by plainRun as validString keeps it: a string
@@ -97,6 +124,10 @@ func (s *LongStrings) Scan(p []byte) {
 						return
 					}
 					s.long = append(s.long, span{s.start, end})
+					s.inLong += end - s.start
+				} else if s.few(end) {
+					s.stopped = true
+					return
 				}
 			case '\\':
 				s.escaped = true

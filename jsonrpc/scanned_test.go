@@ -41,12 +41,13 @@ func FuzzStringsThenValidEnvelope(f *testing.F) {
 		`{"a" "` + long + `"}`,
 		`{"a":["` + long + `" "` + long + `"]}`,
 		`"` + long + `"`,
+		`{"a":[{"b":1},{"c":"d"},{"e":"f"},{"g":"h"}],"i":"` + long + long + `"}`,
 	} {
 		f.Add([]byte(seed), []byte{3, 17, 1, 64})
 	}
-	old := longStringBytes
-	longStringBytes = 8
-	defer func() { longStringBytes = old }()
+	old, oldProbe := longStringBytes, probeBytes
+	longStringBytes, probeBytes = 8, 24
+	defer func() { longStringBytes, probeBytes = old, oldProbe }()
 	f.Fuzz(func(t *testing.T, msg, cuts []byte) {
 		want, wantOK := ValidEnvelope(bytes.Trim(msg, " \t\r\n"))
 		got, ok, s := scanThenValidate(msg, cuts)
@@ -54,6 +55,37 @@ func FuzzStringsThenValidEnvelope(f *testing.F) {
 			t.Fatalf("%q in pieces %v (long strings %v): ValidEnvelopeScanned = %v %q, ValidEnvelope = %v %q", msg, cuts, s.long, ok, got, wantOK, want)
 		}
 	})
+}
+
+// A message whose first probeBytes are mostly short strings and numbers
+// is not scanned further (8 MiB of small objects: the scan cost a third
+// of the validation again and saved it nothing), and is validated whole
+// as it would be unscanned; one that is mostly long strings is scanned
+// to its end.
+func TestScanStopsWhereLongStringsAreFew(t *testing.T) {
+	long := strings.Repeat("abcdefgh", longStringBytes/8+1)
+	var rows strings.Builder
+	for rows.Len() < 2*probeBytes {
+		rows.WriteString(`{"id":12345,"ok":true,"tags":["a","b"]},`)
+	}
+	for _, tc := range []struct {
+		name  string
+		msg   string
+		found int
+	}{
+		{"small objects, then a long string", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"rows":[` + rows.String() + `{}],"text":"` + long + `"}}`, 0},
+		{"a long string, then small objects", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"text":"` + strings.Repeat(long, probeBytes/len(long)+1) + `","rows":[` + rows.String() + `{}],"more":"` + long + `"}}`, 1},
+		{"long strings throughout", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"` + strings.Repeat(long, probeBytes/len(long)) + `","b":1,"c":"` + strings.Repeat(long, probeBytes/len(long)) + `"}}`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, cuts := range [][]byte{nil, {200, 200, 200, 200}} { // whole, and in pieces
+				_, ok, s := scanThenValidate([]byte(tc.msg), cuts)
+				if !ok || s.Found() != tc.found {
+					t.Errorf("pieces %v: valid %v, %d long strings found; want valid, %d", cuts, ok, s.Found(), tc.found)
+				}
+			}
+		})
+	}
 }
 
 // A long string found valid is not read again: the validator takes its
