@@ -45,6 +45,10 @@ import (
 // aggregator implements it on top of the calling client's session.
 type Peer = rpc.Peer
 
+// TokenFree is a Peer that may know its call's params hold no
+// progressToken; see rpc.TokenFree.
+type TokenFree = rpc.TokenFree
+
 // ClientInfo describes the calling client of one request, for a modern
 // upstream's request _meta (SPEC §7.8); see rpc.ClientInfo.
 type ClientInfo = rpc.ClientInfo

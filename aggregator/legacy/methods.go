@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-gateway/mcp-gateway/aggregator/record"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/relay"
-	"github.com/mcp-gateway/mcp-gateway/aggregator/taskrun"
 	"github.com/mcp-gateway/mcp-gateway/aggregator/wire"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
@@ -105,10 +104,11 @@ func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return f.surface(s, m, out, rec)
 	case "tools/call":
-		if taskrun.TaskParams(m.Params) {
-			return f.tasks.callTask(s, m, out, rec) // tasks.go (SPEC §4.7)
+		c, err := f.router.Tool(m.Params) // routed once: its scan of params also finds a task
+		if c.Task {
+			return f.tasks.callTask(s, m, out, rec, c, err) // tasks.go (SPEC §4.7)
 		}
-		return f.toolsCall(s, m, out, rec)
+		return f.toolsCall(s, m, out, rec, c, err)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
 		return f.tasks.taskMethod(s, m, out, rec) // tasks.go (SPEC §4.7)
 	case "initialize":
@@ -161,11 +161,12 @@ func (s *Session) answer(m *wire.Message) {
 // tools/call, prompts/get, resources/read and completion/complete
 // (package relay).
 
-// toolsCall is a legacy session's tools/call (package relay): routed and
-// checked, it runs with the session's peer (peer.go) until it ends; a
-// modern server's task made of it is followed to its end (follow).
-func (f *Front) toolsCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	route := func() (relay.Call, error) { return f.router.Tool(m.Params) }
+// toolsCall is a legacy session's tools/call (package relay), routed
+// (c, err: Router.Tool): checked, it runs with the session's peer
+// (peer.go) until it ends; a modern server's task made of it is followed
+// to its end (follow).
+func (f *Front) toolsCall(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record, c relay.Call, err error) [][]byte {
+	route := func() (relay.Call, error) { return c, err }
 	return f.sessionCall(s, m, out, rec, route, func(ctx context.Context, c relay.Call) (json.RawMessage, error) {
 		c.Mem = &s.uris
 		return f.runner.Follow(ctx, c, false) // taskrun/follow.go
@@ -211,7 +212,7 @@ func (f *Front) sessionCall(s *Session, m *wire.Message, out *wire.Stream, rec *
 	if err != nil {
 		return rec.ErrorParts(m.ID, err)
 	}
-	c.Peer = &peer{s: s, out: out}
+	c.Peer = &peer{s: s, out: out, tokenFree: c.NoProgressToken()}
 	res, err := run(rec.Context(ctx), c)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errClientCancelled) {

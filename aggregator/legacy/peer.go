@@ -20,9 +20,19 @@ import (
 type peer struct {
 	s   *Session
 	out *wire.Stream
+	// tokenFree: the call's params hold no progressToken
+	// (relay.Call.NoProgressToken), so the supervisor need not look.
+	tokenFree bool
 }
 
-var _ supervisor.Peer = (*peer)(nil)
+var (
+	_ supervisor.Peer      = (*peer)(nil)
+	_ supervisor.TokenFree = (*peer)(nil)
+)
+
+// NoProgressToken is supervisor.TokenFree's: what the call's
+// relay.Call.Check found.
+func (p *peer) NoProgressToken() bool { return p.tokenFree }
 
 // Notify sends a notification on the call's stream. notifications/message
 // below the session's logging/setLevel is dropped. A client that accepts

@@ -51,8 +51,7 @@ func sessionOwner(s *Session) string { return "session:" + s.id }
 // once). A modern server ignores 2025-11-25 "task" params, so its calls
 // are always gateway-made tasks, whose call declares the tasks extension:
 // a task the server makes of it is followed (taskrun/follow.go).
-func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record) [][]byte {
-	c, err := st.router.Tool(m.Params)
+func (st *sessionTasks) callTask(s *Session, m *wire.Message, out *wire.Stream, rec *record.Record, c relay.Call, err error) [][]byte {
 	if own, ok := relay.OwnOf(err); ok { // search_tools answers at once, no task made (relay/toolsearch.go)
 		rec.Routed(own.Name, "", own.Name)
 		return rec.ResultParts(m.ID, own.Result())

@@ -28,3 +28,23 @@ type Peer interface {
 	// the supervisor must ask it through Request (SPEC §4.6).
 	Client() ClientInfo
 }
+
+// TokenFree is a Peer that may know its call's params hold no
+// _meta.progressToken (MCP, Progress), having read them with their keys
+// decoded: when NoProgressToken says so, RoundTrip does not look for one
+// to swap, a scan of every top-level member of params (11 ms for 8 MiB of
+// small objects, issue 33). A Peer that is not a TokenFree, or says
+// false, has its call's params looked at as before. The params RoundTrip
+// is given for such a peer must then be the call's as the client sent
+// them, or made from them without adding a token (a renamed tool's, a
+// modern server's stamped _meta, tasks/get of its task).
+type TokenFree interface {
+	NoProgressToken() bool
+}
+
+// tokenFree reports whether p says its call's params hold no
+// progressToken.
+func tokenFree(p Peer) bool {
+	t, ok := p.(TokenFree)
+	return ok && t.NoProgressToken()
+}

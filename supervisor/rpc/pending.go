@@ -72,7 +72,7 @@ func (pc *pendingCall) stamp(m *modernConn, id int64, params json.RawMessage) (j
 			return nil, err
 		}
 	}
-	if pc.peer != nil && len(params) > 0 && mayHoldToken(params) { // the id rendered only for a token
+	if pc.peer != nil && len(params) > 0 && !tokenFree(pc.peer) && mayHoldToken(params) { // the id rendered only for a token
 		var err error
 		if params, pc.token, err = swapProgressToken(params, jsonrpc.IntID(id)); err != nil {
 			return nil, err

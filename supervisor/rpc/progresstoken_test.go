@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -52,5 +53,51 @@ func TestMayHoldToken(t *testing.T) {
 		if got := mayHoldToken(json.RawMessage(c.params)); got != c.want {
 			t.Errorf("mayHoldToken(%.80s…) = %v, want %v", c.params, got, c.want)
 		}
+	}
+}
+
+// stubPeer is a Peer that answers nothing; freePeer is one that is a
+// TokenFree too.
+type stubPeer struct{}
+
+func (stubPeer) Notify(context.Context, string, json.RawMessage) {}
+func (stubPeer) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, nil
+}
+func (stubPeer) ClientID() string   { return "stub" }
+func (stubPeer) Client() ClientInfo { return ClientInfo{} }
+
+type freePeer struct {
+	stubPeer
+	free bool
+}
+
+func (p freePeer) NoProgressToken() bool { return p.free }
+
+// A call's params are searched for a progressToken to swap unless its
+// peer says they hold none (TokenFree, which the aggregator's check of
+// them tells): the peer's word is taken, so that 8 MiB of arguments are
+// not scanned again (issue 33).
+func TestStampTakesTheTokenFreePeersWord(t *testing.T) {
+	params := `{"name":"echo","_meta":{"progressToken":"p"},"arguments":{}}`
+	for _, tc := range []struct {
+		name    string
+		peer    Peer
+		swapped bool
+	}{
+		{"a peer that cannot tell", stubPeer{}, true},
+		{"a peer that says there may be one", freePeer{free: false}, true},
+		{"a peer that says there is none", freePeer{free: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc := &pendingCall{peer: tc.peer}
+			got, err := pc.stamp(nil, 7, json.RawMessage(params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if swapped := string(got) != params; swapped != tc.swapped {
+				t.Errorf("stamp = %s; swapped %v, want %v", got, swapped, tc.swapped)
+			}
+		})
 	}
 }

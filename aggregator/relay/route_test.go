@@ -1,0 +1,49 @@
+package relay
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+)
+
+// Router.Tool's one scan of a tools/call's params finds its task (a
+// "task" object, the last of several counting, as jsonrpc.Member reads
+// it), and Check then says whether the params hold a progressToken, its
+// keys compared decoded, as the supervisor's swap reads them: a call
+// Check found free of one is not scanned for it again (issue 33), so
+// a token it missed would reach the server unswapped.
+func TestToolScanFindsTaskAndToken(t *testing.T) {
+	r := NewRouter(registry.New(nil, slog.New(slog.DiscardHandler)), ToolSearchOff, 0)
+	big := `"arguments":{"rows":[` + strings.Repeat(`{"progressToken":1,"task":{}},`, 1000) + `{}]}`
+	for _, tc := range []struct {
+		name, params    string
+		task, tokenFree bool
+	}{
+		{"plain", `{"name":"t",` + big + `}`, false, true},
+		{"a task", `{"name":"t","task":{"ttl":60000},` + big + `}`, true, true},
+		{"a task that is not an object", `{"name":"t","task":null}`, false, true},
+		{"the last task counts", `{"name":"t","task":{},"task":1}`, false, true},
+		{"an escaped task key", `{"name":"t","t\u0061sk":{}}`, true, true},
+		{"_meta without a token", `{"name":"t","_meta":{"x":{"progressToken":1}},` + big + `}`, false, true},
+		{"a token", `{"name":"t",` + big + `,"_meta":{"progressToken":"p"}}`, false, false},
+		{"an escaped token key", `{"name":"t","_meta":{"progress\u0054oken":7}}`, false, false},
+		{"an escaped _meta key", `{"name":"t","_m\u0065ta":{"progressToken":7}}`, false, false},
+		{"a token that is null, refused", `{"name":"t","_meta":{"progressToken":null}}`, false, false},
+		{"two _meta, refused", `{"name":"t","_meta":{},"_meta":{}}`, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := r.Tool([]byte(tc.params)) // no such tool: routed nowhere, but read
+			_ = c.Check()
+			if c.Task != tc.task || c.NoProgressToken() != tc.tokenFree {
+				t.Errorf("Task %v, NoProgressToken %v; want %v, %v", c.Task, c.NoProgressToken(), tc.task, tc.tokenFree)
+			}
+			c = Call{Params: []byte(tc.params)} // Check's own scan, when Tool's did not read _meta
+			_ = c.Check()
+			if c.NoProgressToken() != tc.tokenFree {
+				t.Errorf("unrouted: NoProgressToken %v; want %v", c.NoProgressToken(), tc.tokenFree)
+			}
+		})
+	}
+}
