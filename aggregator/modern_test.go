@@ -114,6 +114,13 @@ func TestModernProgressTokenRules(t *testing.T) {
 		if !strings.Contains(string(b), `"progressToken":"ok"`) || !strings.Contains(string(message(t, resp, b)), `"result"`) {
 			t.Errorf("caps %s, a good token: %s", caps, b)
 		}
+		// Under an escaped key, swapped all the same: the scan that lets
+		// the supervisor skip its own search (rpc.TokenFree) saw it.
+		resp, b = send(t, "POST", u, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"progress","arguments":{"n":1},`+meta(caps, `,"progress\u0054oken":"esc"`)+`}}`,
+			modernHeaders("tools/call", "progress"))
+		if !strings.Contains(string(b), `"progressToken":"esc"`) || !strings.Contains(string(message(t, resp, b)), `"result"`) {
+			t.Errorf("caps %s, a good token under an escaped key: %s", caps, b)
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ var bridgeSeq atomic.Uint64
 // and channels come with its detach (detachNow).
 func (b *bridges) newBridge(req *modernReq, c relay.Call, token string) *bridgeCall {
 	return &bridgeCall{b: b, seq: bridgeSeq.Add(1), method: c.Method, target: c.StateKey(), rt: c.Route, bearer: token,
-		caps: req.caps, level: req.level, gone: b.base.Done()}
+		caps: req.caps, level: req.level, gone: b.base.Done(), tokenFree: req.tokenFree}
 }
 
 // canBeAsked reports whether a client's capabilities let a server ask it

@@ -70,6 +70,9 @@ type bridgeCall struct {
 	// inline: the client can be asked nothing, so the call never detaches
 	// (callInline); Detach is nil.
 	inline bool
+	// tokenFree: the call's params hold no progressToken (modernReq's
+	// scan found none), so the supervisor need not look (NoProgressToken).
+	tokenFree bool
 	// trace is the server span of the request that began the call: its
 	// retries join that trace (SPEC §11.3); invalid when tracing is off.
 	trace trace.SpanContext

@@ -33,6 +33,7 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
 	req.progressErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
+	req.tokenFree = req.progressErr == nil && meta.progresses == 0
 	if meta.version == nil {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}

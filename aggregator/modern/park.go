@@ -23,7 +23,14 @@ import (
 // server, and an unanswered call expires.
 
 // The supervisor.Peer of a bridged call.
-var _ supervisor.Peer = (*bridgeCall)(nil)
+var (
+	_ supervisor.Peer      = (*bridgeCall)(nil)
+	_ supervisor.TokenFree = (*bridgeCall)(nil)
+)
+
+// NoProgressToken is supervisor.TokenFree's: what validateModern's scan
+// of the request's params found.
+func (bc *bridgeCall) NoProgressToken() bool { return bc.tokenFree }
 
 // Notify relays progress and log messages (at or above the request's
 // logLevel) on the attached response; while parked they are dropped.

@@ -76,8 +76,11 @@ type modernReq struct {
 	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
 	hasTask  bool     // params has a 2025-11-25 "task" member
 	// progressErr is checkProgressToken's verdict on params, from the
-	// same scan (the call then skips upstreamCall.check).
+	// same scan (the call then skips upstreamCall.check); tokenFree says
+	// that scan found params valid and without a progressToken
+	// (bridgeCall.NoProgressToken).
 	progressErr error
+	tokenFree   bool
 	rec         *record.Record // what the operator is told of it (package record)
 }
 
