@@ -106,7 +106,7 @@ func BenchmarkRouteTool8MiB(b *testing.B) {
 		if modern.InMeta(msgs[0]) {
 			b.Fatal("a legacy call read as modern")
 		}
-		c, err := gw.router.Tool(msgs[0].Params)
+		c, err := gw.router.Tool(msgs[0].Params, &msgs[0].Index)
 		if err == nil {
 			err = c.Check()
 		}

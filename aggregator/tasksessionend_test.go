@@ -48,7 +48,7 @@ func TestTaskStartedAfterItsSessionEnded(t *testing.T) {
 		ended, end := context.WithCancel(context.Background())
 		end()
 		tk := tasks.NewLegacy("session:gone", time.Minute)
-		c, err := gw.router.Tool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`))
+		c, err := gw.router.Tool([]byte(`{"name":"sleep","arguments":{"ms":30000}}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

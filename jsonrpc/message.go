@@ -228,16 +228,31 @@ func ReadEnvelope(obj []byte) (Envelope, error) {
 // and then its envelope as ReadEnvelope reads it. A message is read once
 // on its way in, not once to validate and again for its members: an
 // 8 MiB argument or result is scanned once less (issue 33).
-func ValidEnvelope(obj []byte) (e Envelope, ok bool) { return validEnvelope(obj, nil) }
+func ValidEnvelope(obj []byte) (e Envelope, ok bool) { return validEnvelope(obj, nil, nil) }
 
 // ValidEnvelopeScanned is ValidEnvelope of obj, a message s scanned as
 // it arrived (LongStrings; nil: none), from its byte at (TrimSpaceAt):
 // the long strings s found valid are not read again.
 func ValidEnvelopeScanned(obj []byte, s *LongStrings, at int) (Envelope, bool) {
-	if s == nil || len(s.long) == 0 {
-		return validEnvelope(obj, nil)
+	return ValidEnvelopeIndexed(obj, s, at, nil)
+}
+
+// ValidEnvelopeIndexed is ValidEnvelopeScanned that also holds the
+// members of the message's params in x, when they are an object, for
+// x.Each to read without a scan; x (nil: none) is reset first.
+func ValidEnvelopeIndexed(obj []byte, s *LongStrings, at int, x *Index) (Envelope, bool) {
+	if x != nil {
+		x.reset()
 	}
-	return validEnvelope(obj, &scanned{long: s.long, at: at})
+	var k *scanned
+	if s != nil && len(s.long) > 0 {
+		k = &scanned{long: s.long, at: at}
+	}
+	e, ok := validEnvelope(obj, k, x)
+	if !ok && x != nil {
+		x.reset()
+	}
+	return e, ok
 }
 
 // TrimSpaceAt is b without the white space JSON allows around a value
@@ -254,50 +269,95 @@ func TrimSpaceAt(b []byte) (t []byte, at int) {
 // jsonSpace is the white space JSON allows around a value.
 const jsonSpace = " \t\r\n"
 
-func validEnvelope(obj []byte, k *scanned) (e Envelope, ok bool) {
+func validEnvelope(obj []byte, k *scanned, x *Index) (e Envelope, ok bool) {
 	members := [...]*json.RawMessage{&e.Version, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return Envelope{}, false
 	}
+	end, ok := validMembers(obj, i, 1, k, func(keyAt, keyEnd, start int) (int, bool) {
+		key := obj[keyAt+1 : keyEnd-1]
+		var end int
+		var ok bool
+		if x != nil && string(key) == "params" && start < len(obj) && obj[start] == '{' {
+			end, ok = validIndexed(obj, start, k, x)
+		} else {
+			end, ok = validFrom(obj, start, 1, k)
+		}
+		if ok {
+			for m, name := range envelopeKeys {
+				if string(key) == name {
+					*members[m] = trimSpaceRight(obj[start:end])
+					break
+				}
+			}
+		}
+		return end, ok
+	})
+	if !ok || skipSpace(obj, end) != len(obj) {
+		return Envelope{}, false
+	}
+	return e, true
+}
+
+// validMembers validates the members of the object at obj[i] (its '{'),
+// whose values are at depth (the containers around them, the object's
+// own included): each key, and each value through value, given where
+// the key's quotes are and where the value starts, which validates the
+// value and returns where it ends (white space after it may follow). It
+// returns the end of the object, after its '}'.
+func validMembers(obj []byte, i, depth int, k *scanned, value func(keyAt, keyEnd, start int) (int, bool)) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
 	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
-		return e, skipSpace(obj, i+1) == len(obj)
+		return i + 1, true
 	}
 	for {
 		keyAt := i
 		if i >= len(obj) || obj[i] != '"' {
-			return Envelope{}, false
+			return i, false
 		}
 		keyEnd, ok := validStringKnown(obj, i, k)
 		if !ok {
-			return Envelope{}, false
+			return i, false
 		}
 		if i = skipSpace(obj, keyEnd); i >= len(obj) || obj[i] != ':' {
-			return Envelope{}, false
+			return i, false
 		}
-		start := skipSpace(obj, i+1)
-		end, ok := validFrom(obj, start, 1, k)
+		end, ok := value(keyAt, keyEnd, skipSpace(obj, i+1))
 		if !ok {
-			return Envelope{}, false
-		}
-		key := obj[keyAt+1 : keyEnd-1]
-		for k, name := range envelopeKeys {
-			if string(key) == name {
-				*members[k] = trimSpaceRight(obj[start:end])
-				break
-			}
+			return end, false
 		}
 		switch {
 		case end >= len(obj):
-			return Envelope{}, false
+			return end, false
 		case obj[end] == ',':
 			i = skipSpace(obj, end+1)
 		case obj[end] == '}':
-			return e, skipSpace(obj, end+1) == len(obj)
+			return end + 1, true
 		default:
-			return Envelope{}, false
+			return end, false
 		}
 	}
+}
+
+// validIndexed validates the object at obj[start], a message's params,
+// and holds its members in x (as offsets in it).
+func validIndexed(obj []byte, start int, k *scanned, x *Index) (int, bool) {
+	x.reset()
+	end, ok := validMembers(obj, start, 2, k, func(keyAt, keyEnd, at int) (int, bool) {
+		end, ok := validFrom(obj, at, 2, k)
+		if ok {
+			x.add(keyAt+1-start, keyEnd-1-start, at-start, at-start+len(trimSpaceRight(obj[at:end])))
+		}
+		return end, ok
+	})
+	if ok {
+		x.of(obj[start:end])
+		end = skipSpace(obj, end)
+	}
+	return end, ok
 }
 
 // envelopeKeys are the members of a JSON-RPC message, in the order of

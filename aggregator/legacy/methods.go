@@ -104,7 +104,7 @@ func (f *Front) request(s *Session, m *wire.Message, out *wire.Stream, rec *reco
 		"completion/complete", "resources/subscribe", "resources/unsubscribe":
 		return f.surface(s, m, out, rec)
 	case "tools/call":
-		c, err := f.router.Tool(m.Params) // routed once: its scan of params also finds a task
+		c, err := f.router.Tool(m.Params, &m.Index) // routed once: its read of params also finds a task
 		if c.Task {
 			return f.tasks.callTask(s, m, out, rec, c, err) // tasks.go (SPEC §4.7)
 		}

@@ -28,7 +28,7 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	if p := jsonrpc.TrimLeft(m.Params); len(p) > 0 && p[0] != '{' && !jsonrpc.IsNull(p) {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, "Invalid params: params must be an object (MCP requests name their parameters)")
 	}
-	top := readParams(m.Params)
+	top := readParams(m.Params, &m.Index)
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
@@ -86,9 +86,9 @@ type modernParams struct {
 // readParams reads params' _meta, name, uri, requestState and task
 // members; of a member given twice, the last counts, as jsonrpc.Member
 // reads it.
-func readParams(params []byte) modernParams {
+func readParams(params []byte, x *jsonrpc.Index) modernParams {
 	var mp modernParams
-	_ = jsonrpc.Members(params, func(k, v []byte) bool {
+	_ = x.Each(params, func(k, v []byte) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "_meta"):
 			mp.meta, mp.metas = v, mp.metas+1

@@ -231,7 +231,7 @@ func wantsTasks(caps json.RawMessage) bool {
 // validateModern has read (routeTool's errors when it has none).
 func modernRoute(router *relay.Router, req *modernReq) (relay.Call, error) {
 	if !req.hasName || req.Params == nil || req.Params[0] != '{' {
-		return router.Tool(req.Params)
+		return router.Tool(req.Params, &req.Index)
 	}
 	return router.ToolName(req.name, req.Params)
 }

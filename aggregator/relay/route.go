@@ -18,8 +18,9 @@ import (
 
 // Tool is step 1 for a tools/call's params: the route of
 // params.name; -32602 if params are not an object with a string name
-// that the registry exports.
-func (r *Router) Tool(params json.RawMessage) (Call, error) {
+// that the registry exports. x (nil: none) holds the members of params,
+// read without a scan when it is theirs (wire.Message.Index).
+func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 	if params == nil || params[0] != '{' {
 		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs {\"name\": ..., \"arguments\": {...}}"}
 	}
@@ -30,7 +31,7 @@ func (r *Router) Tool(params json.RawMessage) (Call, error) {
 		rawName, meta, task json.RawMessage
 		metas               int
 	)
-	_ = jsonrpc.Members(params, func(k, v []byte) bool {
+	_ = x.Each(params, func(k, v []byte) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "name"):
 			rawName = v

@@ -34,7 +34,7 @@ func TestToolScanFindsTaskAndToken(t *testing.T) {
 		{"two _meta, refused", `{"name":"t","_meta":{},"_meta":{}}`, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := r.Tool([]byte(tc.params)) // no such tool: routed nowhere, but read
+			c, _ := r.Tool([]byte(tc.params), nil) // no such tool: routed nowhere, but read
 			_ = c.Check()
 			if c.Task != tc.task || c.NoProgressToken() != tc.tokenFree {
 				t.Errorf("Task %v, NoProgressToken %v; want %v, %v", c.Task, c.NoProgressToken(), tc.task, tc.tokenFree)

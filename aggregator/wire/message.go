@@ -19,6 +19,11 @@ type Message struct {
 	Params json.RawMessage // nil when absent
 	// Result and Error are a response's members (one of them is set).
 	Result, Error json.RawMessage
+	// Index holds the members of Params as the body's validation found
+	// them (ParseBody, for a message alone in its body), so that they
+	// are read again without a scan: Index.Each(Params, …). Params
+	// replaced, or a message of a batch, is scanned.
+	Index jsonrpc.Index
 }
 
 // IsRequest, IsNotification and IsResponse classify a message.
@@ -59,12 +64,13 @@ func ParseBody(body []byte, strs *jsonrpc.LongStrings) (msgs []*Message, batch b
 		return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message")
 	}
 	if body[0] == '{' {
-		// One message, validated and read in one scan.
-		e, ok := jsonrpc.ValidEnvelopeScanned(body, strs, at)
+		// One message, validated and read in one scan, which also holds
+		// its params' members.
+		one := new(single)
+		e, ok := jsonrpc.ValidEnvelopeIndexed(body, strs, at, &one.msg.Index)
 		if !ok {
 			return nil, false, BadRequest(jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		}
-		one := new(single)
 		if err := one.msg.read(body, e); err != nil {
 			return nil, false, err
 		}
@@ -128,7 +134,8 @@ func invalidRequest(why string) *HTTPError {
 // read checks the envelope e of the message raw and reads it into m.
 func (m *Message) read(raw []byte, e jsonrpc.Envelope) *HTTPError {
 	invalid := invalidRequest
-	*m = Message{Raw: raw, ID: e.ID, Params: e.Params, Result: e.Result, Error: e.Error}
+	// Field by field: m.Index, which the validation filled, is kept.
+	m.Raw, m.ID, m.Method, m.Params, m.Result, m.Error = raw, e.ID, "", e.Params, e.Result, e.Error
 	version, method := e.Version, e.Method
 	if string(version) != `"2.0"` {
 		return invalid(`"jsonrpc" must be "2.0"`)
