@@ -12,6 +12,7 @@
 //	message.go  Message, Decode, Error, the codes, Request/Response/… encoders, ReadEnvelope, ValidEnvelope
 //	valid.go    Valid: one validity pass, no allocation
 //	scanned.go  LongStrings: a message's long strings checked as it arrives, for ValidEnvelopeScanned and DecodeOwnedScanned
+//	index.go    Index: the members of a message's params as its validation found them (ValidEnvelopeIndexed), read again without a scan
 //	scan.go     Members, Member, Replace: reading an object without decoding it
 //	object.go   Fields/Encode: an object's members in order, for rewriting
 //	strings.go  Text, String, Quote: a JSON string read and written
