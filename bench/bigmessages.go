@@ -50,7 +50,10 @@ type bigMessage struct {
 	check  func([]byte) bool
 }
 
-// bigMessages are figure 5's two calls, of n bytes each way.
+// bigMessages are figure 5's calls, of n bytes each way: a result, an
+// argument that is one string, and an argument of small objects (JSON
+// data: every byte of it is read by the validation, and was by each scan
+// of the params; issue 33).
 func bigMessages(n int) []bigMessage {
 	resultParams := []byte(fmt.Sprintf(`{"name":"echo","arguments":{"message":"x","bytes":%d}}`, n))
 	var b strings.Builder
@@ -61,9 +64,18 @@ func bigMessages(n int) []bigMessage {
 	}
 	b.WriteString(`"}}`)
 	argParams := []byte(b.String())
+	b.Reset()
+	b.WriteString(`{"name":"echo","arguments":{"bytes":2,"message":"x","rows":[`)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, `{"id":%d,"ok":true,"tags":["a","b"]},`, i)
+	}
+	b.WriteString(`{}]}}`)
+	objParams := []byte(b.String())
+	tiny := func(res []byte) bool { return bytes.Contains(res, []byte(`"ab"`)) }
 	return []bigMessage{
 		{"big.result", resultParams, func(res []byte) bool { return len(res) >= n }},
-		{"big.argument", argParams, func(res []byte) bool { return bytes.Contains(res, []byte(`"ab"`)) }},
+		{"big.argument", argParams, tiny},
+		{"big.objects", objParams, tiny},
 	}
 }
 
@@ -128,6 +140,7 @@ func (cfg Config) bigDefs() []figDef {
 		// Issue 33: a result ≤ 1.5× a direct call, an argument ≤ 2×.
 		{"big.result", fmt.Sprintf("%s result, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 1.5, text: "≤ 1.5× direct"}}, ""},
 		{"big.argument", fmt.Sprintf("%s argument, round trip", size(cfg.BigBytes)), "ms", []target{{on: "ratio", max: true, limit: 2, text: "≤ 2× direct"}}, ""},
+		{"big.objects", fmt.Sprintf("%s argument of small objects, round trip", size(cfg.BigBytes)), "ms", nil, "the Go echo decodes it: direct is mostly its own time"},
 	}
 }
 

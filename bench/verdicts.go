@@ -62,7 +62,7 @@ func (cfg Config) abFigures() []abFigure {
 	}
 	return append(fs,
 		abFigure{"mem.idle.anon", 0.05}, abFigure{"mem.sessions.anon", 0.15},
-		abFigure{"big.result", 0.15}, abFigure{"big.argument", 0.15})
+		abFigure{"big.result", 0.15}, abFigure{"big.argument", 0.15}, abFigure{"big.objects", 0.15})
 }
 
 // Verdict compares one figure of two gateway sides.
