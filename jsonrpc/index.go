@@ -28,11 +28,16 @@ const maxIndexed = 8
 // from x when x is obj's, else by scanning obj. It stops early when fn
 // returns false.
 func (x *Index) Each(obj []byte, fn func(key, value []byte) bool) error {
+	return x.EachAt(obj, func(key []byte, start, end int) bool { return fn(key, obj[start:end]) })
+}
+
+// EachAt is Each with each value's offsets in obj: obj[start:end].
+func (x *Index) EachAt(obj []byte, fn func(key []byte, start, end int) bool) error {
 	if x == nil || !x.holds(obj) {
-		return Members(obj, fn)
+		return members(obj, func(key []byte, _, start, end int) bool { return fn(key, start, end) })
 	}
 	for _, s := range x.spans[:x.n] {
-		if !fn(obj[s.keyStart:s.keyEnd], obj[s.start:s.end]) {
+		if !fn(obj[s.keyStart:s.keyEnd], int(s.start), int(s.end)) {
 			return nil
 		}
 	}

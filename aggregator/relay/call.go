@@ -79,6 +79,11 @@ type Call struct {
 	// tokenFree says Check found params valid and without a
 	// _meta.progressToken (NoProgressToken).
 	tokenFree bool
+	// nameAt is where Router.Tool found the value of params.name in
+	// nameIn, the params it routed: while Params are still those, renamed
+	// puts the original name there without scanning them again.
+	nameIn json.RawMessage
+	nameAt [2]int
 }
 
 // Outcome is how a call ended: the server's result, raw, and the
@@ -142,6 +147,9 @@ func (c *Call) renamed() json.RawMessage {
 		ref, _ = jsonrpc.Replace(ref, "name", name)
 		params, _ := jsonrpc.Replace(c.Params, "ref", ref)
 		return params
+	}
+	if len(c.nameIn) > 0 && len(c.Params) == len(c.nameIn) && &c.Params[0] == &c.nameIn[0] {
+		return jsonrpc.Splice(c.Params, c.nameAt[0], c.nameAt[1], name)
 	}
 	params, _ := jsonrpc.Replace(c.Params, "name", name)
 	return params

@@ -30,15 +30,16 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 	var (
 		rawName, meta, task json.RawMessage
 		metas               int
+		nameAt              [2]int
 	)
-	_ = x.Each(params, func(k, v []byte) bool {
+	_ = x.EachAt(params, func(k []byte, start, end int) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "name"):
-			rawName = v
+			rawName, nameAt = params[start:end], [2]int{start, end}
 		case jsonrpc.KeyIs(k, "_meta"):
-			meta, metas = v, metas+1
+			meta, metas = params[start:end], metas+1
 		case jsonrpc.KeyIs(k, "task"):
-			task = v
+			task = params[start:end]
 		}
 		return true
 	})
@@ -49,6 +50,7 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 	}
 	c, err := r.ToolName(name, params)
 	c.metaRead, c.meta, c.metas, c.Task = true, meta, metas, isTask
+	c.nameIn, c.nameAt = params, nameAt
 	return c, err
 }
 

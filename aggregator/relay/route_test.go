@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-gateway/mcp-gateway/aggregator/registry"
+	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
 )
 
 // Router.Tool's one scan of a tools/call's params finds its task (a
@@ -45,5 +46,32 @@ func TestToolScanFindsTaskAndToken(t *testing.T) {
 				t.Errorf("unrouted: NoProgressToken %v; want %v", c.NoProgressToken(), tc.tokenFree)
 			}
 		})
+	}
+}
+
+// A renamed tool's params reach its server with the original name in
+// place of the exported one and every other byte as sent, whether the
+// name's place comes from Router.Tool's read of them (no second scan) or,
+// for params changed since, from a scan of their own.
+func TestRenamedPutsTheOriginalName(t *testing.T) {
+	r := NewRouter(registry.New(nil, slog.New(slog.DiscardHandler)), ToolSearchOff, 0)
+	for _, params := range []string{
+		`{"name":"gh_search","arguments":{"q":"x"}}`,
+		`{ "arguments" : {"name":"not this"} , "name" : "gh_search" , "_meta":{"k":1} }`,
+		`{"name":"first","n\u0061me":"gh_search","task":{}}`, // the last counts, escaped or not
+	} {
+		c, _ := r.Tool([]byte(params), nil) // no such tool here: routed as a route would be
+		c.Method, c.Route.Name, c.Params = "tools/call", "search", c.nameIn
+		want, _ := jsonrpc.Replace([]byte(params), "name", []byte(`"search"`))
+		if got := c.renamed(); string(got) != string(want) {
+			t.Errorf("%s: renamed %s, want %s", params, got, want)
+		}
+		c.Params = []byte(params) // another slice, as a change of them makes: scanned
+		if got := c.renamed(); string(got) != string(want) {
+			t.Errorf("%s, changed: renamed %s, want %s", params, got, want)
+		}
+		if string(c.nameIn) != params {
+			t.Fatalf("%s: Router.Tool held no place for the name", params)
+		}
 	}
 }
