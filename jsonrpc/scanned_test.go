@@ -64,24 +64,26 @@ func FuzzStringsThenValidEnvelope(f *testing.F) {
 // to its end.
 func TestScanStopsWhereLongStringsAreFew(t *testing.T) {
 	long := strings.Repeat("abcdefgh", longStringBytes/8+1)
-	var rows strings.Builder
-	for rows.Len() < 2*probeBytes {
-		rows.WriteString(`{"id":12345,"ok":true,"tags":["a","b"]},`)
+	rowsOf := func(n int) string { // n bytes or a little more of small objects, each with a comma
+		return strings.Repeat(`{"id":12345,"ok":true,"tags":["a","b"]},`, n/40+1)
 	}
 	for _, tc := range []struct {
 		name  string
 		msg   string
 		found int
 	}{
-		{"small objects, then a long string", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"rows":[` + rows.String() + `{}],"text":"` + long + `"}}`, 0},
-		{"a long string, then small objects", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"text":"` + strings.Repeat(long, probeBytes/len(long)+1) + `","rows":[` + rows.String() + `{}],"more":"` + long + `"}}`, 1},
+		{"small objects, then a long string", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"rows":[` + rowsOf(2*probeBytes) + `{}],"text":"` + long + `"}}`, 0},
+		{"a long string, then small objects", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"text":"` + strings.Repeat(long, probeBytes/len(long)+1) + `","rows":[` + rowsOf(2*probeBytes) + `{}],"more":"` + long + `"}}`, 1},
 		{"long strings throughout", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"` + strings.Repeat(long, probeBytes/len(long)) + `","b":1,"c":"` + strings.Repeat(long, probeBytes/len(long)) + `"}}`, 2},
+		// Past probeBytes in pieces, the string is still arriving: it is
+		// judged when it ends, and it is most of the message.
+		{"small objects, then a string longer than all of them", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"rows":[` + rowsOf(probeBytes*3/4) + `{}],"text":"` + strings.Repeat(long, 8*probeBytes/len(long)) + `"}}`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, cuts := range [][]byte{nil, {200, 200, 200, 200}} { // whole, and in pieces
+			for _, cuts := range [][]byte{nil, {200, 200, 200, 200}, bytes.Repeat([]byte{255}, len(tc.msg)/255)} { // whole, and in pieces
 				_, ok, s := scanThenValidate([]byte(tc.msg), cuts)
 				if !ok || s.Found() != tc.found {
-					t.Errorf("pieces %v: valid %v, %d long strings found; want valid, %d", cuts, ok, s.Found(), tc.found)
+					t.Errorf("%d pieces: valid %v, %d long strings found; want valid, %d", len(cuts)+1, ok, s.Found(), tc.found)
 				}
 			}
 		})
