@@ -143,3 +143,46 @@ func TestProgressTokenCannotBeSmuggled(t *testing.T) {
 		}
 	}
 }
+
+// A key that is _meta, progressToken or a tool call's name but for case
+// is refused: a server that decodes with Go's encoding/json (the fake
+// server here, go-sdk before v1.3.1) reads it as that key, and takes the
+// last it meets. So it would read a progressToken the gateway never
+// swapped, and report progress under a number the gateway could take for
+// another client's call; or run a tool other than the one the gateway
+// routed (and the entry allowed). Found by a hostile review.
+func TestKeysThatFoldAreRefused(t *testing.T) {
+	tools := `[{"name":"args","inputSchema":{"type":"object"}},{"name":"progress","inputSchema":{"type":"object"}}]`
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {"MCP_FAKE_TOOLS": tools}})
+	c := newClient(t, srv)
+	u := srv.URL + "/mcp"
+	modernMeta := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	for _, tc := range []struct{ what, params string }{
+		{"_META", `"_META":{"progressToken":424242}`},
+		{"PROGRESSTOKEN", `"_meta":{"PROGRESSTOKEN":424242}`},
+		{"ſ for s", `"_meta":{"progre\u017f\u017fToken":424242}`},
+		{"a second _meta that folds", `"_meta":{"progressToken":"mine"},"_Meta":{"progressToken":424242}`},
+		{"a name that folds", `"NAME":"progress"`},
+	} {
+		msg := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"args","arguments":{},` + tc.params + `}}`)
+		if e := rpcError(t, msg); string(e["code"]) != "-32602" || strings.Contains(string(msg), "424242") {
+			t.Errorf("legacy, %s: %s, want -32602", tc.what, msg)
+		}
+		// A modern request carries _meta of its own: the key that folds
+		// comes beside it, or inside it.
+		params := strings.Replace(tc.params, `"_meta":{`, `"_meta":{`+modernMeta+`,`, 1)
+		if !strings.Contains(params, modernMeta) {
+			params += `,"_meta":{` + modernMeta + `}`
+		}
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"args","arguments":{},`+params+`}}`,
+			modernHeaders("tools/call", "args"))
+		if msg := string(message(t, resp, b)); !strings.Contains(msg, `"code":-32602`) || strings.Contains(msg, "424242") {
+			t.Errorf("modern, %s: %s, want -32602", tc.what, msg)
+		}
+	}
+	// The keys themselves, and others that only look alike, still pass.
+	msg := c.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"args","arguments":{"NAME":1,"_META":2},"_meta":{"progressToken":"ok","Progress":1},"names":1}}`)
+	if !strings.Contains(string(msg), `"result"`) {
+		t.Errorf("keys that do not fold: %s, want a result", msg)
+	}
+}

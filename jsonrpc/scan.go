@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 )
 
 // This file reads members of a JSON object without decoding it: the relay
@@ -250,15 +251,37 @@ func appendMember(out []byte, base int, key string, value []byte) []byte {
 // is name.
 func KeyIs(raw []byte, name string) bool { return keyIs(raw, name) }
 
+// KeyFolds reports whether a raw key, as Members gives it (escapes
+// kept), is name but for case, and not name itself: "_META" or "_Meta"
+// for "_meta", "progre\u017f\u017fToken" for "progressToken". A server
+// that decodes with Go's encoding/json reads such a key as name (it
+// matches keys under Unicode case folding, as strings.EqualFold does),
+// where the gateway, which reads keys exactly, does not.
+func KeyFolds(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) != name && bytes.EqualFold(raw, []byte(name))
+	}
+	key, ok := decodeKey(raw)
+	return ok && key != name && strings.EqualFold(key, name)
+}
+
 // keyIs reports whether the raw key (escapes kept) is name.
 func keyIs(raw []byte, name string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw) == name
 	}
+	key, ok := decodeKey(raw)
+	return ok && key == name
+}
+
+// decodeKey is a raw key that holds an escape, decoded; false if it does
+// not decode.
+func decodeKey(raw []byte) (string, bool) {
 	var s string
 	q := make([]byte, 0, len(raw)+2)
 	q = append(append(append(q, '"'), raw...), '"')
-	return json.Unmarshal(q, &s) == nil && s == name
+	err := json.Unmarshal(q, &s)
+	return s, err == nil
 }
 
 // trimSpaceRight is b without its trailing JSON whitespace; a loop, since

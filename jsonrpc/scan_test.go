@@ -245,3 +245,30 @@ func TestIsNull(t *testing.T) {
 		}
 	}
 }
+
+// KeyFolds says which keys a server decoding with encoding/json reads as
+// the name (it matches them under case folding, ſ and K included) though
+// they are not the name itself.
+func TestKeyFolds(t *testing.T) {
+	for _, c := range []struct {
+		raw, name string
+		want      bool
+	}{
+		{`_meta`, "_meta", false},
+		{`_m\u0065ta`, "_meta", false}, // the name itself, escaped
+		{`_META`, "_meta", true},
+		{`_Meta`, "_meta", true},
+		{`_M\u0045TA`, "_meta", true},
+		{`PROGRESSTOKEN`, "progressToken", true},
+		{`progre\u017f\u017fToken`, "progressToken", true}, // ſ folds to s
+		{"progreſſToken", "progressToken", true},
+		{"\u212Aey", "key", true}, // the Kelvin sign folds to k
+		{`_metas`, "_meta", false},
+		{`meta`, "_meta", false},
+		{`\u00`, "_meta", false}, // does not decode
+	} {
+		if got := KeyFolds([]byte(c.raw), c.name); got != c.want {
+			t.Errorf("KeyFolds(%q, %q) = %v, want %v", c.raw, c.name, got, c.want)
+		}
+	}
+}

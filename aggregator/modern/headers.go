@@ -32,8 +32,15 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
-	req.progressErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
-	req.tokenFree = req.progressErr == nil && meta.progresses == 0
+	switch {
+	case top.folds != "":
+		req.paramsErr = relay.KeyFoldsError(top.folds)
+	case meta.tokenFolds:
+		req.paramsErr = relay.KeyFoldsError("progressToken")
+	default:
+		req.paramsErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
+	}
+	req.tokenFree = req.paramsErr == nil && meta.progresses == 0
 	if meta.version == nil {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}
@@ -81,6 +88,10 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 type modernParams struct {
 	meta, name, uri, state, task json.RawMessage
 	metas                        int
+	// folds is a key the gateway reads that another member's key is but
+	// for case ("" if none): _meta, name or requestState
+	// (relay.KeyFoldsError).
+	folds string
 }
 
 // readParams reads params' _meta, name, uri, requestState and task
@@ -100,11 +111,23 @@ func readParams(params []byte, x *jsonrpc.Index) modernParams {
 			mp.state = v
 		case jsonrpc.KeyIs(k, "task"):
 			mp.task = v
+		case jsonrpc.KeyIs(k, "arguments"):
+		case mp.folds == "":
+			for _, key := range foldedKeys {
+				if jsonrpc.KeyFolds(k, key) {
+					mp.folds = key
+				}
+			}
 		}
 		return true
 	})
 	return mp
 }
+
+// foldedKeys are the keys of params that a key the same but for case is
+// refused beside (relay.KeyFoldsError): a server may read that one
+// instead of what the gateway read, swapped, routed or sealed.
+var foldedKeys = [...]string{"_meta", "name", "requestState"}
 
 // checkHeader checks that header is present and equals want, decoding a
 // Base64 sentinel value ("=?base64?…?=") where sentinel allows it.

@@ -75,13 +75,14 @@ type modernReq struct {
 	hasState bool
 	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
 	hasTask  bool     // params has a 2025-11-25 "task" member
-	// progressErr is checkProgressToken's verdict on params, from the
-	// same scan (the call then skips upstreamCall.check); tokenFree says
-	// that scan found params valid and without a progressToken
-	// (bridgeCall.NoProgressToken).
-	progressErr error
-	tokenFree   bool
-	rec         *record.Record // what the operator is told of it (package record)
+	// paramsErr refuses what validateModern's scan of params found: a
+	// progressToken checkProgressToken refuses, or a key that is one the
+	// gateway reads but for case (relay.KeyFoldsError); the call then
+	// skips upstreamCall.check. tokenFree says that scan found params
+	// valid and without a progressToken (bridgeCall.NoProgressToken).
+	paramsErr error
+	tokenFree bool
+	rec       *record.Record // what the operator is told of it (package record)
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.
@@ -118,6 +119,7 @@ type requestMeta struct {
 	version, caps, info, level json.RawMessage
 	progress                   json.RawMessage
 	progresses                 int
+	tokenFolds                 bool // a key that is progressToken but for case
 }
 
 // readMeta reads params._meta's reserved members in one scan.
@@ -148,6 +150,8 @@ func readMetaMembers(meta []byte) requestMeta {
 			// is the same key.
 			if jsonrpc.KeyIs(k, "progressToken") {
 				rm.progress, rm.progresses = v, rm.progresses+1
+			} else if jsonrpc.KeyFolds(k, "progressToken") {
+				rm.tokenFolds = true
 			}
 		}
 		return true

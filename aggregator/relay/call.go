@@ -73,9 +73,10 @@ type Call struct {
 	Task bool
 	// metaRead says Router.Tool's scan of params found meta, the last of
 	// metas _meta members, for check; else check scans for them.
-	metaRead bool
-	meta     json.RawMessage
-	metas    int
+	metaRead  bool
+	meta      json.RawMessage
+	metas     int
+	metaFolds bool // a key that is _meta but for case (KeyFoldsError)
 	// tokenFree says Check found params valid and without a
 	// _meta.progressToken (NoProgressToken).
 	tokenFree bool
@@ -105,9 +106,12 @@ type Outcome struct {
 // modern request's was judged in validateModern's scan, and its front
 // skips this.
 func (c *Call) Check() error {
-	meta, metas := c.meta, c.metas
+	meta, metas, folds := c.meta, c.metas, c.metaFolds
 	if !c.metaRead {
-		meta, metas = onlyMember(c.Params, "_meta")
+		meta, metas, folds = onlyMember(c.Params, "_meta")
+	}
+	if folds {
+		return KeyFoldsError("_meta")
 	}
 	toks, err := metaProgressToken(meta, metas)
 	c.tokenFree = err == nil && toks == 0
@@ -201,7 +205,11 @@ func (o Outcome) end(ctx context.Context, res json.RawMessage, served uint64, er
 // null made progress notifications carry "progressToken":null to a client
 // that never asked for them.
 func checkProgressToken(params json.RawMessage) error {
-	_, err := metaProgressToken(onlyMember(params, "_meta"))
+	meta, metas, folds := onlyMember(params, "_meta")
+	if folds {
+		return KeyFoldsError("_meta")
+	}
+	_, err := metaProgressToken(meta, metas)
 	return err
 }
 
@@ -211,7 +219,10 @@ func checkProgressToken(params json.RawMessage) error {
 func metaProgressToken(meta json.RawMessage, metas int) (toks int, err error) {
 	var tok json.RawMessage
 	if metas == 1 && meta[0] == '{' {
-		tok, toks = onlyMember(meta, "progressToken")
+		var folds bool
+		if tok, toks, folds = onlyMember(meta, "progressToken"); folds {
+			return toks, KeyFoldsError("progressToken")
+		}
 	}
 	return toks, ProgressTokenError(metas, tok, toks)
 }
@@ -239,17 +250,30 @@ func ProgressTokenError(metas int, tok json.RawMessage, toks int) error {
 }
 
 // onlyMember returns obj's member key (the last, if repeated) and how
-// many there are, in one scan.
-func onlyMember(obj []byte, key string) (json.RawMessage, int) {
-	var (
-		v json.RawMessage
-		n int
-	)
+// many there are, in one scan, and whether a member's key is key but for
+// case (folds, jsonrpc.KeyFolds).
+func onlyMember(obj []byte, key string) (v json.RawMessage, n int, folds bool) {
 	_ = jsonrpc.Members(obj, func(k, val []byte) bool {
-		if jsonrpc.KeyIs(k, key) {
+		switch {
+		case jsonrpc.KeyIs(k, key):
 			v, n = val, n+1
+		case jsonrpc.KeyFolds(k, key):
+			folds = true
 		}
 		return true
 	})
-	return v, n
+	return v, n, folds
+}
+
+// KeyFoldsError refuses params with a key that is key but for case
+// ("_META", "progre\u017f\u017fToken", "Name"): the gateway reads only key
+// itself, but a server decoding with Go's encoding/json reads that one
+// as key too, and the last it meets wins. A server would so take a
+// progressToken the gateway never swapped, and report progress under a
+// number the gateway takes for another client's call; or run a tool
+// other than the one the gateway routed and allowed (found by a hostile
+// review).
+func KeyFoldsError(key string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		Message: fmt.Sprintf("Invalid params: a key that is %q but for case; send %q itself, once", key, key)}
 }

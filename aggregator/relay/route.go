@@ -28,9 +28,10 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 	// arguments, 8 MiB of them perhaps, are skipped once, not once for
 	// each (11 ms each for 8 MiB of small objects).
 	var (
-		rawName, meta, task json.RawMessage
-		metas               int
-		nameAt              [2]int
+		rawName, meta, task  json.RawMessage
+		metas                int
+		nameAt               [2]int
+		nameFolds, metaFolds bool
 	)
 	_ = x.EachAt(params, func(k []byte, start, end int) bool {
 		switch {
@@ -40,16 +41,23 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 			meta, metas = params[start:end], metas+1
 		case jsonrpc.KeyIs(k, "task"):
 			task = params[start:end]
+		case jsonrpc.KeyIs(k, "arguments"):
+		default:
+			nameFolds = nameFolds || jsonrpc.KeyFolds(k, "name")
+			metaFolds = metaFolds || jsonrpc.KeyFolds(k, "_meta")
 		}
 		return true
 	})
 	isTask := len(task) > 0 && task[0] == '{'
+	if nameFolds {
+		return Call{Task: isTask}, KeyFoldsError("name")
+	}
 	name, ok := jsonrpc.Text(rawName)
 	if !ok {
 		return Call{Task: isTask}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
 	}
 	c, err := r.ToolName(name, params)
-	c.metaRead, c.meta, c.metas, c.Task = true, meta, metas, isTask
+	c.metaRead, c.meta, c.metas, c.metaFolds, c.Task = true, meta, metas, metaFolds, isTask
 	c.nameIn, c.nameAt = params, nameAt
 	return c, err
 }
