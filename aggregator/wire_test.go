@@ -186,3 +186,38 @@ func TestKeysThatFoldAreRefused(t *testing.T) {
 		t.Errorf("keys that do not fold: %s, want a result", msg)
 	}
 }
+
+// The same for the keys routing reads beyond a tool call's: a prompt's
+// name, a completion's ref and what is in it, a resource's URI, and a
+// call's task (found by a second hostile review: a Go server served a
+// prompt the entry denies, under "NAME" beside the allowed "name").
+func TestKeysThatFoldAreRefusedBeyondToolCalls(t *testing.T) {
+	srv, _ := startGateway(t, map[string]map[string]string{"s": {
+		"MCP_FAKE_TOOLS":   `[{"name":"args","inputSchema":{"type":"object"}}]`,
+		"MCP_FAKE_PROMPTS": `[{"name":"greet"},{"name":"other"}]`, "MCP_FAKE_RESOURCES": `[{"uri":"test://r","name":"r"}]`}})
+	c := newClient(t, srv)
+	u := srv.URL + "/mcp"
+	arg := `"argument":{"name":"a","value":""}`
+	for _, tc := range []struct{ method, params string }{
+		{"prompts/get", `"name":"greet","NAME":"other"`},
+		{"completion/complete", `"ref":{"type":"ref/prompt","name":"greet","NAME":"other"},` + arg},
+		{"completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"REF":{"type":"ref/prompt","name":"other"},` + arg},
+		{"completion/complete", `"ref":{"type":"ref/resource","uri":"test://r","TYPE":"ref/prompt","name":"other"},` + arg},
+		{"resources/read", `"uri":"test://r","URI":"test://other"`},
+		{"tools/call", `"name":"args","arguments":{},"TASK":{}`},
+	} {
+		msg := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"` + tc.method + `","params":{` + tc.params + `}}`)
+		if e := rpcError(t, msg); string(e["code"]) != "-32602" || !strings.Contains(string(e["message"]), "but for case") {
+			t.Errorf("legacy %s {%s}: %s, want -32602 for the key", tc.method, tc.params, msg)
+		}
+		name := ""
+		if tc.method != "completion/complete" { // the header names what the body does
+			name = strings.Split(tc.params, `"`)[3]
+		}
+		resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":3,"method":"`+tc.method+`","params":{`+tc.params+`,`+modernMetaJSON+`}}`,
+			modernHeaders(tc.method, name))
+		if msg := string(message(t, resp, b)); !strings.Contains(msg, `"code":-32602`) || !strings.Contains(msg, "but for case") {
+			t.Errorf("modern %s {%s}: %s, want -32602 for the key", tc.method, tc.params, msg)
+		}
+	}
+}

@@ -88,9 +88,8 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 type modernParams struct {
 	meta, name, uri, state, task json.RawMessage
 	metas                        int
-	// folds is a key the gateway reads that another member's key is but
-	// for case ("" if none): _meta, name or requestState
-	// (relay.KeyFoldsError).
+	// folds is one of foldedKeys that another member's key is but for
+	// case ("" if none; relay.KeyFoldsError).
 	folds string
 }
 
@@ -113,11 +112,7 @@ func readParams(params []byte, x *jsonrpc.Index) modernParams {
 			mp.task = v
 		case jsonrpc.KeyIs(k, "arguments"):
 		case mp.folds == "":
-			for _, key := range foldedKeys {
-				if jsonrpc.KeyFolds(k, key) {
-					mp.folds = key
-				}
-			}
+			mp.folds = relay.FoldedKey(k, foldedKeys[:]...)
 		}
 		return true
 	})
@@ -126,8 +121,10 @@ func readParams(params []byte, x *jsonrpc.Index) modernParams {
 
 // foldedKeys are the keys of params that a key the same but for case is
 // refused beside (relay.KeyFoldsError): a server may read that one
-// instead of what the gateway read, swapped, routed or sealed.
-var foldedKeys = [...]string{"_meta", "name", "requestState"}
+// instead of what the gateway read, swapped, routed or sealed. The keys
+// routing reads for the other methods (uri, ref and those inside it)
+// are checked where it reads them (relay.Router.Request).
+var foldedKeys = [...]string{"_meta", "name", "requestState", "task", "taskId"}
 
 // checkHeader checks that header is present and equals want, decoding a
 // Base64 sentinel value ("=?base64?…?=") where sentinel allows it.

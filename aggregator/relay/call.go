@@ -73,10 +73,9 @@ type Call struct {
 	Task bool
 	// metaRead says Router.Tool's scan of params found meta, the last of
 	// metas _meta members, for check; else check scans for them.
-	metaRead  bool
-	meta      json.RawMessage
-	metas     int
-	metaFolds bool // a key that is _meta but for case (KeyFoldsError)
+	metaRead bool
+	meta     json.RawMessage
+	metas    int
 	// tokenFree says Check found params valid and without a
 	// _meta.progressToken (NoProgressToken).
 	tokenFree bool
@@ -106,7 +105,7 @@ type Outcome struct {
 // modern request's was judged in validateModern's scan, and its front
 // skips this.
 func (c *Call) Check() error {
-	meta, metas, folds := c.meta, c.metas, c.metaFolds
+	meta, metas, folds := c.meta, c.metas, false // Router.Tool refused a _meta that folds
 	if !c.metaRead {
 		meta, metas, folds = onlyMember(c.Params, "_meta")
 	}
@@ -276,4 +275,27 @@ func onlyMember(obj []byte, key string) (v json.RawMessage, n int, folds bool) {
 func KeyFoldsError(key string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 		Message: fmt.Sprintf("Invalid params: a key that is %q but for case; send %q itself, once", key, key)}
+}
+
+// FoldedKey is the first of keys that the raw key k is but for case
+// (jsonrpc.KeyFolds), or "".
+func FoldedKey(k []byte, keys ...string) string {
+	for _, key := range keys {
+		if jsonrpc.KeyFolds(k, key) {
+			return key
+		}
+	}
+	return ""
+}
+
+// CheckTaskParams refuses the params of a tasks/get, tasks/result or
+// tasks/cancel the gateway relays to a server (taskrun.RelayTask) as
+// Check refuses a call's: a key that is taskId (which the gateway sets
+// to the server's own id) or _meta but for case, and a progressToken
+// Check refuses.
+func CheckTaskParams(params json.RawMessage) error {
+	if _, _, folds := onlyMember(params, "taskId"); folds {
+		return KeyFoldsError("taskId")
+	}
+	return checkProgressToken(params)
 }

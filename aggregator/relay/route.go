@@ -28,10 +28,10 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 	// arguments, 8 MiB of them perhaps, are skipped once, not once for
 	// each (11 ms each for 8 MiB of small objects).
 	var (
-		rawName, meta, task  json.RawMessage
-		metas                int
-		nameAt               [2]int
-		nameFolds, metaFolds bool
+		rawName, meta, task json.RawMessage
+		metas               int
+		nameAt              [2]int
+		folds               string
 	)
 	_ = x.EachAt(params, func(k []byte, start, end int) bool {
 		switch {
@@ -42,22 +42,21 @@ func (r *Router) Tool(params json.RawMessage, x *jsonrpc.Index) (Call, error) {
 		case jsonrpc.KeyIs(k, "task"):
 			task = params[start:end]
 		case jsonrpc.KeyIs(k, "arguments"):
-		default:
-			nameFolds = nameFolds || jsonrpc.KeyFolds(k, "name")
-			metaFolds = metaFolds || jsonrpc.KeyFolds(k, "_meta")
+		case folds == "":
+			folds = FoldedKey(k, "name", "_meta", "task")
 		}
 		return true
 	})
 	isTask := len(task) > 0 && task[0] == '{'
-	if nameFolds {
-		return Call{Task: isTask}, KeyFoldsError("name")
+	if folds != "" {
+		return Call{Task: isTask}, KeyFoldsError(folds)
 	}
 	name, ok := jsonrpc.Text(rawName)
 	if !ok {
 		return Call{Task: isTask}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: tools/call needs a string \"name\""}
 	}
 	c, err := r.ToolName(name, params)
-	c.metaRead, c.meta, c.metas, c.metaFolds, c.Task = true, meta, metas, metaFolds, isTask
+	c.metaRead, c.meta, c.metas, c.Task = true, meta, metas, isTask
 	c.nameIn, c.nameAt = params, nameAt
 	return c, err
 }
@@ -96,7 +95,10 @@ func (r *Router) Request(method string, params json.RawMessage, mem *registry.Me
 // prompt routes params.name, an exported prompt name, to its server
 // under the prompt's original name.
 func (r *Router) prompt(params json.RawMessage) (Call, error) {
-	name, ok := stringMember(params, "name")
+	name, ok, err := stringMember(params, "name")
+	if err != nil {
+		return Call{}, err
+	}
 	if !ok {
 		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: prompts/get needs a string "name"`}
 	}
@@ -115,7 +117,10 @@ func (r *Router) promptCall(method, name string) (Call, error) {
 // URI is -32602 with the URI in data (MCP 2026-07-28 resources,
 // "Error Handling": resource not found).
 func (r *Router) read(params json.RawMessage, mem *registry.Memory) (Call, error) {
-	uri, ok := stringMember(params, "uri")
+	uri, ok, err := stringMember(params, "uri")
+	if err != nil {
+		return Call{}, err
+	}
 	if !ok {
 		return Call{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `Invalid params: resources/read needs a string "uri"`}
 	}
@@ -130,15 +135,29 @@ func (r *Router) read(params json.RawMessage, mem *registry.Memory) (Call, error
 // exported name (the original upstream); a ref/resource by its URI
 // template, or, for 2026-07-28 where it may be a URI, as a URI is routed.
 func (r *Router) complete(params json.RawMessage, mem *registry.Memory) (Call, error) {
-	ref, _ := jsonrpc.Member(params, "ref")
-	typ, _ := stringMember(ref, "type")
+	ref, _, folds := onlyMember(params, "ref")
+	if folds {
+		return Call{}, KeyFoldsError("ref")
+	}
+	typ, _, err := stringMember(ref, "type")
+	if err != nil {
+		return Call{}, err
+	}
 	switch typ {
 	case "ref/prompt":
-		if name, ok := stringMember(ref, "name"); ok {
+		name, ok, err := stringMember(ref, "name")
+		if err != nil {
+			return Call{}, err
+		}
+		if ok {
 			return r.promptCall("completion/complete", name)
 		}
 	case "ref/resource":
-		if uri, ok := stringMember(ref, "uri"); ok {
+		uri, ok, err := stringMember(ref, "uri")
+		if err != nil {
+			return Call{}, err
+		}
+		if ok {
 			u := r.reg.Load().Template(uri)
 			if u == nil {
 				u = r.reg.Owner(uri, mem)
@@ -164,11 +183,18 @@ func (c *Call) StateKey() string {
 	return c.Method + " " + c.Name
 }
 
-// stringMember reads obj's member key as a string.
-func stringMember(obj []byte, key string) (string, bool) {
+// stringMember reads obj's member key (the last, if repeated) as a
+// string; obj is refused if another of its keys is key but for case
+// (KeyFoldsError): routing reads the one, and a server may read the
+// other.
+func stringMember(obj []byte, key string) (string, bool, error) {
 	if len(obj) == 0 || obj[0] != '{' {
-		return "", false
+		return "", false, nil
 	}
-	raw, _ := jsonrpc.Member(obj, key)
-	return jsonrpc.Text(raw)
+	raw, _, folds := onlyMember(obj, key)
+	if folds {
+		return "", false, KeyFoldsError(key)
+	}
+	s, ok := jsonrpc.Text(raw)
+	return s, ok, nil
 }

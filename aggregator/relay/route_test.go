@@ -75,3 +75,21 @@ func TestRenamedPutsTheOriginalName(t *testing.T) {
 		}
 	}
 }
+
+// The params of a task method the gateway relays (taskrun.RelayTask) are
+// refused as a call's are: a taskId or _meta that another key is but for
+// case, and a progressToken Check refuses; the keys themselves pass.
+func TestCheckTaskParams(t *testing.T) {
+	for params, refused := range map[string]bool{
+		`{"taskId":"t"}`: false,
+		`{"taskId":"t","_meta":{"progressToken":1}}`:  false,
+		`{"taskId":"t","TASKID":"u"}`:                 true,
+		`{"taskId":"t","_META":{"progressToken":1}}`:  true,
+		`{"taskId":"t","_meta":{"PROGRESSTOKEN":1}}`:  true,
+		`{"taskId":"t","_meta":{"progressToken":{}}}`: true,
+	} {
+		if err := CheckTaskParams([]byte(params)); (err != nil) != refused {
+			t.Errorf("CheckTaskParams(%s) = %v, want refused %v", params, err, refused)
+		}
+	}
+}

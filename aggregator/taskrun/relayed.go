@@ -107,6 +107,9 @@ func (tr *Runner) RelayTask(ctx context.Context, t *tasks.Task, method string, p
 	if len(params) == 0 || params[0] != '{' {
 		params = []byte("{}")
 	}
+	if err := relay.CheckTaskParams(params); err != nil {
+		return nil, err
+	}
 	params, err := jsonrpc.Replace(params, "taskId", jsonrpc.Quote(t.UpID))
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
