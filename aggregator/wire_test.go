@@ -180,6 +180,13 @@ func TestKeysThatFoldAreRefused(t *testing.T) {
 			t.Errorf("modern, %s: %s, want -32602", tc.what, msg)
 		}
 	}
+	// A "Name" with no "name" is blamed on the key, not on the Mcp-Name
+	// header that names the tool (a new user's trial).
+	resp, b := send(t, "POST", u, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"Name":"args","arguments":{},`+modernMetaJSON+`}}`,
+		modernHeaders("tools/call", "args"))
+	if msg := string(message(t, resp, b)); !strings.Contains(msg, `"code":-32602`) || !strings.Contains(msg, "but for case") {
+		t.Errorf("modern, a Name alone: %s, want -32602 for the key", msg)
+	}
 	// The keys themselves, and others that only look alike, still pass.
 	msg := c.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"args","arguments":{"NAME":1,"_META":2},"_meta":{"progressToken":"ok","Progress":1},"names":1}}`)
 	if !strings.Contains(string(msg), `"result"`) {

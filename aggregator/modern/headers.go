@@ -32,14 +32,17 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	req.state, req.hasState = top.state, top.state != nil
 	req.hasTask = top.task != nil
 	meta := readMetaMembers(top.meta)
-	switch {
-	case top.folds != "":
-		req.paramsErr = relay.KeyFoldsError(top.folds)
-	case meta.tokenFolds:
-		req.paramsErr = relay.KeyFoldsError("progressToken")
-	default:
-		req.paramsErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
+	// A key that folds is refused first, as the other malformed params
+	// are (400, -32602): the headers' checks read the real key, and would
+	// blame the header for a "Name" beside no "name".
+	folds := top.folds
+	if folds == "" && meta.tokenFolds {
+		folds = "progressToken"
 	}
+	if folds != "" {
+		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, relay.KeyFoldsError(folds).Message)
+	}
+	req.paramsErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
 	req.tokenFree = req.paramsErr == nil && meta.progresses == 0
 	if meta.version == nil {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)

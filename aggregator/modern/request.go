@@ -75,11 +75,10 @@ type modernReq struct {
 	hasState bool
 	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
 	hasTask  bool     // params has a 2025-11-25 "task" member
-	// paramsErr refuses what validateModern's scan of params found: a
-	// progressToken checkProgressToken refuses, or a key that is one the
-	// gateway reads but for case (relay.KeyFoldsError); the call then
-	// skips upstreamCall.check. tokenFree says that scan found params
-	// valid and without a progressToken (bridgeCall.NoProgressToken).
+	// paramsErr refuses a progressToken that validateModern's scan of
+	// params found and checkProgressToken refuses; the call then skips
+	// upstreamCall.check. tokenFree says that scan found params valid and
+	// without a progressToken (bridgeCall.NoProgressToken).
 	paramsErr error
 	tokenFree bool
 	rec       *record.Record // what the operator is told of it (package record)

@@ -272,7 +272,7 @@ func onlyMember(obj []byte, key string) (v json.RawMessage, n int, folds bool) {
 // number the gateway takes for another client's call; or run a tool
 // other than the one the gateway routed and allowed (found by a hostile
 // review).
-func KeyFoldsError(key string) error {
+func KeyFoldsError(key string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 		Message: fmt.Sprintf("Invalid params: a key that is %q but for case; send %q itself, once", key, key)}
 }
