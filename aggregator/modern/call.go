@@ -60,8 +60,8 @@ func (f *Front) relayModern(w http.ResponseWriter, r *http.Request, req *modernR
 		c.Params, _ = jsonrpc.Replace(c.Params, "requestState", jsonrpc.Quote(st.ServerState))
 		c.Run = st.Run
 	}
-	if req.paramsErr != nil {
-		out.Finish(req.rec.ErrorParts(req.ID, req.paramsErr)...)
+	if req.progressErr != nil {
+		out.Finish(req.rec.ErrorParts(req.ID, req.progressErr)...)
 		return
 	}
 	if !canBeAsked(req.caps) || c.Method == "completion/complete" {

@@ -42,8 +42,8 @@ func validateModern(r *http.Request, m *wire.Message, header string, supported [
 	if folds != "" {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, relay.KeyFoldsError(folds).Message)
 	}
-	req.paramsErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
-	req.tokenFree = req.paramsErr == nil && meta.progresses == 0
+	req.progressErr = relay.ProgressTokenError(top.metas, meta.progress, meta.progresses)
+	req.tokenFree = req.progressErr == nil && meta.progresses == 0
 	if meta.version == nil {
 		return nil, wire.BadRequest(jsonrpc.CodeInvalidParams, `Invalid params: _meta["`+metaVersion+`"] is required`)
 	}

@@ -75,13 +75,13 @@ type modernReq struct {
 	hasState bool
 	accept   accepted // the POST's Accept, read once (ServePOST's jsonOK, sseOK)
 	hasTask  bool     // params has a 2025-11-25 "task" member
-	// paramsErr refuses a progressToken that validateModern's scan of
+	// progressErr refuses a progressToken that validateModern's scan of
 	// params found and checkProgressToken refuses; the call then skips
 	// upstreamCall.check. tokenFree says that scan found params valid and
 	// without a progressToken (bridgeCall.NoProgressToken).
-	paramsErr error
-	tokenFree bool
-	rec       *record.Record // what the operator is told of it (package record)
+	progressErr error
+	tokenFree   bool
+	rec         *record.Record // what the operator is told of it (package record)
 }
 
 // accepted is what a POST's Accept admits; none sent admits both.

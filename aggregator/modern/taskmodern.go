@@ -82,7 +82,7 @@ func tokenOwner(r *http.Request) string {
 // that ends the call meanwhile is its answer, not counted against the
 // kept-results room (it is not kept).
 func (mt *modernTasks) call(w http.ResponseWriter, r *http.Request, req *modernReq) bool {
-	if !wantsTasks(req.caps) || req.hasState || req.paramsErr != nil {
+	if !wantsTasks(req.caps) || req.hasState || req.progressErr != nil {
 		return false
 	}
 	c, err := modernRoute(mt.router, req)
