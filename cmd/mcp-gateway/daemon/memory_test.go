@@ -1,0 +1,32 @@
+package daemon
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mcp-gateway/mcp-gateway/internal/heapfloor"
+)
+
+// TestMemoryLineNamesTheHeapFloor: the "memory budget" line says whether
+// the collector's goal is kept at heapFloor, or GOGC is the operator's
+// (which it then leaves alone).
+func TestMemoryLineNamesTheHeapFloor(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB") // the test process's limit stays as it is
+	for _, c := range []struct{ gogc, want string }{
+		{"150", `heapFloor="GOGC=150"`},
+		{"", "heapFloor=12MiB"},
+	} {
+		t.Setenv("GOGC", c.gogc)
+		before := heapfloor.Percent()
+		var log bytes.Buffer
+		newBudget(64<<20, slog.New(slog.NewTextHandler(&log, nil)))
+		if !strings.Contains(log.String(), c.want) {
+			t.Errorf("GOGC=%q: the line is %q, want %s in it", c.gogc, log.String(), c.want)
+		}
+		if c.gogc != "" && heapfloor.Percent() != before {
+			t.Errorf("GOGC=%s: GOGC changed from %d to %d", c.gogc, before, heapfloor.Percent())
+		}
+	}
+}

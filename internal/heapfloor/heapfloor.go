@@ -1,0 +1,116 @@
+package heapfloor
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// maxPercent bounds GOGC when the live heap is tiny, so that a goal is
+// never set from a figure near zero.
+const maxPercent = 1000
+
+// runtimeMinimum is the runtime's least goal at GOGC=100, which it
+// scales with GOGC (the GC guide, go.dev/doc/gc-guide#GOGC: "a minimum
+// total heap size of 4 MiB"): a GOGC over 100 × floor / runtimeMinimum
+// would put the goal past the floor on a small heap.
+const runtimeMinimum = 4 << 20
+
+// goalMetrics are the terms of the collector's goal (the GC guide,
+// go.dev/doc/gc-guide#GOGC): live + (live + stacks + globals) × GOGC/100,
+// with the live heap as the last cycle left it; in bytes.
+var goalMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
+
+// Keep keeps the collector's goal at floor bytes or more while the live
+// heap is small: after each cycle, GOGC becomes PercentFor(live, floor).
+// stop ends it and puts back the GOGC that was in force at Keep. The
+// daemon calls it once, unless the environment sets GOGC (the
+// operator's, which wins).
+func Keep(floor uint64) (stop func()) {
+	k := &keeper{floor: floor, was: Percent()}
+	k.arm()
+	return k.stop
+}
+
+// Percent is the GOGC in force (runtime/metrics /gc/gogc:percent).
+func Percent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// PercentFor is the GOGC that puts the goal of the cycle after one that
+// left live bytes live at floor bytes, with roots the bytes of stacks
+// and globals the collector scans: 100 × (floor − live) / (live +
+// roots), within 100 and the least of maxPercent and 100 × floor /
+// runtimeMinimum.
+func PercentFor(live, roots, floor uint64) int {
+	if live == 0 || live >= floor || (floor-live)*100 <= (live+roots)*100 {
+		return 100
+	}
+	p := (floor - live) * 100 / (live + roots)
+	return int(max(100, min(p, maxPercent, floor*100/runtimeMinimum)))
+}
+
+// keeper is Keep's state, read by the cleanup that runs after each cycle.
+type keeper struct {
+	floor uint64
+	was   int // GOGC at Keep, put back by stop
+
+	mu      sync.Mutex
+	stopped bool
+	percent int // GOGC as last set
+}
+
+// sentinel is allocated for each cycle: its cleanup runs once a cycle has
+// found it unreachable. Not tiny (the runtime batches tiny objects, whose
+// cleanups may never run), and not zero-sized.
+type sentinel struct {
+	_ [64]byte
+	_ *byte
+}
+
+// arm allocates the next sentinel, whose cleanup tunes after the cycle
+// that collects it.
+func (k *keeper) arm() {
+	runtime.AddCleanup(new(sentinel), (*keeper).tune, k)
+}
+
+// tune sets GOGC for the next cycle from the live heap the last one
+// left, and arms the next sentinel.
+func (k *keeper) tune() {
+	s := make([]metrics.Sample, len(goalMetrics))
+	for i, name := range goalMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return
+	}
+	var v [3]uint64
+	for i := range s {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			k.arm() // not measured (a runtime without it): left as it is
+			return
+		}
+		v[i] = s[i].Value.Uint64()
+	}
+	if p := PercentFor(v[0], v[1]+v[2], k.floor); p != k.percent {
+		debug.SetGCPercent(p)
+		k.percent = p
+	}
+	k.arm()
+}
+
+// stop ends the tuning and puts back the GOGC in force at Keep.
+func (k *keeper) stop() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.stopped {
+		k.stopped = true
+		debug.SetGCPercent(k.was)
+	}
+}

@@ -1,0 +1,108 @@
+package heapfloor
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+func TestPercentFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live, roots, floor uint64
+		want               int
+	}{
+		{3 * mib, 1 * mib, 16 * mib, 325},  // the daemon's heap under load
+		{1 * mib, 1 * mib, 16 * mib, 400},  // the runtime's minimum, 4 MiB × 400/100, is the floor
+		{4 * mib, 0, 16 * mib, 300},        // the goal is 4 + 4 × 300/100 = 16 MiB
+		{3 * mib, 3 * mib, 16 * mib, 216},  // roots count in the goal as the live heap does
+		{8 * mib, 0, 16 * mib, 100},        // half the floor or more: as GOGC=100
+		{7 * mib, 3 * mib, 16 * mib, 100},  // GOGC=100 puts the goal past the floor already
+		{40 * mib, 1 * mib, 16 * mib, 100}, // a large heap: as GOGC=100
+		{1 << 10, 0, 64 * mib, maxPercent},
+		{1 << 10, 0, 2 * mib, 100}, // a floor under the runtime's minimum: as GOGC=100
+		{0, 0, 16 * mib, 100},      // no figure: no change from the default
+	} {
+		if got := PercentFor(c.live, c.roots, c.floor); got != c.want {
+			t.Errorf("PercentFor(%d, %d, %d) = %d, want %d", c.live, c.roots, c.floor, got, c.want)
+		}
+	}
+}
+
+// read reads a runtime metric of kind uint64.
+func read(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// waitPercent waits, at most 10 s, for GOGC to satisfy ok, running a
+// cycle each time round (the tuning runs after one).
+func waitPercent(t *testing.T, ok func(int) bool) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := Percent()
+		if ok(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC is %d after 10 s", p)
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+}
+
+// TestKeepPutsTheGoalAtTheFloor: on the test's small heap, a floor of 32
+// MiB puts the collector's goal at 32 MiB, where GOGC=100 has it at the
+// runtime's 4 MiB minimum or near; stop puts GOGC back, and the cycles
+// after it change nothing.
+func TestKeepPutsTheGoalAtTheFloor(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	const floor = 32 << 20
+	runtime.GC()
+	without := read("/gc/heap/goal:bytes")
+
+	stop := Keep(floor)
+	p := waitPercent(t, func(p int) bool { return p > 100 })
+	with := read("/gc/heap/goal:bytes")
+	stop()
+	t.Logf("goal %.1f MiB at GOGC=100, %.1f MiB with a 32 MiB floor (GOGC %d)", mib(without), mib(with), p)
+	if with > floor || with < floor*3/4 {
+		t.Errorf("goal %.1f MiB with a 32 MiB floor, want 24–32", mib(with))
+	}
+	if without*2 > with {
+		t.Errorf("goal %.1f MiB at GOGC=100, %.1f MiB with the floor: want under half", mib(without), mib(with))
+	}
+	if p := Percent(); p != 100 {
+		t.Errorf("GOGC after stop = %d, want 100 again", p)
+	}
+	runtime.GC()
+	runtime.GC()
+	if p := Percent(); p != 100 {
+		t.Errorf("GOGC after stop and two cycles = %d, want 100", p)
+	}
+}
+
+func mib(n uint64) float64 { return float64(n) / (1 << 20) }
+
+// TestKeepLeavesALargeHeapAlone: once the live heap is half the floor or
+// more, GOGC is 100 again.
+func TestKeepLeavesALargeHeapAlone(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	stop := Keep(32 << 20)
+	defer stop()
+	waitPercent(t, func(p int) bool { return p > 100 })
+	live := make([]byte, 24<<20)
+	for i := range live {
+		live[i] = 1 // touched: live, and counted
+	}
+	waitPercent(t, func(p int) bool { return p == 100 })
+	runtime.KeepAlive(live)
+}
