@@ -94,6 +94,22 @@ type Budget struct {
 
 	lastGC  atomic.Int64 // unix nanoseconds of the last collection a waiter ran
 	reclaim reclaimer
+
+	heldAt int64  // OnHeld's bytes; 0: none
+	onHeld func() // OnHeld's fn
+}
+
+// OnHeld has fn run at each grant that leaves at bytes or more counted,
+// before the grant's buffer is allocated: the daemon's heap floor is
+// lowered as a burst comes (internal/heapfloor.Lower). fn must be quick;
+// it runs on the caller of Alloc. Set before the budget is used.
+func (b *Budget) OnHeld(at int64, fn func()) { b.heldAt, b.onHeld = at, fn }
+
+// granted runs OnHeld's fn if held bytes reach its mark.
+func (b *Budget) granted(held int64) {
+	if b.onHeld != nil && held >= b.heldAt {
+		b.onHeld()
+	}
 }
 
 type waiter struct {
@@ -159,8 +175,10 @@ func (b *Budget) take(ctx context.Context, side Side, n int64) error {
 	b.mu.Lock()
 	if b.fits(side, n) && (n <= smallGrant || !b.waiting(side)) {
 		b.used[side] += n
+		held := b.used[Clients] + b.used[Servers]
 		b.mu.Unlock()
 		b.reclaim.taken(n)
+		b.granted(held)
 		return nil
 	}
 	w := &waiter{n: n, ready: make(chan struct{})}
@@ -170,6 +188,7 @@ func (b *Budget) take(ctx context.Context, side Side, n int64) error {
 	select {
 	case <-w.ready:
 		b.reclaim.taken(n)
+		b.granted(b.InUse(Clients) + b.InUse(Servers))
 		return nil
 	case <-ctx.Done():
 	}

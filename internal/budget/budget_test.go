@@ -209,3 +209,40 @@ func TestAllocFilledHoldsThePartsAndIsCounted(t *testing.T) {
 		return b.InUse(Servers) == 0
 	})
 }
+
+// OnHeld's fn runs at each grant that leaves its mark or more counted,
+// on either side and for a waiter admitted later, and not below it.
+func TestOnHeldRunsAtTheMark(t *testing.T) {
+	b := New(64 * mib)
+	var runs atomic.Int32
+	b.OnHeld(3*mib, func() { runs.Add(1) })
+	if err := b.take(quick(t), Clients, 2*mib); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs.Load(); n != 0 {
+		t.Fatalf("2 MiB held, mark 3 MiB: fn ran %d times", n)
+	}
+	if err := b.take(quick(t), Servers, 1*mib); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("3 MiB held over both sides: fn ran %d times, want 1", n)
+	}
+	if err := b.take(quick(t), Clients, 29*mib); err != nil { // the clients' half, 31 MiB
+		t.Fatal(err)
+	}
+	waiter := make(chan error, 1)
+	go func() { waiter <- b.take(context.Background(), Clients, 2*mib) }()
+	testwait.For(t, 0, "the waiter to queue", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.queue[Clients]) == 1
+	})
+	b.release(Clients, 29*mib)
+	if err := <-waiter; err != nil {
+		t.Fatal(err)
+	}
+	if n := runs.Load(); n != 3 {
+		t.Fatalf("after two more grants past the mark: fn ran %d times, want 3", n)
+	}
+}

@@ -3,15 +3,18 @@
 // heap is large, the collector runs as GOGC=100 makes it.
 //
 // The daemon's live heap is about 3 MiB. The runtime's default goal
-// (GOGC=100: a cycle when the heap has grown by as much as is live, with
-// a 4 MiB minimum) then collects about ten times a second under a
-// steady load of calls, and the collector's cycles cost the daemon
-// several µs of CPU a call (bench/README.md, "the collector"). A floor
-// of 16 MiB runs a cycle after about 13 MiB of garbage instead of 3, and
-// costs at most those MiB of resident memory, only while calls come in.
+// (GOGC=100: a cycle once the heap has grown by as much as is live and
+// scanned, with a 4 MiB minimum) is then 6–7 MiB, and under a steady
+// load of calls the collector's cycles cost the daemon several µs of CPU
+// a call (bench/README.md). A floor of 12 MiB halves the cycles, for the
+// pages of the larger goal: the heap reaches it under load, and the
+// runtime keeps most of those pages afterwards.
 //
-// After each cycle, a cleanup reads the live heap (runtime/metrics
-// /gc/heap/live:bytes) and sets GOGC (debug.SetGCPercent) to what puts
-// the next cycle's goal at the floor, never under 100. The runtime's
+// After each cycle, a cleanup reads the live heap and the roots
+// (runtime/metrics /gc/heap/live:bytes, /gc/scan/stack:bytes,
+// /gc/scan/globals:bytes) and sets GOGC (debug.SetGCPercent) to what
+// puts the next cycle's goal at the floor, never under 100. Lower puts
+// GOGC back to 100 as a burst comes (the daemon's memory budget calls
+// it), so that a raised GOGC never multiplies a large heap. The runtime's
 // soft memory limit (debug.SetMemoryLimit) still bounds the goal.
 package heapfloor

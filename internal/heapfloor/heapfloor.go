@@ -22,22 +22,68 @@ const runtimeMinimum = 4 << 20
 // with the live heap as the last cycle left it; in bytes.
 var goalMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
 
-// Keep keeps the collector's goal at floor bytes or more while the live
-// heap is small: after each cycle, GOGC becomes PercentFor(live, floor).
-// stop ends it and puts back the GOGC that was in force at Keep. The
-// daemon calls it once, unless the environment sets GOGC (the
-// operator's, which wins).
-func Keep(floor uint64) (stop func()) {
-	k := &keeper{floor: floor, was: Percent()}
-	k.arm()
-	return k.stop
+// k is the process's keeper: GOGC is the process's, so there is one.
+var k keeper
+
+// keeper is Keep's state, read by the cleanup that runs after each cycle.
+type keeper struct {
+	mu      sync.Mutex
+	on      bool
+	gen     uint64 // Keep's count: a cleanup of an earlier Keep's does nothing
+	floor   uint64
+	was     int // GOGC at Keep, put back by stop
+	percent int // GOGC as last set
 }
 
-// Percent is the GOGC in force (runtime/metrics /gc/gogc:percent).
+// Keep keeps the collector's goal at floor bytes or more while the live
+// heap is small: after each cycle, GOGC becomes PercentFor(live, roots,
+// floor). stop ends it and puts back the GOGC that was in force at Keep,
+// unless another has set one since. The daemon calls it once, unless the
+// environment sets GOGC (the operator's, which wins).
+//
+// Keep does nothing, and its stop nothing, while a Keep runs already, or
+// while the collector is off (GOGC=off).
+func Keep(floor uint64) (stop func()) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	was := Percent()
+	if k.on || was < 0 {
+		return func() {}
+	}
+	k.on, k.floor, k.was, k.percent = true, floor, was, was
+	k.gen++
+	k.arm()
+	var once sync.Once
+	return func() { once.Do(k.stop) }
+}
+
+// Lower puts GOGC back to 100 at once, if Keep raised it: a burst is
+// about to be allocated (the memory budget's grants, internal/budget),
+// and a raised GOGC would multiply it into the next goal. The tuning
+// raises it again after a cycle that leaves the live heap small.
+//
+// A tuning can miss a cycle (its cleanup's next sentinel, allocated
+// while the next cycle marks, is found live by it), and a burst makes two
+// cycles in a row: Lower keeps that miss from leaving a large heap at a
+// raised GOGC for a whole cycle (found by a hostile review).
+func Lower() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.on && k.percent != 100 && Percent() == k.percent {
+		debug.SetGCPercent(100)
+		k.percent = 100
+	}
+}
+
+// Percent is the GOGC in force (runtime/metrics /gc/gogc:percent); -1
+// when the collector is off.
 func Percent() int {
 	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
 	metrics.Read(s)
-	return int(s[0].Value.Uint64())
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 100
+	}
+	return int(int64(s[0].Value.Uint64()))
 }
 
 // PercentFor is the GOGC that puts the goal of the cycle after one that
@@ -46,21 +92,11 @@ func Percent() int {
 // roots), within 100 and the least of maxPercent and 100 × floor /
 // runtimeMinimum.
 func PercentFor(live, roots, floor uint64) int {
-	if live == 0 || live >= floor || (floor-live)*100 <= (live+roots)*100 {
+	if live == 0 || live >= floor || floor-live <= live+roots {
 		return 100
 	}
 	p := (floor - live) * 100 / (live + roots)
 	return int(max(100, min(p, maxPercent, floor*100/runtimeMinimum)))
-}
-
-// keeper is Keep's state, read by the cleanup that runs after each cycle.
-type keeper struct {
-	floor uint64
-	was   int // GOGC at Keep, put back by stop
-
-	mu      sync.Mutex
-	stopped bool
-	percent int // GOGC as last set
 }
 
 // sentinel is allocated for each cycle: its cleanup runs once a cycle has
@@ -72,14 +108,18 @@ type sentinel struct {
 }
 
 // arm allocates the next sentinel, whose cleanup tunes after the cycle
-// that collects it.
+// that collects it. Call with k.mu held.
 func (k *keeper) arm() {
-	runtime.AddCleanup(new(sentinel), (*keeper).tune, k)
+	runtime.AddCleanup(new(sentinel), tune, k.gen)
 }
 
+// tune is the cleanup of Keep number gen's sentinels.
+func tune(gen uint64) { k.tune(gen) }
+
 // tune sets GOGC for the next cycle from the live heap the last one
-// left, and arms the next sentinel.
-func (k *keeper) tune() {
+// left, and arms the next sentinel. GOGC set by another since the last
+// tuning ends the tuning: theirs stands.
+func (k *keeper) tune(gen uint64) {
 	s := make([]metrics.Sample, len(goalMetrics))
 	for i, name := range goalMetrics {
 		s[i].Name = name
@@ -87,7 +127,11 @@ func (k *keeper) tune() {
 	metrics.Read(s)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.stopped {
+	if !k.on || gen != k.gen {
+		return
+	}
+	if Percent() != k.percent {
+		k.on = false
 		return
 	}
 	var v [3]uint64
@@ -105,12 +149,13 @@ func (k *keeper) tune() {
 	k.arm()
 }
 
-// stop ends the tuning and puts back the GOGC in force at Keep.
+// stop ends the tuning and puts back the GOGC in force at Keep, unless
+// another has set one since.
 func (k *keeper) stop() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.stopped {
-		k.stopped = true
+	if k.on && Percent() == k.percent {
 		debug.SetGCPercent(k.was)
 	}
+	k.on = false
 }

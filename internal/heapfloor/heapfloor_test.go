@@ -2,6 +2,7 @@ package heapfloor
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -56,9 +57,9 @@ func waitPercent(t *testing.T, ok func(int) bool) int {
 }
 
 // TestKeepPutsTheGoalAtTheFloor: on the test's small heap, a floor of 32
-// MiB puts the collector's goal at 32 MiB, where GOGC=100 has it at the
-// runtime's 4 MiB minimum or near; stop puts GOGC back, and the cycles
-// after it change nothing.
+// MiB puts the collector's goal at 32 MiB (there the runtime's minimum,
+// 4 MiB × GOGC/100, decides), where GOGC=100 has it near 4 MiB; stop puts
+// GOGC back, and the cycles after it change nothing.
 func TestKeepPutsTheGoalAtTheFloor(t *testing.T) {
 	if Percent() != 100 {
 		t.Skip("GOGC is set in the environment")
@@ -86,6 +87,75 @@ func TestKeepPutsTheGoalAtTheFloor(t *testing.T) {
 	if p := Percent(); p != 100 {
 		t.Errorf("GOGC after stop and two cycles = %d, want 100", p)
 	}
+}
+
+// TestKeepCountsTheRoots: with 6 MiB live and a floor of 40 MiB the goal
+// is the formula's, live + (live + roots) × GOGC/100, not the runtime's
+// minimum: it lands at the floor, within 10 %, and not past it, which it
+// would if the stacks and globals were left out.
+func TestKeepCountsTheRoots(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	const floor = 40 << 20
+	live := make([]byte, 6<<20)
+	for i := range live {
+		live[i] = 1
+	}
+	stop := Keep(floor)
+	defer stop()
+	p := waitPercent(t, func(p int) bool { return p > 100 })
+	runtime.GC() // the tuning of a cycle whose live heap holds live
+	p = waitPercent(t, func(int) bool { return true })
+	goal := read("/gc/heap/goal:bytes")
+	t.Logf("GOGC %d, goal %.2f MiB, live %.2f MiB, minimum at this GOGC %.1f MiB", p, mib(goal),
+		mib(read("/gc/heap/live:bytes")), mib(uint64(runtimeMinimum*p/100)))
+	if p >= floor*100/runtimeMinimum {
+		t.Fatalf("GOGC %d is at the runtime minimum's cap: the formula does not decide", p)
+	}
+	if goal > floor || goal < floor*9/10 {
+		t.Errorf("goal %.2f MiB with a 40 MiB floor, want 36–40", mib(goal))
+	}
+	runtime.KeepAlive(live)
+}
+
+// TestLowerPutsGOGCBack: Lower sets GOGC to 100 at once, and a cycle on a
+// small heap raises it again.
+func TestLowerPutsGOGCBack(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	stop := Keep(32 << 20)
+	defer stop()
+	waitPercent(t, func(p int) bool { return p > 100 })
+	Lower()
+	if p := Percent(); p != 100 {
+		t.Fatalf("GOGC after Lower = %d, want 100", p)
+	}
+	waitPercent(t, func(p int) bool { return p > 100 })
+}
+
+// TestOneKeeper: a second Keep while one runs does nothing, nor does its
+// stop; a GOGC another sets ends the tuning, and stop leaves it.
+func TestOneKeeper(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	stop := Keep(32 << 20)
+	raised := waitPercent(t, func(p int) bool { return p > 100 })
+	Keep(64 << 20)()
+	runtime.GC()
+	if p := waitPercent(t, func(int) bool { return true }); p != raised {
+		t.Errorf("GOGC %d after a second Keep and its stop, want the first's %d", p, raised)
+	}
+	debug.SetGCPercent(150) // another's
+	runtime.GC()
+	runtime.GC()
+	stop()
+	if p := Percent(); p != 150 {
+		t.Errorf("GOGC %d after another set 150 and stop, want 150", p)
+	}
+	debug.SetGCPercent(100)
 }
 
 func mib(n uint64) float64 { return float64(n) / (1 << 20) }

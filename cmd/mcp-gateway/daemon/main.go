@@ -115,7 +115,8 @@ func (d *daemon) serve() error {
 		return err
 	}
 	defer lock.Release()
-	mem := newBudget(d.settings.MemoryBudget, logger)
+	mem, stopFloor := newBudget(d.settings.MemoryBudget, logger)
+	defer stopFloor()
 	defer mem.Close()
 	tel, err := newTelemetry(d.version, logger)
 	if err != nil {
