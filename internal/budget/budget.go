@@ -102,8 +102,14 @@ type Budget struct {
 // OnHeld has fn run at each grant that leaves at bytes or more counted,
 // before the grant's buffer is allocated: the daemon's heap floor is
 // lowered as a burst comes (internal/heapfloor.Lower). fn must be quick;
-// it runs on the caller of Alloc. Set before the budget is used.
-func (b *Budget) OnHeld(at int64, fn func()) { b.heldAt, b.onHeld = at, fn }
+// it runs on the caller of Alloc, with no lock of the budget's held.
+// Set it before the budget is shared: it is read without a lock. A nil
+// Budget ignores it.
+func (b *Budget) OnHeld(at int64, fn func()) {
+	if b != nil {
+		b.heldAt, b.onHeld = at, fn
+	}
+}
 
 // granted runs OnHeld's fn if held bytes reach its mark.
 func (b *Budget) granted(held int64) {

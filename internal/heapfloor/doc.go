@@ -14,7 +14,11 @@
 // (runtime/metrics /gc/heap/live:bytes, /gc/scan/stack:bytes,
 // /gc/scan/globals:bytes) and sets GOGC (debug.SetGCPercent) to what
 // puts the next cycle's goal at the floor, never under 100. Lower puts
-// GOGC back to 100 as a burst comes (the daemon's memory budget calls
-// it), so that a raised GOGC never multiplies a large heap. The runtime's
-// soft memory limit (debug.SetMemoryLimit) still bounds the goal.
+// GOGC back to 100 as a burst comes, for the next two tunings (the
+// daemon's memory budget calls it as it grants a large message's
+// buffers), so that a raised GOGC does not multiply that burst into the
+// next goal. A burst the budget does not see (many connections at once,
+// buffers under 4 KiB) may run one or two cycles at the raised GOGC, up
+// to 4 × its live heap with a 12 MiB floor; the runtime's soft memory
+// limit (debug.SetMemoryLimit) still bounds the goal.
 package heapfloor

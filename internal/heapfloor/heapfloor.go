@@ -33,6 +33,12 @@ type keeper struct {
 	floor   uint64
 	was     int // GOGC at Keep, put back by stop
 	percent int // GOGC as last set
+
+	// tunes counts the tunings run, about one a cycle (a missed cycle
+	// makes it lag, never lead). Lower sets holdUntil to tunes + 2: the
+	// tuning of a cycle that ended before the burst may still be queued
+	// (it would read a small heap), and the next reads the burst's.
+	tunes, holdUntil uint64
 }
 
 // Keep keeps the collector's goal at floor bytes or more while the live
@@ -51,25 +57,33 @@ func Keep(floor uint64) (stop func()) {
 		return func() {}
 	}
 	k.on, k.floor, k.was, k.percent = true, floor, was, was
+	k.tunes, k.holdUntil = 0, 0
 	k.gen++
 	k.arm()
-	var once sync.Once
-	return func() { once.Do(k.stop) }
+	gen := k.gen
+	return func() { k.stop(gen) }
 }
 
-// Lower puts GOGC back to 100 at once, if Keep raised it: a burst is
-// about to be allocated (the memory budget's grants, internal/budget),
-// and a raised GOGC would multiply it into the next goal. The tuning
-// raises it again after a cycle that leaves the live heap small.
+// Lower puts GOGC back to 100 at once, if Keep raised it, and keeps it
+// there for the next two tunings: a burst is about to be allocated (the
+// memory budget's grants, internal/budget), and a raised GOGC would
+// multiply it into the next goal. A later tuning raises it again once a
+// cycle leaves the live heap small. It costs a lock, for it runs at
+// each grant while a burst is held.
 //
-// A tuning can miss a cycle (its cleanup's next sentinel, allocated
-// while the next cycle marks, is found live by it), and a burst makes two
-// cycles in a row: Lower keeps that miss from leaving a large heap at a
-// raised GOGC for a whole cycle (found by a hostile review).
+// Without Lower, a tuning can miss the cycle after a burst (its
+// cleanup's next sentinel, allocated while that cycle marks, is found
+// live by it), and a burst makes two cycles in a row; and a tuning
+// queued by a cycle that ended just before the burst reads the small
+// heap before it (both found by hostile reviews).
 func Lower() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.on && k.percent != 100 && Percent() == k.percent {
+	if !k.on {
+		return
+	}
+	k.holdUntil = k.tunes + 2
+	if k.percent != 100 && Percent() == k.percent {
 		debug.SetGCPercent(100)
 		k.percent = 100
 	}
@@ -142,19 +156,28 @@ func (k *keeper) tune(gen uint64) {
 		}
 		v[i] = s[i].Value.Uint64()
 	}
-	if p := PercentFor(v[0], v[1]+v[2], k.floor); p != k.percent {
+	k.tunes++
+	p := PercentFor(v[0], v[1]+v[2], k.floor)
+	if k.tunes <= k.holdUntil {
+		p = 100 // a burst came after this cycle, or during it (Lower)
+	}
+	if p != k.percent {
 		debug.SetGCPercent(p)
 		k.percent = p
 	}
 	k.arm()
 }
 
-// stop ends the tuning and puts back the GOGC in force at Keep, unless
-// another has set one since.
-func (k *keeper) stop() {
+// stop ends the tuning of Keep number gen, if it still runs, and puts
+// back the GOGC in force at Keep, unless another has set one since (a
+// GOGC another sets equal to the tuning's last goes unnoticed).
+func (k *keeper) stop(gen uint64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.on && Percent() == k.percent {
+	if !k.on || gen != k.gen {
+		return
+	}
+	if Percent() == k.percent {
 		debug.SetGCPercent(k.was)
 	}
 	k.on = false

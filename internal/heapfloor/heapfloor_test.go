@@ -135,6 +135,65 @@ func TestLowerPutsGOGCBack(t *testing.T) {
 	waitPercent(t, func(p int) bool { return p > 100 })
 }
 
+// TestLowerHoldsAgainstAQueuedTuning: a tuning queued by the cycle just
+// before Lower, which read the heap before the burst, does not raise
+// GOGC again: with no cycle since Lower, GOGC is 100 (a second hostile
+// review found it raised again in 22 of 200 such rounds).
+func TestLowerHoldsAgainstAQueuedTuning(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	stop := Keep(32 << 20)
+	defer stop()
+	waitPercent(t, func(p int) bool { return p > 100 })
+	raisedAgain, rounds := 0, 0
+	for range 200 {
+		runtime.GC() // its tuning runs some time after
+		before := read("/gc/cycles/total:gc-cycles")
+		Lower()
+		time.Sleep(time.Millisecond) // room for the queued tuning
+		p := Percent()
+		if read("/gc/cycles/total:gc-cycles") != before {
+			continue // a cycle ran: its tuning may count the heap afresh
+		}
+		rounds++
+		if p != 100 {
+			raisedAgain++
+		}
+	}
+	t.Logf("%d rounds with no cycle after Lower", rounds)
+	if raisedAgain > 0 {
+		t.Errorf("GOGC raised again after Lower with no cycle since: %d of %d rounds", raisedAgain, rounds)
+	}
+	waitPercent(t, func(p int) bool { return p > 100 }) // and raised again by later cycles
+}
+
+// TestStopOfAnEndedKeepEndsNoOther: a keeper ended by another's GOGC,
+// then a new Keep: the first's stop leaves the second running.
+func TestStopOfAnEndedKeepEndsNoOther(t *testing.T) {
+	if Percent() != 100 {
+		t.Skip("GOGC is set in the environment")
+	}
+	first := Keep(32 << 20)
+	waitPercent(t, func(p int) bool { return p > 100 })
+	debug.SetGCPercent(100) // another's, equal to nothing the tuning set
+	deadline := time.Now().Add(10 * time.Second)
+	for on := true; on; {
+		if time.Now().After(deadline) {
+			t.Fatal("the tuning still runs 10 s after another set GOGC")
+		}
+		runtime.GC()
+		runtime.Gosched()
+		k.mu.Lock()
+		on = k.on
+		k.mu.Unlock()
+	}
+	second := Keep(32 << 20)
+	defer second()
+	first()
+	waitPercent(t, func(p int) bool { return p > 100 })
+}
+
 // TestOneKeeper: a second Keep while one runs does nothing, nor does its
 // stop; a GOGC another sets ends the tuning, and stop leaves it.
 func TestOneKeeper(t *testing.T) {
