@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -12,16 +13,16 @@ import (
 // throughput is figure 2: Concurrency clients calling as fast as they can,
 // directly (all in flight on one pipe, as the gateway multiplexes them),
 // and through the floor proxy and the gateway: legacy with one shared
-// session, then legacy with one session each and modern (no session)
-// taking turns (rates), so that the two eras are compared in one run.
-// The gateway sides of an A/B run all run at once and take turns too.
+// session, then legacy with one session each and modern (no session).
+// The floor proxy and every gateway side run at once, and their windows
+// take turns (rates), so that a drift in the machine's load falls on each
+// alike: a ratio to the floor's rate is of windows moments apart, as the
+// latency figure's blocks are (issue 33).
 func (r *runner) throughput(ctx context.Context) error {
-	for _, side := range []func(context.Context) error{r.throughputDirect, r.throughputFloor, r.throughputGateway} {
-		if err := side(ctx); err != nil {
-			return err
-		}
+	if err := r.throughputDirect(ctx); err != nil {
+		return err
 	}
-	return nil
+	return r.throughputProxies(ctx)
 }
 
 // throughputDirect is the direct side of figure 2: every worker's calls
@@ -44,14 +45,22 @@ func (r *runner) throughputDirect(ctx context.Context) error {
 	return nil
 }
 
-// throughputFloor is the floor side of figure 2: its one session, and
-// modern requests, taking turns.
-func (r *runner) throughputFloor(ctx context.Context) error {
+// throughputProxies is the floor's and the gateway's sides of figure 2,
+// all at once: one shared session each first (the floor's one session
+// beside each gateway's), then one session per client and modern callers
+// (the floor: its one session, and the same modern requests), all taking
+// turns.
+func (r *runner) throughputProxies(ctx context.Context) error {
 	fl, err := r.startFloor([]string{r.cfg.Bin.Echo})
 	if err != nil {
 		return err
 	}
 	defer fl.close()
+	gws, err := r.startGateways(ctx, r.echoServer())
+	if err != nil {
+		return err
+	}
+	defer closeAll(gws)
 	s, err := fl.open(ctx, eraLegacy)
 	if err != nil {
 		return err
@@ -60,47 +69,27 @@ func (r *runner) throughputFloor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pids := []int{fl.proc.PID()}
-	floor, cpus, _, err := r.rates(ctx, r.cfg.Concurrency, []rateCall{{"floor", echoCall(s.Call), pids}, {"floor", echoCall(m.Call), pids}})
-	if err != nil {
-		return err
-	}
-	r.add("tput.1session", "floor", floor[0])
-	r.add("tput.sessions", "floor", floor[0])
-	r.add("cpu.tput.client", "floor", cpus[0][0])
-	r.add("cpu.tput.daemon", "floor", cpus[0][1])
-	r.add("tput.modern", "floor", floor[1])
-	r.add("cpu.tput.modern.daemon", "floor", cpus[1][1])
-	return fl.close()
-}
-
-// throughputGateway is the gateway side of figure 2, every gateway side
-// at once: one shared session each first, then one session per client
-// and modern callers, all taking turns.
-func (r *runner) throughputGateway(ctx context.Context) error {
-	gws, err := r.startGateways(ctx, r.echoServer())
-	if err != nil {
-		return err
-	}
-	defer closeAll(gws)
+	floorPIDs := []int{fl.proc.PID()}
+	floorLegacy := rateCall{side: "floor", call: echoCall(s.Call), pids: floorPIDs}
 	ones := make([]*Session, len(gws))
-	shared := make([]rateCall, len(gws))
+	shared := []rateCall{floorLegacy}
 	for i, gw := range gws {
 		if ones[i], err = gw.open(ctx, eraLegacy); err != nil {
 			return err
 		}
-		shared[i] = rateCall{side: gw.side, call: echoCall(ones[i].Call)}
+		shared = append(shared, rateCall{side: gw.side, call: echoCall(ones[i].Call)})
 	}
 	rate, _, windows, err := r.rates(ctx, r.cfg.Concurrency, shared)
 	if err != nil {
 		return err
 	}
+	r.add("tput.1session", "floor", rate[0])
 	for i, gw := range gws {
 		ones[i].Close()
-		r.add("tput.1session", gw.side, rate[i])
-		r.sample("tput.1session", gw.side, windows[i]...)
+		r.add("tput.1session", gw.side, rate[1+i])
+		r.sample("tput.1session", gw.side, windows[1+i]...)
 	}
-	var calls []rateCall
+	calls := []rateCall{floorLegacy, {side: "floor", call: echoCall(m.Call), pids: floorPIDs}}
 	for _, gw := range gws {
 		each, err := r.sessionCalls(ctx, gw)
 		if err != nil {
@@ -112,8 +101,13 @@ func (r *runner) throughputGateway(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.add("tput.sessions", "floor", rate[0])
+	r.add("cpu.tput.client", "floor", cpus[0][0])
+	r.add("cpu.tput.daemon", "floor", cpus[0][1])
+	r.add("tput.modern", "floor", rate[1])
+	r.add("cpu.tput.modern.daemon", "floor", cpus[1][1])
 	for i, gw := range gws {
-		each, modern := 2*i, 2*i+1
+		each, modern := 2+2*i, 3+2*i
 		r.sample("tput.sessions", gw.side, windows[each]...)
 		r.sample("tput.modern", gw.side, windows[modern]...)
 		r.add("tput.sessions", gw.side, rate[each])
@@ -123,7 +117,7 @@ func (r *runner) throughputGateway(ctx context.Context) error {
 		r.add("tput.modern", gw.side, rate[modern])
 		r.add("cpu.tput.modern.daemon", gw.side, cpus[modern][1])
 	}
-	return closeAll(gws)
+	return errors.Join(closeAll(gws), fl.close())
 }
 
 // sessionCalls are the calls of figure 2 with a session each on gw, and
@@ -179,9 +173,10 @@ func (r *runner) rate(ctx context.Context, n int, call workerCall, pids ...int) 
 // rateRounds is how many windows rates splits the throughput window into
 // for each of its calls, alternating their order round by round, so that
 // a drift in the machine's load falls on each alike; abRounds, when the
-// calls are of more than one gateway side (an A/B run), whose verdicts
-// pair their windows round by round: shorter windows, closer in time,
-// share more of the machine's load.
+// calls are of more than one side (the floor proxy and the gateway, and
+// the baseline of an A/B run, whose verdicts pair their windows round by
+// round): shorter windows, closer in time, share more of the machine's
+// load.
 const rateRounds, abRounds = 4, 12
 
 // rates is rate for several calls compared in one run: each warms up,
