@@ -10,10 +10,8 @@ import (
 
 // big is figure 5: a BigBytes result (from a small request) and a
 // BigBytes argument (with a small result), median of BigCalls round
-// trips each, after one untimed call each. The direct client, the floor
-// proxy and every gateway side run at once and take turns call by call,
-// so that a drift in the machine's load falls on each alike: a ratio to
-// the direct call is of calls made moments apart (issue 33).
+// trips each, after one untimed call each. The gateway sides of an A/B
+// run all run at once, and take turns call by call.
 func (r *runner) big(ctx context.Context) error {
 	msgs := bigMessages(r.cfg.BigBytes)
 	echo := []string{r.cfg.Bin.Echo}
@@ -21,21 +19,27 @@ func (r *runner) big(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	err = r.bigRoundTrips(ctx, []bigCaller{{"direct", c.Call}}, msgs)
+	c.Close()
+	if err != nil {
+		return err
+	}
 	fl, err := r.startFloor(echo)
 	if err != nil {
 		return err
 	}
-	gws, err := r.startGateways(ctx, r.echoServer())
-	if err != nil {
-		fl.close()
+	if err := r.bigOverHTTP(ctx, []httpSide{fl}, msgs); err != nil {
 		return err
 	}
-	es := []httpSide{fl}
-	for _, gw := range gws {
-		es = append(es, gw)
+	gws, err := r.startGateways(ctx, r.echoServer())
+	if err != nil {
+		return err
 	}
-	return r.bigOverHTTP(ctx, []bigCaller{{"direct", c.Call}}, es, msgs)
+	es := make([]httpSide, len(gws))
+	for i, gw := range gws {
+		es[i] = gw
+	}
+	return r.bigOverHTTP(ctx, es, msgs)
 }
 
 // bigMessage is one of figure 5's calls: its params, and how to tell its
@@ -81,16 +85,17 @@ type bigCaller struct {
 	call callFunc
 }
 
-// bigOverHTTP is bigRoundTrips with callers and a legacy session on
-// each of es, which it then closes, whatever happened.
-func (r *runner) bigOverHTTP(ctx context.Context, callers []bigCaller, es []httpSide, msgs []bigMessage) error {
+// bigOverHTTP is bigRoundTrips in a legacy session on each of es, which
+// it then closes, whatever happened.
+func (r *runner) bigOverHTTP(ctx context.Context, es []httpSide, msgs []bigMessage) error {
 	defer closeAll(es)
-	for _, e := range es {
+	callers := make([]bigCaller, len(es))
+	for i, e := range es {
 		s, err := e.open(ctx, eraLegacy)
 		if err != nil {
 			return err
 		}
-		callers = append(callers, bigCaller{e.name(), s.Call})
+		callers[i] = bigCaller{e.name(), s.Call}
 	}
 	if err := r.bigRoundTrips(ctx, callers, msgs); err != nil {
 		return err
