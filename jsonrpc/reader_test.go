@@ -137,3 +137,49 @@ func TestReaderFillsLongLines(t *testing.T) {
 		t.Fatalf("Fill calls: %v, want one of the buffer and its pieces", fills)
 	}
 }
+
+// A long line after one about as long is read whole into a buffer of
+// Reserve's, which becomes the line with no pieces and no join (issue
+// 33); one that outgrows it goes on in pieces and is joined, and with no
+// room in Reserve the line is read in pieces as before.
+func TestReaderReadsALongLineWholeAfterALongOne(t *testing.T) {
+	long := func(c string, n int) string { return `{"id":3,"result":"` + strings.Repeat(c, n) + `"}` }
+	a, b, c, d := long("a", 3<<20), long("b", 3<<20-1000), long("c", 4<<20), long("d", 3<<20)
+	rd := NewReader(strings.NewReader(a + "\n" + b + "\r\n" + c + "\n" + "short\n" + d + "\n"))
+	rd.Alloc = func(n int) ([]byte, error) { return make([]byte, n), nil }
+	fills := 0
+	rd.Fill = func(parts [][]byte) ([]byte, error) { fills++; return bytes.Join(parts, nil), nil }
+	var reserved [][]byte
+	room := true
+	rd.Reserve = func(n int) []byte {
+		if !room {
+			return nil
+		}
+		buf := make([]byte, n)
+		reserved = append(reserved, buf)
+		return buf
+	}
+	read := func(what, want string, wantFills, wantReserved int) []byte {
+		t.Helper()
+		line, err := rd.ReadOwned()
+		if err != nil || string(line) != want {
+			t.Fatalf("%s: %d bytes, %v; want %d", what, len(line), err, len(want))
+		}
+		if fills != wantFills || len(reserved) != wantReserved {
+			t.Fatalf("%s: %d joins and %d buffers reserved, want %d and %d", what, fills, len(reserved), wantFills, wantReserved)
+		}
+		return line
+	}
+	read("the first long line", a, 1, 0)
+	line := read("a line a little shorter", b, 1, 1)
+	if &line[0] != &reserved[0][0] || cap(line) != len(b) {
+		t.Fatalf("the line is not the reserved buffer (cap %d)", cap(line))
+	}
+	if want := len(a) + 1 + (len(a)+1)/8; len(reserved[0]) != want {
+		t.Fatalf("reserved %d bytes, want an eighth more than the last line's %d", len(reserved[0]), len(a)+1)
+	}
+	read("a longer line", c, 2, 2)
+	read("a short line", "short", 2, 2)
+	room = false
+	read("a long line with no room", d, 3, 2)
+}

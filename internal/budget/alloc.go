@@ -34,6 +34,23 @@ func (b *Budget) Alloc(ctx context.Context, side Side, size int, charge int64) (
 	return buf, nil
 }
 
+// TryAlloc is Alloc of size bytes, charged size, that does not wait: nil
+// if they do not fit now, or would be granted before others waiting for
+// room. A reader that can do without the buffer asks for it so: the
+// Reader of a server's stdout, for the buffer it reads a long line
+// whole into (jsonrpc.Reader.Reserve).
+func (b *Budget) TryAlloc(side Side, size int) []byte {
+	if b == nil || size < CountFrom {
+		return make([]byte, size)
+	}
+	if !b.tryTake(side, int64(size)) {
+		return nil
+	}
+	buf := make([]byte, size)
+	b.track(&buf[0], side, int64(size))
+	return buf
+}
+
 // AllocFilled is Alloc for a buffer that starts out holding parts, in
 // order (their lengths in all is its size): the bytes of a line or body
 // read in pieces. It is not cleared before they are copied in, as a

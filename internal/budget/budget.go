@@ -179,12 +179,9 @@ func (b *Budget) take(ctx context.Context, side Side, n int64) error {
 		return fmt.Errorf("take %d bytes for %s: %w (%d bytes)", n, side, ErrTooLarge, b.Limit(side))
 	}
 	b.mu.Lock()
-	if b.fits(side, n) && (n <= smallGrant || !b.waiting(side)) {
-		b.used[side] += n
-		held := b.used[Clients] + b.used[Servers]
+	if held, ok := b.takeNow(side, n); ok {
 		b.mu.Unlock()
-		b.reclaim.taken(n)
-		b.granted(held)
+		b.taken(n, held)
 		return nil
 	}
 	w := &waiter{n: n, ready: make(chan struct{})}
@@ -193,8 +190,7 @@ func (b *Budget) take(ctx context.Context, side Side, n int64) error {
 	b.collect()
 	select {
 	case <-w.ready:
-		b.reclaim.taken(n)
-		b.granted(b.InUse(Clients) + b.InUse(Servers))
+		b.taken(n, b.InUse(Clients)+b.InUse(Servers))
 		return nil
 	case <-ctx.Done():
 	}
@@ -230,6 +226,38 @@ func (b *Budget) release(side Side, n int64) {
 	b.used[side] -= n
 	b.admit()
 	b.mu.Unlock()
+}
+
+// tryTake counts n bytes for side if they fit now, without waiting: false
+// if they do not, or if a grant would jump the queue (take).
+func (b *Budget) tryTake(side Side, n int64) bool {
+	if n > b.Limit(side) {
+		return false
+	}
+	b.mu.Lock()
+	held, ok := b.takeNow(side, n)
+	b.mu.Unlock()
+	if ok {
+		b.taken(n, held)
+	}
+	return ok
+}
+
+// takeNow counts n bytes for side if they fit and jump no queue, and
+// returns what the budget then holds. b.mu is held.
+func (b *Budget) takeNow(side Side, n int64) (held int64, ok bool) {
+	if !b.fits(side, n) || (n > smallGrant && b.waiting(side)) {
+		return 0, false
+	}
+	b.used[side] += n
+	return b.used[Clients] + b.used[Servers], true
+}
+
+// taken tells the reclaimer and OnHeld of n bytes granted, which left
+// the budget holding held. b.mu is not held.
+func (b *Budget) taken(n, held int64) {
+	b.reclaim.taken(n)
+	b.granted(held)
 }
 
 // waiting reports whether a grant of side would jump a queue: its own

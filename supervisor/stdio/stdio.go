@@ -141,7 +141,7 @@ func (t *Transport) write(pieces ...[]byte) error {
 func (t *Transport) Read(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
-	rd.Alloc, rd.Fill = t.alloc, t.fill
+	rd.Alloc, rd.Fill, rd.Reserve = t.alloc, t.fill, t.reserve
 	for {
 		line, err := rd.ReadOwned()
 		if err != nil {
@@ -205,6 +205,10 @@ func (t *Transport) alloc(n int) ([]byte, error) {
 	defer cancel()
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
 }
+
+// reserve is the reader's Reserve: a buffer from the budget if it has
+// room now.
+func (t *Transport) reserve(n int) []byte { return t.budget.TryAlloc(budget.Servers, n) }
 
 // fill is the reader's Fill: a long line's buffer from the budget,
 // holding parts, waiting up to budget.ServerWait.
