@@ -65,15 +65,19 @@ func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
 // size from Fill (or Alloc), so a line of n bytes takes at most about 2n
 // while it is read and n once read. ReadOwned gives that buffer away (and
 // copies a short line into one of its own from Alloc), so what a caller
-// keeps of a line is never a copy of it, nor a buffer more than a quarter
-// larger.
+// keeps of a line is never a copy of it, nor a larger buffer but as
+// below.
 //
 // A long line after a long line is read whole into one buffer, if
-// Reserve has room for one an eighth larger than the last (or Alloc is
-// nil): a server that answers 8 MiB tends to answer 8 MiB again, and the
-// join of its pieces, a copy of the whole line into fresh memory, cost a
-// third of what reading an 8 MiB result took (issue 33). A line that
-// outgrows that buffer goes on in pieces, and is joined as before.
+// Reserve has room for one an eighth larger than the last (at most Max;
+// or Alloc is nil): a server that answers 8 MiB tends to answer 8 MiB
+// again, and the join of its pieces, a copy of the whole line into fresh
+// memory, cost a third of what reading an 8 MiB result took (issue 33).
+// That buffer becomes the line, or, if more than a quarter of it is
+// spare, a copy in one of the line's size if Reserve has room for it at
+// once. A line that outgrows it goes on in pieces and is joined as
+// before, holding that buffer too while it is read: the caller's Reserve
+// gives one only where its memory has room for both (stdio.Transport).
 type Reader struct {
 	r       *bufio.Reader
 	Max     int
@@ -230,17 +234,12 @@ func (r *Reader) add(chunk []byte) error {
 // last long line, holding the line so far, if that is at least need
 // bytes and Reserve has room (see Reader).
 func (r *Reader) reserve(need int) {
-	size := r.last + r.last/8
-	if size < need || (r.Reserve == nil && r.Alloc != nil) {
+	size := min(r.last+r.last/8, r.Max)
+	if size < need {
 		return
 	}
-	var big []byte
-	if r.Reserve != nil {
-		big = r.Reserve(size)
-	} else {
-		big = make([]byte, size)
-	}
-	if len(big) < size {
+	big := r.reserved(size)
+	if big == nil {
 		return
 	}
 	r.kept = r.buf
@@ -248,11 +247,31 @@ func (r *Reader) reserve(need int) {
 	r.whole = true
 }
 
-// reset starts the next line in the kept buffer.
-func (r *Reader) reset() {
+// reserved is a buffer of n bytes from Reserve (make if Alloc is nil
+// too), or nil: no room now, or no Reserve.
+func (r *Reader) reserved(n int) []byte {
+	switch {
+	case r.Reserve != nil:
+		if b := r.Reserve(n); len(b) >= n {
+			return b[:n]
+		}
+	case r.Alloc == nil:
+		return make([]byte, n)
+	}
+	return nil
+}
+
+// endWhole lets go of the buffer the line was read whole into, if it
+// was: the caller owns it, or it is garbage.
+func (r *Reader) endWhole() {
 	if r.whole {
 		r.buf, r.kept, r.whole = r.kept, nil, false
 	}
+}
+
+// reset starts the next line in the kept buffer.
+func (r *Reader) reset() {
+	r.endWhole()
 	r.buf, r.pieces, r.size = r.buf[:0], nil, 0
 }
 
@@ -267,12 +286,22 @@ func (r *Reader) line(owned bool) ([]byte, error) {
 		return trimEOL(r.buf), nil
 	}
 	n := r.size - eolLen(r.buf, r.pieces)
-	if r.whole && r.pieces == nil && cap(r.buf)-n <= n/4 {
+	if r.whole && r.pieces == nil {
+		// The buffer it was read into, or, with more than a quarter of
+		// it to spare, a copy in one of its size if there is room now:
+		// waiting for room while the reader holds the larger one could
+		// wait for that one's own bytes (a hostile review).
 		out := r.buf[:n:n]
-		r.buf, r.kept, r.whole = r.kept, nil, false // out is the caller's
+		if cap(r.buf)-n > n/4 {
+			if exact := r.reserved(n); exact != nil {
+				out = exact[:copy(exact, out):n]
+			}
+		}
+		r.endWhole()
 		return out, nil
 	}
 	out, err := r.fill(n)
+	r.endWhole() // what it held is in out, or the line is dropped
 	if err != nil {
 		e := &LineTooLongError{Size: int64(r.size), Head: bytes.Clone(r.buf[:min(len(r.buf), 256)]), Cause: err}
 		e.Tail = bytes.Clone(lastBytes(r.buf, r.pieces, 256))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -182,4 +183,42 @@ func TestReaderReadsALongLineWholeAfterALongOne(t *testing.T) {
 	read("a short line", "short", 2, 2)
 	room = false
 	read("a long line with no room", d, 3, 2)
+}
+
+// A long line much shorter than the buffer reserved for it becomes a copy
+// of its size from Reserve, or, with no room there, that buffer: never a
+// wait on Alloc, which could wait for the reserved buffer's own bytes
+// (a hostile review). The buffer reserved is at most Max.
+func TestReaderReservesNoMoreThanMaxAndNeverWaitsHoldingIt(t *testing.T) {
+	a, b, c := strings.Repeat("a", 4<<20-1), strings.Repeat("b", 3<<20), strings.Repeat("c", 3<<19)
+	rd := NewReader(strings.NewReader(a + "\n" + b + "\n" + c + "\n"))
+	rd.Max = 4 << 20
+	whole := false // Alloc is for a's pieces and its join only
+	rd.Alloc = func(n int) ([]byte, error) {
+		if whole && n > keepBuffer {
+			t.Errorf("Alloc(%d) while a line was read whole", n)
+		}
+		return make([]byte, n), nil
+	}
+	var reserved []int
+	room := true
+	rd.Reserve = func(n int) []byte {
+		reserved = append(reserved, n)
+		if !room && n < 2<<20 {
+			return nil
+		}
+		return make([]byte, n)
+	}
+	for i, want := range []string{a, b, c} {
+		whole, room = i > 0, i != 2
+		line, err := rd.ReadOwned()
+		if err != nil || string(line) != want {
+			t.Fatalf("line %d: %d bytes, %v; want %d", i+1, len(line), err, len(want))
+		}
+	}
+	// b: Max, not 4.5 MiB, then a copy of its size; c: 3.375 MiB, and a
+	// copy refused.
+	if want := []int{4 << 20, 3 << 20, (3<<20 + 1) * 9 / 8, 3 << 19}; !slices.Equal(reserved, want) {
+		t.Errorf("Reserve asked for %v, want %v", reserved, want)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-gateway/mcp-gateway/internal/budget"
 	"github.com/mcp-gateway/mcp-gateway/internal/logfile"
 	"github.com/mcp-gateway/mcp-gateway/internal/testwait"
 	"github.com/mcp-gateway/mcp-gateway/jsonrpc"
@@ -146,4 +147,23 @@ func TestStdinDeadlineIsSetAgainOnlyWhenOld(t *testing.T) {
 	}
 	tr.due = past
 	write() // fails at once if the passed deadline stays
+}
+
+// The reader's Reserve gives a buffer only from a budget with room for it
+// beside the longest line in pieces and their join, what a line that
+// outgrows it holds: the smallest budget sizes its lines for those alone,
+// and a line read whole there could be dropped for want of the reader's
+// own bytes (a hostile review).
+func TestReserveOnlyWhereTheBudgetHasRoomForAnOverflow(t *testing.T) {
+	small := &Transport{budget: budget.New(budget.Minimum)}
+	if got := small.reserve(2 << 20); got != nil {
+		t.Errorf("the smallest budget gave %d bytes", len(got))
+	}
+	large := &Transport{budget: budget.New(256 << 20)}
+	if got := large.reserve(9 << 20); len(got) != 9<<20 || large.budget.InUse(budget.Servers) != 9<<20 {
+		t.Errorf("the default budget: %d bytes, %d counted", len(got), large.budget.InUse(budget.Servers))
+	}
+	if got := (&Transport{}).reserve(9 << 20); len(got) != 9<<20 {
+		t.Errorf("no budget: %d bytes", len(got))
+	}
 }
