@@ -301,13 +301,14 @@ func (r *Reader) line(owned bool) ([]byte, error) {
 		return out, nil
 	}
 	out, err := r.fill(n)
-	r.endWhole() // what it held is in out, or the line is dropped
 	if err != nil {
 		e := &LineTooLongError{Size: int64(r.size), Head: bytes.Clone(r.buf[:min(len(r.buf), 256)]), Cause: err}
 		e.Tail = bytes.Clone(lastBytes(r.buf, r.pieces, 256))
+		r.endWhole() // after Head and Tail: it holds the line's start
 		r.pieces = nil
 		return nil, e
 	}
+	r.endWhole()   // what it held is in out
 	r.pieces = nil // garbage now: what they held is in out
 	return out, nil
 }

@@ -222,3 +222,42 @@ func TestReaderReservesNoMoreThanMaxAndNeverWaitsHoldingIt(t *testing.T) {
 		t.Errorf("Reserve asked for %v, want %v", reserved, want)
 	}
 }
+
+// A line that outgrows its reserved buffer by a few bytes and is dropped
+// because Fill fails (no room in the budget): its Tail is the line's last
+// bytes, where the id of a server that writes it last is, not bytes from
+// 1 MiB into it, where another id may be (a hostile review: the buffer
+// was let go before the error was made, and the wrong call failed).
+func TestReaderTailOfALineThatOutgrewItsBuffer(t *testing.T) {
+	first := strings.Repeat("a", 2<<20)
+	reserved := (len(first) + 1) + (len(first)+1)/8
+	end := `"},"id":7}`
+	body := `{"jsonrpc":"2.0","result":{"x":"`
+	fill := reserved + 20 - len(body) - len(end)
+	// bytes near 1 MiB carry another id, as a result's content may
+	mid := strings.Repeat("y", keepBuffer-133) + `"id":99` + strings.Repeat("z", fill-(keepBuffer-133)-7)
+	second := body + mid + end
+	rd := NewReader(strings.NewReader(first + "\n" + second + "\n"))
+	rd.Alloc = func(n int) ([]byte, error) { return make([]byte, n), nil }
+	fail := false
+	rd.Fill = func(parts [][]byte) ([]byte, error) {
+		if fail {
+			return nil, errors.New("no room")
+		}
+		return bytes.Join(parts, nil), nil
+	}
+	rd.Reserve = func(n int) []byte { return make([]byte, n) }
+	if _, err := rd.ReadOwned(); err != nil {
+		t.Fatal(err)
+	}
+	fail = true
+	_, err := rd.ReadOwned()
+	var e *LineTooLongError
+	if !errors.As(err, &e) {
+		t.Fatalf("want a LineTooLongError, got %v", err)
+	}
+	want := second[len(second)-255:] + "\n"
+	if !bytes.HasPrefix([]byte(second), e.Head) || string(e.Tail) != want {
+		t.Errorf("Tail %q\nwant %q", e.Tail, want)
+	}
+}

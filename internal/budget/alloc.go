@@ -35,15 +35,16 @@ func (b *Budget) Alloc(ctx context.Context, side Side, size int, charge int64) (
 }
 
 // TryAlloc is Alloc of size bytes, charged size, that does not wait: nil
-// if they do not fit now, or would be granted before others waiting for
-// room. A reader that can do without the buffer asks for it so: the
-// Reader of a server's stdout, for the buffer it reads a long line
-// whole into (jsonrpc.Reader.Reserve).
-func (b *Budget) TryAlloc(side Side, size int) []byte {
+// unless they fit now with spare bytes left over for others, and would be
+// granted before no one waiting for room. A reader that can do without
+// the buffer asks for it so: the Reader of a server's stdout, for the
+// buffer it reads a long line whole into (jsonrpc.Reader.Reserve), leaves
+// room for a line read as any other.
+func (b *Budget) TryAlloc(side Side, size int, spare int64) []byte {
 	if b == nil || size < CountFrom {
 		return make([]byte, size)
 	}
-	if !b.tryTake(side, int64(size)) {
+	if !b.tryTake(side, int64(size), spare) {
 		return nil
 	}
 	buf := make([]byte, size)

@@ -228,14 +228,18 @@ func (b *Budget) release(side Side, n int64) {
 	b.mu.Unlock()
 }
 
-// tryTake counts n bytes for side if they fit now, without waiting: false
-// if they do not, or if a grant would jump the queue (take).
-func (b *Budget) tryTake(side Side, n int64) bool {
-	if n > b.Limit(side) {
+// tryTake counts n bytes for side if they fit now with spare bytes left
+// over, without waiting: false if they do not, or if a grant would jump
+// the queue (take).
+func (b *Budget) tryTake(side Side, n, spare int64) bool {
+	if n+spare > b.Limit(side) {
 		return false
 	}
 	b.mu.Lock()
-	held, ok := b.takeNow(side, n)
+	held, ok := int64(0), b.fits(side, n+spare)
+	if ok {
+		held, ok = b.takeNow(side, n)
+	}
 	b.mu.Unlock()
 	if ok {
 		b.taken(n, held)

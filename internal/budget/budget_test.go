@@ -247,17 +247,23 @@ func TestOnHeldRunsAtTheMark(t *testing.T) {
 	}
 }
 
-// TryAlloc grants at once or not at all: nil when the bytes do not fit,
-// or when a large grant would jump a waiter; what it grants is counted
-// until collected, as Alloc's is.
+// TryAlloc grants at once or not at all: nil when the bytes do not fit
+// with its spare left over, or when a large grant would jump a waiter;
+// what it grants is counted until collected, as Alloc's is.
 func TestTryAllocDoesNotWait(t *testing.T) {
 	b := New(64 * mib)
-	buf := b.TryAlloc(Servers, 40*mib)
+	buf := b.TryAlloc(Servers, 40*mib, 0)
 	if len(buf) != 40*mib || b.InUse(Servers) != 40*mib {
 		t.Fatalf("a grant that fits: %d bytes, in use %d", len(buf), b.InUse(Servers))
 	}
-	if got := b.TryAlloc(Servers, 30*mib); got != nil || b.InUse(Servers) != 40*mib {
+	if got := b.TryAlloc(Servers, 30*mib, 0); got != nil || b.InUse(Servers) != 40*mib {
 		t.Fatalf("a grant that does not fit: %d bytes, in use %d; want nil and nothing counted", len(got), b.InUse(Servers))
+	}
+	if got := b.TryAlloc(Servers, 8*mib, 17*mib); got != nil || b.InUse(Servers) != 40*mib {
+		t.Fatalf("a grant that fits but leaves less than its spare: %d bytes, in use %d; want nil", len(got), b.InUse(Servers))
+	}
+	if got := b.TryAlloc(Servers, 8*mib, 16*mib); len(got) != 8*mib || b.InUse(Servers) != 48*mib {
+		t.Fatalf("a grant that leaves its spare: %d bytes, in use %d", len(got), b.InUse(Servers))
 	}
 	waiting := make(chan error, 1)
 	go func() { waiting <- b.take(context.Background(), Servers, 30*mib) }()
@@ -266,10 +272,10 @@ func TestTryAllocDoesNotWait(t *testing.T) {
 		defer b.mu.Unlock()
 		return len(b.queue[Servers]) == 1
 	})
-	if got := b.TryAlloc(Servers, 2*mib); got != nil {
+	if got := b.TryAlloc(Servers, 2*mib, 0); got != nil {
 		t.Fatalf("a large grant before a waiter: %d bytes, want nil", len(got))
 	}
-	if got := b.TryAlloc(Servers, 512<<10); len(got) != 512<<10 {
+	if got := b.TryAlloc(Servers, 512<<10, 0); len(got) != 512<<10 {
 		t.Fatalf("a small grant behind a waiter: %d bytes", len(got))
 	}
 	runtime.KeepAlive(buf)
@@ -287,7 +293,7 @@ func TestTryAllocDoesNotWait(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the waiter: %v", err)
 	}
-	if got := (*Budget)(nil).TryAlloc(Servers, 8*mib); len(got) != 8*mib {
+	if got := (*Budget)(nil).TryAlloc(Servers, 8*mib, 0); len(got) != 8*mib {
 		t.Fatalf("no budget: %d bytes", len(got))
 	}
 }

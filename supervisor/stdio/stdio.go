@@ -207,20 +207,19 @@ func (t *Transport) alloc(n int) ([]byte, error) {
 }
 
 // reserve is the reader's Reserve: a buffer from the budget if it has
-// room now, and only from a budget that has room for it beside the
-// longest line in pieces and their join (2 × MaxLine, and a piece of 4
-// MiB the pieces may round up to), what the line holds if it outgrows
-// the buffer: a smaller budget sizes its lines for the pieces and the
-// join alone (budget.MaxLine; a hostile review).
+// room for it now, and room left over beside it for the longest line read
+// in pieces and their join (2 × MaxLine, and a piece of 4 MiB the pieces
+// may round up to): what a line holds if it outgrows the buffer, and what
+// another server's line needs. So buffers reserved, even ones a server
+// stalls in mid-line or a short line keeps, never leave the other lines
+// without the room budget.MaxLine sizes them for; the smallest budgets,
+// sized for that alone, reserve none (two hostile reviews).
 func (t *Transport) reserve(n int) []byte {
 	if t.budget == nil {
 		return make([]byte, n)
 	}
-	longest := int64(t.budget.MaxLine(jsonrpc.DefaultMaxLine))
-	if int64(n)+2*longest+4<<20 > t.budget.Limit(budget.Servers) {
-		return nil
-	}
-	return t.budget.TryAlloc(budget.Servers, n)
+	spare := 2*int64(t.budget.MaxLine(jsonrpc.DefaultMaxLine)) + 4<<20
+	return t.budget.TryAlloc(budget.Servers, n, spare)
 }
 
 // fill is the reader's Fill: a long line's buffer from the budget,
