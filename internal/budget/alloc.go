@@ -35,8 +35,8 @@ func (b *Budget) Alloc(ctx context.Context, side Side, size int, charge int64) (
 }
 
 // TryAlloc is Alloc of size bytes, charged size, that does not wait: nil
-// unless they fit now with spare bytes left over for others, and would be
-// granted before no one waiting for room. A reader that can do without
+// unless they fit now with spare bytes left over for others, and, for
+// more than 1 MiB, no one is waiting for room. A reader that can do without
 // the buffer asks for it so: the Reader of a server's stdout, for the
 // buffer it reads a long line whole into (jsonrpc.Reader.Reserve), leaves
 // room for a line read as any other.
