@@ -141,7 +141,8 @@ func (t *Transport) write(pieces ...[]byte) error {
 func (t *Transport) Read(r io.Reader) {
 	rd := jsonrpc.NewReader(r)
 	rd.Max = t.budget.MaxLine(jsonrpc.DefaultMaxLine)
-	rd.Alloc, rd.Fill, rd.Reserve = t.alloc, t.fill, t.reserve
+	rd.Alloc, rd.Fill = t.alloc, t.fill
+	rd.Reserve = func(n int) []byte { return reserve(t.budget, n) }
 	for {
 		line, err := rd.ReadOwned()
 		if err != nil {
@@ -206,7 +207,7 @@ func (t *Transport) alloc(n int) ([]byte, error) {
 	return t.budget.Alloc(ctx, budget.Servers, n, int64(n))
 }
 
-// reserve is the reader's Reserve: a buffer from the budget if it has
+// reserve is the reader's Reserve: a buffer from budget b if it has
 // room for it now, and room left over beside it for the longest line read
 // in pieces and their join (2 × MaxLine, and a piece of 4 MiB the pieces
 // may round up to): what a line holds if it outgrows the buffer, and what
@@ -214,12 +215,12 @@ func (t *Transport) alloc(n int) ([]byte, error) {
 // stalls in mid-line or a short line keeps, never leave the other lines
 // without the room budget.MaxLine sizes them for; the smallest budgets,
 // sized for that alone, reserve none (two hostile reviews).
-func (t *Transport) reserve(n int) []byte {
-	if t.budget == nil {
+func reserve(b *budget.Budget, n int) []byte {
+	if b == nil {
 		return make([]byte, n)
 	}
-	spare := 2*int64(t.budget.MaxLine(jsonrpc.DefaultMaxLine)) + 4<<20
-	return t.budget.TryAlloc(budget.Servers, n, spare)
+	spare := 2*int64(b.MaxLine(jsonrpc.DefaultMaxLine)) + 4<<20
+	return b.TryAlloc(budget.Servers, n, spare)
 }
 
 // fill is the reader's Fill: a long line's buffer from the budget,

@@ -155,15 +155,14 @@ func TestStdinDeadlineIsSetAgainOnlyWhenOld(t *testing.T) {
 // and a line read whole there could be dropped for want of the reader's
 // own bytes (a hostile review).
 func TestReserveOnlyWhereTheBudgetHasRoomForAnOverflow(t *testing.T) {
-	small := &Transport{budget: budget.New(budget.Minimum)}
-	if got := small.reserve(2 << 20); got != nil {
+	if got := reserve(budget.New(budget.Minimum), 2<<20); got != nil {
 		t.Errorf("the smallest budget gave %d bytes", len(got))
 	}
-	large := &Transport{budget: budget.New(256 << 20)}
-	if got := large.reserve(9 << 20); len(got) != 9<<20 || large.budget.InUse(budget.Servers) != 9<<20 {
-		t.Errorf("the default budget: %d bytes, %d counted", len(got), large.budget.InUse(budget.Servers))
+	large := budget.New(256 << 20)
+	if got := reserve(large, 9<<20); len(got) != 9<<20 || large.InUse(budget.Servers) != 9<<20 {
+		t.Errorf("the default budget: %d bytes, %d counted", len(got), large.InUse(budget.Servers))
 	}
-	if got := (&Transport{}).reserve(9 << 20); len(got) != 9<<20 {
+	if got := reserve(nil, 9<<20); len(got) != 9<<20 {
 		t.Errorf("no budget: %d bytes", len(got))
 	}
 }
