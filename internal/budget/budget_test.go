@@ -54,13 +54,7 @@ func TestWaiters(t *testing.T) {
 	if err := b.take(quick(t), Clients, 30*mib); err != nil {
 		t.Fatal(err)
 	}
-	big := make(chan error, 1)
-	go func() { big <- b.take(context.Background(), Clients, 20*mib) }()
-	testwait.For(t, 0, "the large waiter to queue", func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return len(b.queue[Clients]) == 1
-	})
+	big := queued(t, b, Clients, 20*mib)
 	if err := b.take(quick(t), Clients, 512<<10); err != nil {
 		t.Fatalf("a small grant behind a large waiter: %v", err)
 	}
@@ -231,13 +225,7 @@ func TestOnHeldRunsAtTheMark(t *testing.T) {
 	if err := b.take(quick(t), Clients, 29*mib); err != nil { // the clients' half, 31 MiB
 		t.Fatal(err)
 	}
-	waiter := make(chan error, 1)
-	go func() { waiter <- b.take(context.Background(), Clients, 2*mib) }()
-	testwait.For(t, 0, "the waiter to queue", func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return len(b.queue[Clients]) == 1
-	})
+	waiter := queued(t, b, Clients, 2*mib)
 	b.release(Clients, 29*mib)
 	if err := <-waiter; err != nil {
 		t.Fatal(err)
@@ -265,13 +253,7 @@ func TestTryAllocDoesNotWait(t *testing.T) {
 	if got := b.TryAlloc(Servers, 8*mib, 16*mib); len(got) != 8*mib || b.InUse(Servers) != 48*mib {
 		t.Fatalf("a grant that leaves its spare: %d bytes, in use %d", len(got), b.InUse(Servers))
 	}
-	waiting := make(chan error, 1)
-	go func() { waiting <- b.take(context.Background(), Servers, 30*mib) }()
-	testwait.For(t, 0, "the waiter to queue", func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return len(b.queue[Servers]) == 1
-	})
+	waiting := queued(t, b, Servers, 30*mib)
 	if got := b.TryAlloc(Servers, 2*mib, 0); got != nil {
 		t.Fatalf("a large grant before a waiter: %d bytes, want nil", len(got))
 	}
@@ -296,4 +278,19 @@ func TestTryAllocDoesNotWait(t *testing.T) {
 	if got := (*Budget)(nil).TryAlloc(Servers, 8*mib, 0); len(got) != 8*mib {
 		t.Fatalf("no budget: %d bytes", len(got))
 	}
+}
+
+// queued starts a take of n bytes for side that waits for room, and
+// returns once it is in the queue (the only one): its error comes on the
+// channel when it is admitted or gives up.
+func queued(t *testing.T, b *Budget, side Side, n int64) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- b.take(context.Background(), side, n) }()
+	testwait.For(t, 0, "the waiter to queue", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.queue[side]) == 1
+	})
+	return done
 }
